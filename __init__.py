@@ -1,0 +1,1 @@
+"""xrelax: Relax on xDSL."""
