@@ -1,0 +1,272 @@
+"""The packed-function registry and the VM's builtin library.
+
+Runtime values: tensors are numpy arrays, a shape is a tuple of Python ints, storage is a
+1-D uint8 array, the shape heap is a 1-D int64 array, dtypes are numpy dtype names.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .error import VMError
+
+__all__ = ["get_func", "list_funcs", "register_func"]
+
+PackedFunc = Callable[..., Any]
+
+_REGISTRY: dict[str, PackedFunc] = {}
+
+STORAGE_ALIGNMENT = 64
+
+
+def register_func(name: str, f: PackedFunc | None = None, override: bool = False) -> Any:
+    """Register ``f`` as packed function ``name``; without ``f``, a decorator."""
+
+    def register(func: PackedFunc) -> PackedFunc:
+        if name in _REGISTRY and not override:
+            raise VMError(f"packed function '{name}' is already registered")
+        _REGISTRY[name] = func
+        return func
+
+    return register if f is None else register(f)
+
+
+def get_func(name: str) -> PackedFunc:
+    """The packed function registered as ``name``."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise VMError(f"no packed function named '{name}' is registered") from None
+
+
+def list_funcs() -> list[str]:
+    """Names of all registered packed functions, sorted."""
+    return sorted(_REGISTRY)
+
+
+# -- memory -----------------------------------------------------------------------------
+
+
+@register_func("vm.builtin.alloc_storage")
+def alloc_storage(size_bytes: int, dtype_hint: str) -> np.ndarray:
+    """A 64-byte aligned uint8 buffer of ``size_bytes`` bytes."""
+    if size_bytes < 0:
+        raise VMError(f"alloc_storage: negative size {size_bytes}")
+    raw = np.empty(size_bytes + STORAGE_ALIGNMENT, np.uint8)
+    # ctypes is the cheapest way to read the buffer address (~4x faster than ndarray.ctypes)
+    start = -ctypes.addressof(ctypes.c_char.from_buffer(raw)) % STORAGE_ALIGNMENT
+    return raw[start : start + size_bytes]
+
+
+@register_func("vm.builtin.alloc_tensor")
+def alloc_tensor(storage: np.ndarray, offset_bytes: int, shape: Any, dtype: str) -> np.ndarray:
+    """A tensor viewing ``storage`` from ``offset_bytes``."""
+    try:
+        return np.ndarray(shape, dtype, buffer=storage, offset=offset_bytes)
+    except (TypeError, ValueError) as err:
+        dims = (shape,) if isinstance(shape, int) else tuple(shape)
+        needed = math.prod(dims) * np.dtype(dtype).itemsize
+        if offset_bytes < 0 or offset_bytes + needed > storage.nbytes:
+            raise VMError(
+                f"alloc_tensor: a {dtype} tensor of shape {dims} ({needed} bytes) at "
+                f"offset {offset_bytes} does not fit in a storage of {storage.nbytes} bytes"
+            ) from None
+        raise VMError(f"alloc_tensor: {err}") from err
+
+
+@register_func("vm.builtin.alloc_tensor_direct")
+def alloc_tensor_direct(shape: Any, dtype: str) -> np.ndarray:
+    """A fresh uninitialised tensor (unplanned allocation)."""
+    return np.empty(shape, dtype)
+
+
+@register_func("vm.builtin.free_storage")
+def free_storage(storage: Any) -> None:
+    """No-op: storage is freed by the garbage collector."""
+
+
+@register_func("vm.builtin.free_tensor")
+def free_tensor(tensor: Any) -> None:
+    """No-op: tensors are freed by the garbage collector."""
+
+
+# -- shapes -----------------------------------------------------------------------------
+
+
+@register_func("vm.builtin.alloc_shape_heap")
+def alloc_shape_heap(size: int) -> np.ndarray:
+    """A zeroed int64 shape heap of ``size`` slots."""
+    return np.zeros(size, np.int64)
+
+
+@register_func("vm.builtin.shape_of")
+def shape_of(tensor: np.ndarray) -> tuple[int, ...]:
+    """The shape of ``tensor``."""
+    return tensor.shape
+
+
+@register_func("vm.builtin.store_shape")
+def store_shape(shape: tuple[int, ...], heap: np.ndarray, *indices: int) -> None:
+    """``heap[indices[k]] = shape[k]`` for every k."""
+    if len(indices) != len(shape):
+        raise VMError(
+            f"store_shape: {len(indices)} heap indices given for a shape of rank {len(shape)}"
+        )
+    for dim, index in zip(shape, indices, strict=True):
+        heap[index] = dim
+
+
+@register_func("vm.builtin.load_shape")
+def load_shape(heap: np.ndarray, *indices: int) -> tuple[int, ...]:
+    """The shape ``(heap[i0], heap[i1], ...)``."""
+    return tuple(heap[list(indices)].tolist())
+
+
+@register_func("vm.builtin.make_shape")
+def make_shape(heap: np.ndarray, pattern: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
+    """A shape from ``(kind, value)`` pairs: kind 0 is ``value``, kind 1 is ``heap[value]``."""
+    return tuple(value if kind == 0 else int(heap[value]) for kind, value in pattern)
+
+
+MATCH_EQUAL_IMM = 0
+MATCH_STORE = 1
+MATCH_EQUAL_HEAP = 2
+MATCH_NONE = 3
+
+
+@register_func("vm.builtin.match_shape")
+def match_shape(
+    value: Any, heap: np.ndarray, pattern: tuple[tuple[int, int, str], ...], err_ctx: str
+) -> None:
+    """Match the dims of a tensor or shape against ``(kind, value, label)`` triples."""
+    if isinstance(value, np.ndarray):
+        dims = value.shape
+    elif _is_shape(value):
+        dims = value
+    else:
+        raise VMError(_in(err_ctx, f"expected a tensor or shape, got {_describe(value)}"))
+    if len(dims) != len(pattern):
+        raise VMError(_in(err_ctx, f"expected rank {len(pattern)}, got rank {len(dims)}"))
+    for i, (dim, (kind, slot, label)) in enumerate(zip(dims, pattern, strict=True)):
+        if kind == MATCH_STORE:
+            heap[slot] = dim
+            continue
+        if kind == MATCH_EQUAL_IMM:
+            expected = slot
+        elif kind == MATCH_EQUAL_HEAP:
+            expected = int(heap[slot])
+        elif kind == MATCH_NONE:
+            continue
+        else:
+            raise VMError(_in(err_ctx, f"match_shape: unknown pattern kind {kind}"))
+        if dim != expected:
+            raise VMError(
+                _in(err_ctx, f"dimension {i}{_label(label)}: expected {expected}, got {dim}")
+            )
+
+
+def _label(label: str) -> str:
+    if not label or label.lstrip("-").isdigit():
+        return ""
+    kind = "variable" if label.isidentifier() else "expression"
+    return f" (symbolic {kind} {label})"
+
+
+# -- checks -----------------------------------------------------------------------------
+
+
+@register_func("vm.builtin.check_tensor_info")
+def check_tensor_info(value: Any, ndim: int, dtype: str, err_ctx: str) -> None:
+    """Check ``value`` is a tensor of rank ``ndim`` (-1: any) and ``dtype`` ("": any)."""
+    if not isinstance(value, np.ndarray):
+        raise VMError(_in(err_ctx, f"expected a tensor, got {_describe(value)}"))
+    if ndim != -1 and value.ndim != ndim:
+        raise VMError(_in(err_ctx, f"expected rank {ndim}, got rank {value.ndim}"))
+    if dtype and value.dtype.name != dtype and value.dtype != np.dtype(dtype):
+        raise VMError(_in(err_ctx, f"expected dtype {dtype}, got {value.dtype.name}"))
+
+
+@register_func("vm.builtin.check_shape_info")
+def check_shape_info(value: Any, ndim: int, err_ctx: str) -> None:
+    """Check ``value`` is a shape of rank ``ndim`` (-1: any)."""
+    if not _is_shape(value):
+        raise VMError(_in(err_ctx, f"expected a shape, got {_describe(value)}"))
+    if ndim != -1 and len(value) != ndim:
+        raise VMError(_in(err_ctx, f"expected a shape of rank {ndim}, got rank {len(value)}"))
+
+
+@register_func("vm.builtin.check_tuple_info")
+def check_tuple_info(value: Any, size: int, err_ctx: str) -> None:
+    """Check ``value`` is a tuple of ``size`` fields."""
+    if not isinstance(value, tuple):
+        raise VMError(_in(err_ctx, f"expected a tuple, got {_describe(value)}"))
+    if len(value) != size:
+        raise VMError(_in(err_ctx, f"expected a tuple of size {size}, got size {len(value)}"))
+
+
+def _in(err_ctx: str, message: str) -> str:
+    return f"{err_ctx}: {message}" if err_ctx else message
+
+
+def _is_shape(value: Any) -> bool:
+    return isinstance(value, tuple) and all(
+        isinstance(d, int | np.integer) and not isinstance(d, bool) for d in value
+    )
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return "tensor"
+    if isinstance(value, tuple):
+        return "shape" if value and _is_shape(value) else "tuple"
+    return type(value).__name__
+
+
+# -- values and calls -------------------------------------------------------------------
+
+
+@register_func("vm.builtin.make_tuple")
+def make_tuple(*values: Any) -> tuple[Any, ...]:
+    """The tuple of the arguments."""
+    return values
+
+
+@register_func("vm.builtin.tuple_getitem")
+def tuple_getitem(value: tuple[Any, ...], index: int) -> Any:
+    """Field ``index`` of a tuple."""
+    return value[index]
+
+
+@register_func("vm.builtin.copy")
+def copy(value: Any) -> Any:
+    """A copy of a tensor (other values are immutable and returned as is)."""
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+@register_func("vm.builtin.move")
+def move(value: Any) -> Any:
+    """The value itself."""
+    return value
+
+
+@register_func("vm.builtin.call_tir_dyn")
+def call_tir_dyn(func: PackedFunc, *args: Any) -> Any:
+    """``func(*args[:-1], *args[-1])``: the last argument is a shape of symbolic ints."""
+    return func(*args[:-1], *args[-1])
+
+
+@register_func("vm.builtin.read_if_cond")
+def read_if_cond(value: Any) -> bool:
+    """The truth value of a 0-d or size-1 tensor (or scalar)."""
+    return bool(value)
+
+
+@register_func("vm.builtin.print")
+def print_value(value: Any) -> None:
+    """Print ``value``."""
+    print(value)

@@ -1,0 +1,396 @@
+"""The Relax virtual machine.
+
+Loading an executable validates it, resolves every packed function once, and compiles
+each VM function into one Python function: registers become local variables, constants
+and packed functions are module-level names, and control flow becomes a block
+dispatch loop. Running a VM function is then a plain Python call with no decoding,
+lookup or validation on the way.
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from . import builtins
+from .error import VMError
+from .executable import Arg, ArgKind, Call, Executable, Goto, If, Instruction, Ret, VMFunction
+
+__all__ = ["KernelLoader", "VMError", "VirtualMachine"]
+
+KernelLoader = Callable[[str], Mapping[str, Callable[..., Any]]]
+
+_source_ids = itertools.count()
+
+
+class VirtualMachine:
+    """Runs the functions of an ``Executable``: ``vm["main"](*args)``.
+
+    Packed functions are looked up once, at construction, among the executable's own
+    functions, then the kernels ``kernel_loader(exe.library)`` returns, then the global
+    registry. A name found nowhere is an error unless ``allow_missing`` is set, in which
+    case calling it fails at run time.
+    """
+
+    def __init__(
+        self,
+        exe: Executable,
+        kernel_loader: KernelLoader | None = None,
+        *,
+        allow_missing: bool = False,
+    ) -> None:
+        self.executable = exe
+        funcs = _function_table(exe)
+        code = [_decode_function(exe, func, rng) for func, rng in funcs]
+        kernels = _load_kernels(exe, kernel_loader)
+        index_of = {func.name: k for k, (func, _) in enumerate(funcs)}
+        _check_vm_calls(exe, funcs, code, index_of)
+        resolved = _resolve(exe, funcs, code, index_of, kernels, allow_missing)
+        compiler = _Compiler(exe, [f for f, _ in funcs], resolved)
+        for k, instrs in enumerate(code):
+            compiler.function(k, instrs)
+        self.source = compiler.source()
+        namespace = compiler.namespace()
+        filename = f"<xrelax-vm-{next(_source_ids)}>"
+        linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
+        exec(compile(self.source, filename, "exec"), namespace)
+        self._entries: dict[str, Callable[..., Any]] = {}
+        for k, (func, _) in enumerate(funcs):
+            entry = namespace[f"E{k}"]
+            entry.__name__ = entry.__qualname__ = func.name
+            self._entries[func.name] = entry
+
+    def __getitem__(self, name: str) -> Callable[..., Any]:
+        """The VM function ``name`` as a Python callable (positional or by param name)."""
+        try:
+            return self._entries[name]
+        except KeyError:
+            available = ", ".join(self._entries)
+            raise VMError(
+                f"no function named '{name}' in the executable (functions: {available})"
+            ) from None
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._entries
+
+    def functions(self) -> list[str]:
+        """Names of the executable's functions, in table order."""
+        return list(self._entries)
+
+
+# -- loading: validation and resolution -------------------------------------------------
+
+
+def _function_table(exe: Executable) -> list[tuple[VMFunction, range]]:
+    total = len(exe.instr_offset)
+    names = [f.name for f in exe.global_funcs]
+    for name in names:
+        if names.count(name) > 1:
+            raise VMError(f"function '{name}' is defined twice")
+    starts = [f.start_instr for f in exe.global_funcs]
+    for func in exe.global_funcs:
+        if not 0 <= func.start_instr < total:
+            raise VMError(
+                f"function '{func.name}' starts at instruction {func.start_instr}, "
+                f"outside [0, {total})"
+            )
+        if starts.count(func.start_instr) > 1:
+            raise VMError(f"two functions start at instruction {func.start_instr}")
+        if not 0 <= func.num_args <= func.register_file_size:
+            raise VMError(
+                f"function '{func.name}' has {func.num_args} arguments but "
+                f"{func.register_file_size} registers"
+            )
+    ranges = exe.function_ranges()
+    return [(f, ranges[f.name]) for f in exe.global_funcs]
+
+
+def _decode_function(exe: Executable, func: VMFunction, rng: range) -> list[Instruction]:
+    """Decode and validate the instructions of ``func``."""
+    name, regs = func.name, func.register_file_size
+
+    def fail(pc: int, what: str) -> VMError:
+        return VMError(f"function '{name}': instruction {pc}: {what}")
+
+    def check_register(pc: int, reg: int) -> None:
+        if not 0 <= reg < regs:
+            raise fail(pc, f"register %{reg} outside the register file of size {regs}")
+
+    instrs = []
+    for pc, i in enumerate(rng):
+        try:
+            ins = exe.get_instruction(i)
+        except VMError as err:
+            raise VMError(f"function '{name}': {err}") from None
+        if isinstance(ins, Call):
+            if not 0 <= ins.func_idx < len(exe.func_names):
+                raise fail(pc, f"function index {ins.func_idx} out of range")
+            if ins.dst is not None:
+                check_register(pc, ins.dst)
+            for arg in ins.args:
+                if arg.kind == ArgKind.REGISTER:
+                    check_register(pc, arg.value)
+                elif arg.kind == ArgKind.CONST_IDX and not 0 <= arg.value < len(exe.constants):
+                    raise fail(pc, f"constant index {arg.value} out of range")
+                elif arg.kind == ArgKind.FUNC_IDX and not 0 <= arg.value < len(exe.func_names):
+                    raise fail(pc, f"function index {arg.value} out of range")
+        elif isinstance(ins, Ret):
+            check_register(pc, ins.result)
+        else:
+            offset = ins.offset if isinstance(ins, Goto) else ins.false_offset
+            if isinstance(ins, If):
+                check_register(pc, ins.cond)
+            if not 0 <= pc + offset < len(rng):
+                raise fail(pc, f"jumps by {offset} outside the function's {len(rng)} instructions")
+        instrs.append(ins)
+    if not isinstance(instrs[-1], Ret | Goto):
+        raise VMError(f"function '{name}' can run past its last instruction")
+    return instrs
+
+
+def _load_kernels(exe: Executable, loader: KernelLoader | None) -> Mapping[str, Callable]:
+    if loader is None or not exe.library:
+        return {}
+    try:
+        return dict(loader(exe.library))
+    except VMError:
+        raise
+    except Exception as err:
+        raise VMError(f"kernel loader failed: {type(err).__name__}: {_one_line(err)}") from err
+
+
+def _check_vm_calls(
+    exe: Executable,
+    funcs: list[tuple[VMFunction, range]],
+    code: list[list[Instruction]],
+    index_of: dict[str, int],
+) -> None:
+    """Calls from one VM function to another must pass the callee's argument count."""
+    for (func, _), instrs in zip(funcs, code, strict=True):
+        for pc, ins in enumerate(instrs):
+            if not isinstance(ins, Call):
+                continue
+            callee = exe.func_names[ins.func_idx]
+            if callee in index_of:
+                expected = funcs[index_of[callee]][0].num_args
+                if len(ins.args) != expected:
+                    raise VMError(
+                        f"function '{func.name}': instruction {pc} calls VM function "
+                        f"'{callee}' with {len(ins.args)} arguments, expected {expected}"
+                    )
+
+
+class _MissingFunction(Exception):
+    pass
+
+
+def _resolve(
+    exe: Executable,
+    funcs: list[tuple[VMFunction, range]],
+    code: list[list[Instruction]],
+    index_of: dict[str, int],
+    kernels: Mapping[str, Callable],
+    allow_missing: bool,
+) -> list[int | Callable]:
+    """Per func_names entry: a VM function index, or the packed function to call."""
+    users: dict[int, str] = {}
+    for (func, _), instrs in zip(funcs, code, strict=True):
+        for ins in instrs:
+            if isinstance(ins, Call):
+                users.setdefault(ins.func_idx, func.name)
+                for arg in ins.args:
+                    if arg.kind == ArgKind.FUNC_IDX:
+                        users.setdefault(arg.value, func.name)
+    resolved: list[int | Callable] = []
+    for j, name in enumerate(exe.func_names):
+        if name in index_of:
+            resolved.append(index_of[name])
+        elif name in kernels:
+            resolved.append(kernels[name])
+        elif name in builtins._REGISTRY:
+            resolved.append(builtins._REGISTRY[name])
+        elif j not in users or allow_missing:
+            resolved.append(_missing(name))
+        else:
+            raise VMError(f"missing packed function '{name}' used by function '{users[j]}'")
+    return resolved
+
+
+def _missing(name: str) -> Callable[..., Any]:
+    def missing(*args: Any) -> Any:
+        raise _MissingFunction(name)
+
+    return missing
+
+
+# -- compilation to Python --------------------------------------------------------------
+
+_ELIDED = (builtins.free_storage, builtins.free_tensor)
+
+
+class _Compiler:
+    """Turns decoded VM functions into the source of one Python module."""
+
+    def __init__(
+        self, exe: Executable, funcs: list[VMFunction], resolved: list[int | Callable]
+    ) -> None:
+        self.exe = exe
+        self.funcs = funcs
+        self.resolved = resolved
+        self.lines: list[str] = []
+        # source line number -> (function index, pc, packed function name or "" for
+        # `if` / `ret`)
+        self.line_info: dict[int, tuple[int, int, str]] = {}
+
+    def source(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+    def namespace(self) -> dict[str, Any]:
+        ns: dict[str, Any] = {f"c{i}": c for i, c in enumerate(self.exe.constants)}
+        for j, target in enumerate(self.resolved):
+            if not isinstance(target, int):
+                ns[f"p{j}"] = target
+        ns["_VMError"] = VMError
+        ns["_fail"] = self._fail
+        ns["_bind"] = self._bind
+        return ns
+
+    def _emit(self, indent: int, text: str, info: tuple[int, int, str] | None = None) -> None:
+        self.lines.append("    " * indent + text)
+        if info is not None:
+            self.line_info[len(self.lines)] = info
+
+    def function(self, k: int, instrs: list[Instruction]) -> None:
+        func = self.funcs[k]
+        params = ", ".join(f"r{i}" for i in range(func.num_args))
+        self._emit(0, f"def E{k}(*args, **kwargs):  # {func.name}")
+        self._emit(1, f"if kwargs or len(args) != {func.num_args}:")
+        self._emit(2, f"args = _bind({k}, args, kwargs)")
+        self._emit(1, f"return F{k}(*args)")
+        self._emit(0, "")
+        self._emit(0, f"def F{k}({params}):  # {func.name}")
+        self._emit(1, "try:")
+        if any(isinstance(ins, Goto | If) for ins in instrs):
+            self._blocks(k, instrs)
+        else:
+            for pc, ins in enumerate(instrs):
+                if isinstance(ins, Ret):
+                    self._emit(2, f"return r{ins.result}", (k, pc, ""))
+                    break
+                self._call(2, k, pc, ins)
+        self._emit(1, "except _VMError:")
+        self._emit(2, "raise")
+        self._emit(1, "except Exception as _e:")
+        self._emit(2, f"raise _fail({k}, _e) from _e")
+        self._emit(0, "")
+
+    def _blocks(self, k: int, instrs: list[Instruction]) -> None:
+        """Basic blocks keyed by their first pc, dispatched in a loop on ``_b``."""
+        leaders = {0}
+        for pc, ins in enumerate(instrs):
+            if isinstance(ins, Goto):
+                leaders.add(pc + ins.offset)
+            elif isinstance(ins, If):
+                leaders.add(pc + ins.false_offset)
+            if isinstance(ins, Goto | If | Ret) and pc + 1 < len(instrs):
+                leaders.add(pc + 1)
+        starts = sorted(leaders)
+        self._emit(2, "_b = 0")
+        self._emit(2, "while True:")
+        for n, start in enumerate(starts):
+            end = starts[n + 1] if n + 1 < len(starts) else len(instrs)
+            self._emit(3, ("if" if n == 0 else "elif") + f" _b == {start}:")
+            for pc in range(start, end):
+                ins = instrs[pc]
+                if isinstance(ins, Call):
+                    self._call(4, k, pc, ins)
+                elif isinstance(ins, Ret):
+                    self._emit(4, f"return r{ins.result}", (k, pc, ""))
+                elif isinstance(ins, Goto):
+                    self._emit(4, f"_b = {pc + ins.offset}")
+                else:
+                    target = pc + ins.false_offset
+                    self._emit(4, f"_b = {pc + 1} if r{ins.cond} else {target}", (k, pc, ""))
+            if not isinstance(instrs[end - 1], Ret | Goto | If):
+                self._emit(4, f"_b = {end}")
+
+    def _call(self, indent: int, k: int, pc: int, ins: Call) -> None:
+        name = self.exe.func_names[ins.func_idx]
+        target = self.resolved[ins.func_idx]
+        lhs = "" if ins.dst is None else f"r{ins.dst} = "
+        args = [self._arg(a) for a in ins.args]
+        if any(target is f for f in _ELIDED):
+            self._emit(indent, "pass" if ins.dst is None else f"{lhs}None")
+            return
+        if target is builtins.move and len(args) == 1:
+            self._emit(indent, f"{lhs}{args[0]}" if lhs else "pass")
+            return
+        if target is builtins.call_tir_dyn and len(args) >= 2:
+            callee, rest = args[0], args[1:]
+            text = f"{lhs}{callee}({', '.join(rest[:-1] + ['*' + rest[-1]])})"
+        else:
+            text = f"{lhs}{self._callee(ins.func_idx)}({', '.join(args)})"
+        self._emit(indent, text, (k, pc, name))
+
+    def _callee(self, j: int) -> str:
+        target = self.resolved[j]
+        return f"F{target}" if isinstance(target, int) else f"p{j}"
+
+    def _arg(self, arg: Arg) -> str:
+        if arg.kind == ArgKind.REGISTER:
+            return f"r{arg.value}"
+        if arg.kind == ArgKind.IMMEDIATE:
+            return f"({arg.value})" if arg.value < 0 else str(arg.value)
+        if arg.kind == ArgKind.CONST_IDX:
+            return f"c{arg.value}"
+        return self._callee(arg.value)
+
+    # -- run-time helpers (only reached on errors or keyword calls) ---------------------
+
+    def _fail(self, k: int, err: Exception) -> VMError:
+        fn = self.funcs[k].name
+        tb = err.__traceback__
+        info = self.line_info.get(tb.tb_lineno) if tb is not None else None
+        detail = f"{type(err).__name__}: {_one_line(err)}"
+        if info is None:
+            return VMError(f"{fn}: {detail}")
+        _, pc, packed = info
+        if isinstance(err, UnboundLocalError) and tb.tb_next is None:
+            match = re.search(r"'r(\d+)'", str(err))
+            reg = match.group(1) if match else "?"
+            return VMError(f"{fn}: instruction {pc} reads register %{reg} before it is written")
+        if not packed:
+            return VMError(f"{fn}: instruction {pc}: cannot test if condition: {detail}")
+        if isinstance(err, _MissingFunction):
+            return VMError(f"{fn}: instruction {pc} calls missing packed function '{packed}'")
+        return VMError(f"{fn}: packed function '{packed}' (instruction {pc}) failed: {detail}")
+
+    def _bind(self, k: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        func = self.funcs[k]
+        names, n = func.param_names, func.num_args
+        if not kwargs or len(args) > n:
+            raise VMError(f"{func.name}: expected {n} arguments, got {len(args) + len(kwargs)}")
+        values: list[Any] = [*args, *[_UNSET] * (n - len(args))]
+        for key, value in kwargs.items():
+            if key not in names:
+                raise VMError(
+                    f"{func.name}: unexpected argument '{key}' (parameters: {', '.join(names)})"
+                )
+            i = names.index(key)
+            if values[i] is not _UNSET:
+                raise VMError(f"{func.name}: argument '{key}' given twice")
+            values[i] = value
+        missing = [names[i] for i, v in enumerate(values) if v is _UNSET]
+        if missing:
+            raise VMError(f"{func.name}: missing argument '{missing[0]}'")
+        return tuple(values)
+
+
+_UNSET = object()
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split())

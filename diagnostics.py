@@ -1,0 +1,165 @@
+"""Located diagnostics: source locations on parsed ops, errors attached to ops,
+and a module verifier that reports the failing op with its location.
+
+A diagnostic prints MLIR-style, one line first::
+
+    file.mlir:4:10: error: 'relax.add' op shapes [n, 3] and [n, 4] cannot broadcast
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Span
+
+
+@dataclass(frozen=True)
+class Location:
+    """A position in a source file (1-based line and column)."""
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass
+class Diagnostic:
+    """One message of a given severity at an optional location."""
+
+    severity: str  # "error" | "warning" | "note" | "remark"
+    message: str
+    location: Location | None = None
+    source_line: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        text = f"{where}{self.severity}: {self.message}"
+        if self.source_line is not None and self.location is not None:
+            caret = " " * (self.location.column - 1) + "^"
+            text += f"\n{self.source_line}\n{caret}"
+        return text
+
+
+class IRError(VerifyException):
+    """An error about a specific operation (raised by verifiers and passes)."""
+
+    def __init__(self, op: Operation, message: str) -> None:
+        super().__init__(message)
+        self.op = op
+        self.message = message
+
+
+class DiagnosticError(DiagnosticException):
+    """Raised by the tools' front door: carries a ready-to-print :class:`Diagnostic`."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(str(diagnostic).split("\n", 1)[0])
+        self.diagnostic = diagnostic
+
+
+def op_location(op: Operation) -> Location | None:
+    """The source location of ``op`` (or of its closest located ancestor)."""
+    current: Operation | None = op
+    while current is not None:
+        loc = current.location
+        if isinstance(loc, FileLineColLoc):
+            return Location(loc.filename.data, loc.line.data, loc.column.data)
+        current = current.parent_op()
+    return None
+
+
+class LocatingParser(Parser):
+    """An xDSL parser that records each parsed op's ``file:line:col``.
+
+    ``line_offset`` shifts line numbers for chunks of a split input file.
+    """
+
+    def __init__(self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self.file_name = name
+        self.line_offset = line_offset
+        self._line_starts = _line_starts(text)
+
+    def location_of(self, position: int) -> Location:
+        """The location of a character offset in the input."""
+        line = _bisect_right(self._line_starts, position)
+        column = position - self._line_starts[line - 1] + 1
+        return Location(self.file_name, line + self.line_offset, column)
+
+    def parse_operation(self) -> Operation:
+        start = self.pos
+        op = super().parse_operation()
+        if not isinstance(op.location, FileLineColLoc):
+            loc = self.location_of(start)
+            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.column))
+        return op
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    index = text.find("\n")
+    while index != -1:
+        starts.append(index + 1)
+        index = text.find("\n", index + 1)
+    return starts
+
+
+def _bisect_right(values: list[int], x: int) -> int:
+    lo, hi = 0, len(values)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x < values[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def source_line(text: str, line: int) -> str | None:
+    """Line ``line`` (1-based) of ``text``."""
+    lines = text.splitlines()
+    return lines[line - 1] if 0 < line <= len(lines) else None
+
+
+def parse_error_diagnostic(err: ParseError, line_offset: int = 0) -> Diagnostic:
+    """The diagnostic of an xDSL parse error."""
+    span: Span = err.span
+    where = span.get_location()
+    return Diagnostic(
+        "error",
+        err.msg,
+        Location(where.file, where.line + line_offset, where.col),
+        source_line(span.input.content, where.line),
+    )
+
+
+def op_diagnostic(op: Operation, message: str, severity: str = "error") -> Diagnostic:
+    """A diagnostic about ``op``: ``'<op name>' op <message>`` at its location."""
+    return Diagnostic(severity, f"'{op.name}' op {message}", op_location(op))
+
+
+def verify_module(module: Operation) -> None:
+    """Verify ``module``, raising :class:`IRError` that names the first failing op.
+
+    Ops are verified in post-order (nested ops first), like ``Operation.verify``.
+    """
+    for op in module.walk(reverse=False, region_first=True):
+        try:
+            op.verify(verify_nested_ops=False)
+        except IRError:
+            raise
+        except VerifyException as err:
+            raise IRError(op, _strip_prefix(str(err).split("\n", 1)[0])) from None
+
+
+def _strip_prefix(message: str) -> str:
+    prefix = "Operation does not verify: "
+    return message[len(prefix) :] if message.startswith(prefix) else message

@@ -1,0 +1,74 @@
+"""Attributes holding symbolic dimensions, shared by the relax and tir dialects.
+
+``#sym.dims<[n, m * 2]>`` is a list of symbolic expressions (a shape pattern,
+a shape value, loop bounds, buffer indices). Its text is parsed with the fast
+expression parser of :mod:`xrelax.dialects.symbolic`, memoised by text, which
+bypasses xDSL's token-by-token lexer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import sympy
+from xdsl.ir import Data, Dialect
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+
+from xrelax.dialects import symbolic
+from xrelax.dialects.symbolic import Dims, SymbolicError
+
+
+def take_angle_body(parser: AttrParser) -> tuple[str, int]:
+    """Consume ``<...>`` and return its text and the offset of its first character."""
+    start = parser._current_token.span.start + 1  # noqa: SLF001 - positioned on '<'
+    if parser._current_token.text != "<":  # noqa: SLF001
+        parser.raise_error("expected '<'")
+    return parser._parse_dialect_symbol_body(), start  # noqa: SLF001
+
+
+def raise_symbolic_error(parser: AttrParser, err: SymbolicError, start: int) -> None:
+    """Re-raise a symbolic syntax error as a located parse error."""
+    offset = start + getattr(err, "offset", 0)
+    parser.raise_error(str(err), offset, offset + 1)
+
+
+def parse_dims_text(parser: AttrParser, text: str, start: int) -> Dims:
+    """Parse ``[d0, d1, ...]`` located at ``start`` in the parser input."""
+    try:
+        return symbolic.parse_dims(text.strip())
+    except SymbolicError as err:
+        leading = len(text) - len(text.lstrip())
+        raise_symbolic_error(parser, err, start + leading)
+        raise
+
+
+@irdl_attr_definition
+class DimsAttr(Data[Dims]):
+    """A list of symbolic integer expressions: ``#sym.dims<[n, m * 2]>``."""
+
+    name = "sym.dims"
+
+    @staticmethod
+    def of(values: Iterable[int | str | sympy.Expr]) -> DimsAttr:
+        """Build from ints, variable names or expressions."""
+        return DimsAttr(tuple(symbolic.as_expr(v) for v in values))
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> Dims:
+        text, start = take_angle_body(parser)
+        return parse_dims_text(parser, text, start)
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f"<{symbolic.format_dims(self.data)}>")
+
+    def free_vars(self) -> set[str]:
+        """The symbolic variables the expressions use."""
+        names: set[str] = set()
+        for dim in self.data:
+            names |= symbolic.free_vars(dim)
+        return names
+
+
+Sym = Dialect("sym", [], [DimsAttr])

@@ -1,0 +1,1447 @@
+"""The relax dialect: types and structural ops (DESIGN §3).
+
+Operators (``relax.add``, ``relax.matmul``, ...) live in :mod:`xrelax.ops`;
+:func:`get_dialect` assembles them with the structural ops defined here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from io import StringIO
+from typing import ClassVar
+
+import sympy
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    FlatSymbolRefAttr,
+    FunctionType,
+    IntAttr,
+    NoneAttr,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    TensorType as BuiltinTensorType,
+    UnitAttr,
+)
+from xdsl.dialects.utils.format import parse_func_op_like, print_func_op_like
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    lazy_traits_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+    operand_def,
+)
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import (
+    CallableOpInterface,
+    EffectInstance,
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    MemoryEffect,
+    MemoryEffectKind,
+    Pure,
+    ReturnLike,
+    SymbolOpInterface,
+    SymbolTable,
+    SymbolUserOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from xrelax.diagnostics import IRError
+from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects.dims import DimsAttr, parse_dims_text, take_angle_body
+from xrelax.dialects.symbolic import Dims, SymbolicError
+
+# ----------------------------------------------------------------------------------- types
+
+ShapeSpec = Sequence[int | str | sympy.Expr] | int | None
+"""How a shape is given to the type constructors: dims, a rank, or None (unknown rank)."""
+
+UNKNOWN_DTYPE = NoneAttr()
+
+
+def _shape_attr(shape: ShapeSpec | Attribute) -> Attribute:
+    if isinstance(shape, DimsAttr | IntAttr | NoneAttr):
+        return shape
+    if shape is None:
+        return NoneAttr()
+    if isinstance(shape, int):
+        return IntAttr(shape)
+    return DimsAttr.of(shape)
+
+
+def _parse_shape_text(parser: AttrParser, text: str, start: int) -> Attribute:
+    stripped = text.strip()
+    if stripped == "*":
+        return NoneAttr()
+    if stripped.startswith("ndim"):
+        _, _, value = stripped.partition("=")
+        if not value.strip().isdigit():
+            parser.raise_error("expected 'ndim=<integer>'", start, start + len(text))
+        return IntAttr(int(value))
+    if stripped.startswith("["):
+        return DimsAttr(parse_dims_text(parser, text, start))
+    parser.raise_error(
+        "expected a shape: '[d0, d1, ...]', 'ndim=<k>' or '*'", start, start + max(len(text), 1)
+    )
+
+
+def _print_shape(shape: Attribute) -> str:
+    if isinstance(shape, DimsAttr):
+        return symbolic.format_dims(shape.data)
+    if isinstance(shape, IntAttr):
+        return f"ndim={shape.data}"
+    return "*"
+
+
+def _parse_dtype_text(parser: AttrParser, text: str, start: int) -> Attribute:
+    name = text.strip()
+    if name == "?":
+        return UNKNOWN_DTYPE
+    dtype = dtypes.BY_NAME.get(name)
+    if dtype is None:
+        parser.raise_error(
+            f"unsupported element type '{name}' (expected one of "
+            f"{', '.join(dtypes.BY_NAME)} or '?')",
+            start,
+            start + len(text),
+        )
+    return dtype
+
+
+def _print_dtype(dtype: Attribute) -> str:
+    return "?" if dtype == UNKNOWN_DTYPE else dtypes.NAME_OF[dtype]
+
+
+class _ShapedType:
+    """Accessors shared by tensor and shape types (``shape`` is the parameter)."""
+
+    shape: Attribute
+
+    @property
+    def dims(self) -> Dims | None:
+        """The symbolic dims, or None when only the rank (or nothing) is known."""
+        return self.shape.data if isinstance(self.shape, DimsAttr) else None
+
+    @property
+    def ndim(self) -> int | None:
+        """The rank, or None when unknown."""
+        if isinstance(self.shape, DimsAttr):
+            return len(self.shape.data)
+        if isinstance(self.shape, IntAttr):
+            return self.shape.data
+        return None
+
+
+@lru_cache(maxsize=16384)
+def _parse_tensor_body(text: str) -> tuple[str, str]:
+    shape_text, sep, dtype_text = text.rpartition(",")
+    return (shape_text, dtype_text) if sep else (text, "")
+
+
+@irdl_attr_definition
+class TensorType(_ShapedType, ParametrizedAttribute, TypeAttribute):
+    """``!relax.tensor<[n, 4], f32>``, ``<ndim=2, f32>``, ``<*, f32>``; ``?`` for an unknown dtype."""
+
+    name = "relax.tensor"
+
+    shape: Attribute
+    """``#sym.dims`` (known shape), ``IntAttr`` (known rank) or ``NoneAttr`` (unknown rank)."""
+    dtype: Attribute
+    """An element type, or ``NoneAttr`` when unknown."""
+
+    @staticmethod
+    def of(shape: ShapeSpec | Attribute, dtype: Attribute | None) -> TensorType:
+        """A tensor type from dims / a rank / None and an element type (None: unknown)."""
+        return TensorType(_shape_attr(shape), UNKNOWN_DTYPE if dtype is None else dtype)
+
+    @property
+    def known_dtype(self) -> Attribute | None:
+        """The element type, or None when unknown."""
+        return None if self.dtype == UNKNOWN_DTYPE else self.dtype
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        text, start = take_angle_body(parser)
+        shape_text, dtype_text = _parse_tensor_body(text)
+        if not dtype_text:
+            parser.raise_error("expected '<shape>, <dtype>'", start, start + len(text))
+        shape = _parse_shape_text(parser, shape_text, start)
+        dtype = _parse_dtype_text(parser, dtype_text, start + len(shape_text) + 1)
+        return (shape, dtype)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{_print_shape(self.shape)}, {_print_dtype(self.dtype)}>")
+
+    def verify(self) -> None:
+        if not isinstance(self.shape, DimsAttr | IntAttr | NoneAttr):
+            raise VerifyException(f"invalid tensor shape parameter {self.shape}")
+        if self.dtype != UNKNOWN_DTYPE and not dtypes.is_dtype(self.dtype):
+            raise VerifyException(f"unsupported element type {self.dtype}")
+
+
+@irdl_attr_definition
+class ShapeType(_ShapedType, ParametrizedAttribute, TypeAttribute):
+    """A shape value: ``!relax.shape<[n, m * 2]>``, ``<ndim=2>``, ``<*>``."""
+
+    name = "relax.shape"
+
+    shape: Attribute
+
+    @staticmethod
+    def of(shape: ShapeSpec | Attribute) -> ShapeType:
+        """A shape type from dims / a rank / None."""
+        return ShapeType(_shape_attr(shape))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        text, start = take_angle_body(parser)
+        return (_parse_shape_text(parser, text, start),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{_print_shape(self.shape)}>")
+
+
+@irdl_attr_definition
+class ObjectType(ParametrizedAttribute, TypeAttribute):
+    """``!relax.object``: an opaque runtime object; every relax type is one."""
+
+    name = "relax.object"
+
+
+@irdl_attr_definition
+class TupleType(ParametrizedAttribute, TypeAttribute):
+    """``!relax.tuple<T1, T2>``."""
+
+    name = "relax.tuple"
+
+    elements: ArrayAttr[Attribute]
+
+    @staticmethod
+    def of(elements: Iterable[Attribute]) -> TupleType:
+        """A tuple type of the given element types."""
+        return TupleType(ArrayAttr(tuple(elements)))
+
+    @property
+    def types(self) -> tuple[Attribute, ...]:
+        """The element types."""
+        return self.elements.data
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        types = parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parser.parse_type)
+        return (ArrayAttr(types),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_list(self.elements.data, printer.print_attribute)
+
+
+RELAX_TYPES = (TensorType, ShapeType, ObjectType, TupleType)
+
+
+def is_relax_type(attr: Attribute) -> bool:
+    """Whether ``attr`` is a relax value type."""
+    return isinstance(attr, RELAX_TYPES)
+
+
+def scalar_bool_type() -> TensorType:
+    """``!relax.tensor<[], i1>``, the type of an ``if`` condition."""
+    return TensorType.of([], dtypes.I1)
+
+
+# --------------------------------------------------------------------- relations between types
+
+
+def type_free_vars(type_: Attribute) -> set[str]:
+    """The symbolic variables a relax type mentions."""
+    if isinstance(type_, TensorType | ShapeType) and isinstance(type_.shape, DimsAttr):
+        return type_.shape.free_vars()
+    if isinstance(type_, TupleType):
+        names: set[str] = set()
+        for element in type_.types:
+            names |= type_free_vars(element)
+        return names
+    return set()
+
+
+def _dims_relation(base: Attribute, derived: Attribute) -> str:
+    """'yes' if ``derived`` shape is at least as specific as ``base``, 'refine' if it is
+    less specific but compatible, 'no' if they provably disagree."""
+    if isinstance(base, NoneAttr):
+        return "yes"
+    base_rank = len(base.data) if isinstance(base, DimsAttr) else base.data
+    if isinstance(derived, NoneAttr):
+        return "refine"
+    derived_rank = len(derived.data) if isinstance(derived, DimsAttr) else derived.data
+    if base_rank != derived_rank:
+        return "no"
+    if isinstance(base, IntAttr):
+        return "yes"
+    if isinstance(derived, IntAttr):
+        return "refine"
+    verdict = "yes"
+    for b, d in zip(base.data, derived.data, strict=True):
+        if symbolic.prove_equal(b, d):
+            continue
+        if symbolic.prove_not_equal(b, d):
+            return "no"
+        verdict = "refine"
+    return verdict
+
+
+def type_relation(base: Attribute, derived: Attribute) -> str:
+    """How ``derived`` relates to ``base``.
+
+    ``"yes"``: every value of ``derived`` is a value of ``base`` (``base`` is equal or
+    less specific); ``"refine"``: compatible, but ``base`` claims more than ``derived``
+    proves; ``"no"``: they provably disagree.
+    """
+    if base == derived or isinstance(base, ObjectType):
+        return "yes"
+    if isinstance(derived, ObjectType):
+        return "refine"
+    if isinstance(base, TensorType) and isinstance(derived, TensorType):
+        if base.dtype != UNKNOWN_DTYPE and base.dtype != derived.dtype:
+            if derived.dtype != UNKNOWN_DTYPE:
+                return "no"
+            dtype_verdict = "refine"
+        else:
+            dtype_verdict = "yes"
+        shape_verdict = _dims_relation(base.shape, derived.shape)
+        return _combine(dtype_verdict, shape_verdict)
+    if isinstance(base, ShapeType) and isinstance(derived, ShapeType):
+        return _dims_relation(base.shape, derived.shape)
+    if isinstance(base, TupleType) and isinstance(derived, TupleType):
+        if len(base.types) != len(derived.types):
+            return "no"
+        verdict = "yes"
+        for b, d in zip(base.types, derived.types, strict=True):
+            verdict = _combine(verdict, type_relation(b, d))
+        return verdict
+    return "no"
+
+
+def _combine(a: str, b: str) -> str:
+    if "no" in (a, b):
+        return "no"
+    return "refine" if "refine" in (a, b) else "yes"
+
+
+def check_declared_type(declared: Attribute, deduced: Attribute, what: str = "result") -> None:
+    """Raise unless ``declared`` is ``deduced`` or less specific than it."""
+    verdict = type_relation(declared, deduced)
+    if verdict == "yes":
+        return
+    if verdict == "refine":
+        raise VerifyException(
+            f"declared {what} type {show_type(declared)} is more specific than the deduced "
+            f"type {show_type(deduced)}; use relax.match_shape to assert it"
+        )
+    raise VerifyException(
+        f"declared {what} type {show_type(declared)} does not match the deduced type {show_type(deduced)}"
+    )
+
+
+def show_type(type_: Attribute) -> str:
+    """The textual form of a type, for messages."""
+    stream = StringIO()
+    Printer(stream=stream).print_attribute(type_)
+    return stream.getvalue()
+
+
+
+
+# ------------------------------------------------------------------- shared textual helpers
+
+
+def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
+    """``%a, %b, ...`` (possibly empty)."""
+    operands: list[UnresolvedOperand] = []
+    first = parser.parse_optional_unresolved_operand()
+    if first is None:
+        return operands
+    operands.append(first)
+    while parser.parse_optional_punctuation(",") is not None:
+        operands.append(parser.parse_unresolved_operand())
+    return operands
+
+
+def parse_paren_types(parser: Parser) -> list[Attribute]:
+    """``(T1, T2)`` (possibly empty)."""
+    return parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+
+
+def parse_result_types(parser: Parser) -> list[Attribute]:
+    """``T`` or ``(T1, T2)`` or ``()`` after a ``->``."""
+    if parser._current_token.text == "(":  # noqa: SLF001
+        return parse_paren_types(parser)
+    return [parser.parse_type()]
+
+
+def print_result_types(printer: Printer, types: Sequence[Attribute]) -> None:
+    """The inverse of :func:`parse_result_types`."""
+    if len(types) == 1:
+        printer.print_attribute(types[0])
+    else:
+        printer.print_string("(")
+        printer.print_list(types, printer.print_attribute)
+        printer.print_string(")")
+
+
+def resolve_operands(
+    parser: Parser, operands: Sequence[UnresolvedOperand], types: Sequence[Attribute], pos: int
+) -> list[SSAValue]:
+    """Resolve ``operands`` with ``types``, checking the counts agree."""
+    if len(operands) != len(types):
+        parser.raise_error(
+            f"expected {len(operands)} operand types, got {len(types)}", pos, parser.pos
+        )
+    return [parser.resolve_operand(o, t) for o, t in zip(operands, types, strict=True)]
+
+
+def parse_bracket_dims(parser: Parser) -> Dims:
+    """A ``[d0, d1, ...]`` list of symbolic expressions at the current token."""
+    if parser._current_token.text != "[":  # noqa: SLF001
+        parser.raise_error("expected '[' starting a list of symbolic dimensions")
+    start = parser.pos
+    end = _matching_bracket(parser, start)
+    text = parser.lexer.input.content[start : end + 1]
+    parser._resume_from(end + 1)  # noqa: SLF001
+    return parse_dims_text(parser, text, start)
+
+
+def _matching_bracket(parser: Parser, start: int) -> int:
+    content = parser.lexer.input.content
+    depth = 0
+    for index in range(start, len(content)):
+        char = content[index]
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                return index
+        elif char in "\n{}":
+            break
+    parser.raise_error("unterminated '[' in a list of symbolic dimensions", start, start + 1)
+
+
+def print_dims(printer: Printer, dims: Dims) -> None:
+    """``[d0, d1, ...]``."""
+    printer.print_string(symbolic.format_dims(dims))
+
+
+def split_properties(
+    op_type: type[IRDLOperation], attributes: dict[str, Attribute]
+) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+    """Split a parsed attribute dictionary into (properties, discardable attributes)."""
+    names = op_type.get_irdl_definition().properties.keys()
+    props = {k: v for k, v in attributes.items() if k in names}
+    attrs = {k: v for k, v in attributes.items() if k not in names}
+    return props, attrs
+
+
+class RelaxError(VerifyException):
+    """A type or shape deduction error (the message says what was expected and found)."""
+
+
+# ------------------------------------------------------------------------- structural ops
+
+
+class RelaxFunctionCallable(CallableOpInterface):
+    """``relax.func`` is callable: its body, parameter and result types."""
+
+    @classmethod
+    def get_callable_region(cls, op: Operation) -> Region:
+        assert isinstance(op, FuncOp)
+        return op.body
+
+    @classmethod
+    def get_argument_types(cls, op: Operation) -> tuple[Attribute, ...]:
+        assert isinstance(op, FuncOp)
+        return op.function_type.inputs.data
+
+    @classmethod
+    def get_result_types(cls, op: Operation) -> tuple[Attribute, ...]:
+        assert isinstance(op, FuncOp)
+        return op.function_type.outputs.data
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """``relax.func @f(%x: T, ...) -> R { ... relax.return %y : R }``: a relax function."""
+
+    name = "relax.func"
+
+    body = region_def("single_block")
+    sym_name = prop_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    sym_visibility = opt_prop_def(StringAttr)
+
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), RelaxFunctionCallable())
+
+    def __init__(
+        self,
+        name: str,
+        inputs: Sequence[Attribute],
+        result: Attribute,
+        body: Region | None = None,
+        visibility: str | None = None,
+    ) -> None:
+        from xdsl.ir import Block
+
+        body = body if body is not None else Region(Block(arg_types=inputs))
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "function_type": FunctionType.from_lists(inputs, [result]),
+                "sym_visibility": StringAttr(visibility) if visibility else None,
+            },
+            regions=[body],
+        )
+
+    @property
+    def result_type(self) -> Attribute:
+        """The declared result type."""
+        return self.function_type.outputs.data[0]
+
+    @property
+    def param_names(self) -> list[str]:
+        """Parameter names from the SSA name hints (``arg<i>`` when absent)."""
+        return [
+            arg.name_hint or f"arg{index}" for index, arg in enumerate(self.body.block.args)
+        ]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncOp:
+        visibility = parser.parse_optional_visibility_keyword()
+        name, inputs, outputs, region, extra, _, _ = parse_func_op_like(
+            parser, reserved_attr_names=("sym_name", "function_type", "sym_visibility")
+        )
+        if len(outputs) != 1:
+            parser.raise_error(f"relax.func @{name} must declare exactly one result type")
+        func = FuncOp(name, inputs, outputs[0], region, visibility.data if visibility else None)
+        if extra is not None:
+            func.attributes |= extra.data
+        return func
+
+    def print(self, printer: Printer) -> None:
+        if self.sym_visibility:
+            printer.print_string(f" {self.sym_visibility.data}")
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            reserved_attr_names=("sym_name", "function_type", "sym_visibility"),
+        )
+
+    def verify_(self) -> None:
+        if len(self.function_type.outputs.data) != 1:
+            raise VerifyException("a relax.func has exactly one result type")
+        if self.body.block.arg_types != self.function_type.inputs.data:
+            raise VerifyException("entry block argument types differ from the function type")
+        for type_ in (*self.function_type.inputs.data, self.result_type):
+            if not is_relax_type(type_):
+                raise VerifyException(f"{show_type(type_)} is not a relax type")
+        from xrelax.dialects.relax_scoping import verify_function_scoping
+
+        verify_function_scoping(self)
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """``relax.return %v : T``: the function result (equal to or more specific than declared)."""
+
+    name = "relax.return"
+
+    value = operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(), ReturnLike(), HasParent(FuncOp), Pure()))
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue) -> None:
+        super().__init__(operands=[value])
+
+    def verify_(self) -> None:
+        func = self.parent_op()
+        assert isinstance(func, FuncOp)
+        check_declared_type(func.result_type, self.value.type, "function result")
+
+
+@irdl_op_definition
+class DataflowOp(IRDLOperation):
+    """``%a, %b = relax.dataflow -> (T1, T2) { ... relax.output %p, %q : T1, T2 }``.
+
+    A pure region: its values are dataflow vars (invisible outside), its results are the
+    output vars.
+    """
+
+    name = "relax.dataflow"
+
+    outputs = var_result_def()
+    body = region_def("single_block")
+    traits = lazy_traits_def(lambda: (HasParent(FuncOp, IfOp),))
+
+    def __init__(self, result_types: Sequence[Attribute], body: Region) -> None:
+        super().__init__(result_types=[result_types], regions=[body])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DataflowOp:
+        types: list[Attribute] = []
+        if parser.parse_optional_punctuation("->") is not None:
+            types = parse_result_types(parser)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = DataflowOp(types, parser.parse_region())
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.outputs:
+            printer.print_string(" -> ")
+            print_result_types(printer, self.outputs.types)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body)
+
+    def verify_(self) -> None:
+        terminator = self.body.block.last_op
+        if not isinstance(terminator, OutputOp):
+            raise VerifyException("relax.dataflow must end with relax.output")
+        if len(terminator.values) != len(self.outputs):
+            raise VerifyException(
+                f"relax.output gives {len(terminator.values)} values but the region "
+                f"declares {len(self.outputs)} results"
+            )
+        for index, (declared, value) in enumerate(
+            zip(self.outputs.types, terminator.values, strict=True)
+        ):
+            check_declared_type(declared, value.type, f"dataflow result #{index}")
+
+
+@irdl_op_definition
+class OutputOp(IRDLOperation):
+    """``relax.output %p, %q : T1, T2``: the output vars of a dataflow region."""
+
+    name = "relax.output"
+
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(DataflowOp), Pure()))
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, values: Sequence[SSAValue]) -> None:
+        super().__init__(operands=[values])
+
+
+class _PatternDefinesVars(MemoryEffect):
+    """match_shape binds symbolic variables and checks shapes: never trivially dead."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> set[EffectInstance]:
+        return {EffectInstance(MemoryEffectKind.WRITE)}
+
+
+@irdl_op_definition
+class MatchShapeOp(IRDLOperation):
+    """``%y = relax.match_shape %x [n, m] : (T) -> T2``.
+
+    Matches the shape of a tensor (or a shape value) against a pattern: the first
+    occurrence of a variable binds it, later occurrences are run-time checks. The
+    result is the value with the pattern as its shape.
+    """
+
+    name = "relax.match_shape"
+
+    value = operand_def()
+    pattern = prop_def(DimsAttr)
+    result = result_def()
+    traits = traits_def(_PatternDefinesVars())
+
+    def __init__(self, value: SSAValue, pattern: Iterable[int | str | sympy.Expr]) -> None:
+        dims = DimsAttr.of(pattern)
+        super().__init__(
+            operands=[value],
+            properties={"pattern": dims},
+            result_types=[self.infer_type(value.type, dims.data)],
+        )
+
+    @staticmethod
+    def infer_type(value_type: Attribute, pattern: Dims) -> Attribute:
+        """The type of the matched value."""
+        if isinstance(value_type, TensorType):
+            return TensorType(DimsAttr(pattern), value_type.dtype)
+        if isinstance(value_type, ShapeType):
+            return ShapeType(DimsAttr(pattern))
+        raise RelaxError(f"relax.match_shape expects a tensor or a shape, got {show_type(value_type)}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MatchShapeOp:
+        operand = parser.parse_unresolved_operand()
+        pattern = parse_bracket_dims(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        (value,) = resolve_operands(parser, [operand], parse_paren_types(parser), pos)
+        result = _parse_optional_result(parser)
+        if result is None:
+            try:
+                result = cls.infer_type(value.type, pattern)
+            except VerifyException as err:
+                parser.raise_error(str(err), pos, parser.pos)
+        op = cls.create(
+            operands=[value],
+            properties={"pattern": DimsAttr(pattern)},
+            result_types=[result],
+            attributes=attrs,
+        )
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(" ")
+        print_dims(printer, self.pattern.data)
+        printer.print_op_attributes(self.attributes)
+        _print_functional_type(printer, [self.value], [self.result])
+
+    def verify_(self) -> None:
+        value_type = self.value.type
+        ndim = value_type.ndim if isinstance(value_type, TensorType | ShapeType) else None
+        if ndim is not None and ndim != len(self.pattern.data):
+            raise VerifyException(
+                f"pattern {symbolic.format_dims(self.pattern.data)} has rank "
+                f"{len(self.pattern.data)} but the value has rank {ndim}"
+            )
+        deduced = self.infer_type(value_type, self.pattern.data)
+        check_declared_type(self.result.type, deduced)
+
+
+@irdl_op_definition
+class ShapeOp(IRDLOperation):
+    """``%s = relax.shape [n * 4, 2] : !relax.shape<[n * 4, 2]>``: a shape value."""
+
+    name = "relax.shape"
+
+    dims = prop_def(DimsAttr)
+    result = result_def(ShapeType)
+    traits = traits_def(Pure())
+
+    def __init__(self, dims: Iterable[int | str | sympy.Expr]) -> None:
+        attr = DimsAttr.of(dims)
+        super().__init__(properties={"dims": attr}, result_types=[ShapeType(attr)])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ShapeOp:
+        dims = parse_bracket_dims(parser)
+        attrs = parser.parse_optional_attr_dict()
+        result: Attribute = ShapeType(DimsAttr(dims))
+        if parser.parse_optional_punctuation(":") is not None:
+            result = parser.parse_type()
+        return cls.create(
+            properties={"dims": DimsAttr(dims)}, result_types=[result], attributes=attrs
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_dims(printer, self.dims.data)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        check_declared_type(self.result.type, ShapeType(self.dims))
+
+
+def _parse_optional_result(parser: Parser) -> Attribute | None:
+    if parser.parse_optional_punctuation("->") is None:
+        return None
+    return parser.parse_type()
+
+
+def _print_functional_type(
+    printer: Printer, operands: Sequence[SSAValue], results: Sequence[SSAValue]
+) -> None:
+    printer.print_string(" : (")
+    printer.print_list([o.type for o in operands], printer.print_attribute)
+    printer.print_string(")")
+    if results:
+        printer.print_string(" -> ")
+        print_result_types(printer, [r.type for r in results])
+
+
+class DeducedResultOp(IRDLOperation):
+    """An op written ``relax.NAME %a, %b {attrs} : (types) -> result`` whose result type
+    can be deduced from its operand types and properties (the ``-> result`` part may be
+    left out). Subclasses implement :meth:`deduce`.
+    """
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]) -> Attribute:
+        """The result type; raises :class:`RelaxError` on a provable error."""
+        raise NotImplementedError
+
+    @classmethod
+    def deduce_cached(
+        cls, operand_types: tuple[Attribute, ...], properties: tuple[tuple[str, Attribute], ...]
+    ) -> Attribute:
+        """:meth:`deduce`, memoised on the (hashable) inputs."""
+        return _deduce_memo(cls, operand_types, properties)
+
+    def deduced_type(self) -> Attribute:
+        """The deduced result type of this op."""
+        props = tuple(sorted(self.properties.items()))
+        return self.deduce_cached(tuple(self.operand_types), props)
+
+    @classmethod
+    def build_deduced(
+        cls, operands: Sequence[SSAValue], **properties: Attribute | None
+    ) -> DeducedResultOp:
+        """Create the op with its deduced result type."""
+        props = {k: v for k, v in properties.items() if v is not None}
+        result = cls.deduce([o.type for o in operands], props)
+        return cls.create(operands=list(operands), properties=props, result_types=[result])
+
+    @property
+    def operand_types(self) -> list[Attribute]:
+        return [o.type for o in self.operands]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DeducedResultOp:
+        start = parser.pos
+        operands = parse_operand_list(parser)
+        attributes = parser.parse_optional_attr_dict()
+        props, attrs = split_properties(cls, attributes)
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        values = resolve_operands(parser, operands, parse_paren_types(parser), pos)
+        result = _parse_optional_result(parser)
+        if result is None:
+            try:
+                result = cls.deduce([v.type for v in values], props)
+            except (VerifyException, SymbolicError) as err:
+                parser.raise_error(f"'{cls.name}' op {err}", start, pos)
+        return cls.create(
+            operands=values, properties=props, attributes=attrs, result_types=[result]
+        )
+
+    def print(self, printer: Printer) -> None:
+        if self.operands:
+            printer.print_string(" ")
+            printer.print_list(self.operands, printer.print_operand)
+        printer.print_op_attributes({**self.properties, **self.attributes})
+        _print_functional_type(printer, self.operands, self.results)
+
+    def verify_(self) -> None:
+        try:
+            deduced = self.deduced_type()
+        except SymbolicError as err:
+            raise VerifyException(str(err)) from err
+        check_declared_type(self.results[0].type, deduced)
+
+
+@lru_cache(maxsize=65536)
+def _deduce_memo(
+    cls: type[DeducedResultOp],
+    operand_types: tuple[Attribute, ...],
+    properties: tuple[tuple[str, Attribute], ...],
+) -> Attribute:
+    return cls.deduce(list(operand_types), dict(properties))
+
+
+@irdl_op_definition
+class ShapeOfOp(DeducedResultOp):
+    """``%s = relax.shape_of %x : (T) -> !relax.shape<[n, 4]>``: the shape of a tensor."""
+
+    name = "relax.shape_of"
+
+    value = operand_def(TensorType)
+    result = result_def(ShapeType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]) -> Attribute:
+        (value,) = operand_types
+        if not isinstance(value, TensorType):
+            raise RelaxError(f"expected a tensor, got {show_type(value)}")
+        return ShapeType(value.shape)
+
+
+@irdl_op_definition
+class TupleOp(DeducedResultOp):
+    """``%t = relax.tuple %a, %b : (T1, T2) -> !relax.tuple<T1, T2>``."""
+
+    name = "relax.tuple"
+
+    elements = var_operand_def()
+    result = result_def(TupleType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]) -> Attribute:
+        return TupleType.of(operand_types)
+
+
+@irdl_op_definition
+class GetItemOp(IRDLOperation):
+    """``%e = relax.get_item %t[1] : (!relax.tuple<T1, T2>) -> T2``."""
+
+    name = "relax.get_item"
+
+    tuple = operand_def(TupleType)
+    index = prop_def(IntAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, value: SSAValue, index: int) -> None:
+        super().__init__(
+            operands=[value],
+            properties={"index": IntAttr(index)},
+            result_types=[self.infer_type(value.type, index)],
+        )
+
+    @staticmethod
+    def infer_type(tuple_type: Attribute, index: int) -> Attribute:
+        """The element type."""
+        if not isinstance(tuple_type, TupleType):
+            raise RelaxError(f"expected a tuple, got {show_type(tuple_type)}")
+        if not 0 <= index < len(tuple_type.types):
+            raise RelaxError(f"index {index} is out of range for a tuple of {len(tuple_type.types)}")
+        return tuple_type.types[index]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GetItemOp:
+        operand = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        index = parser.parse_integer(allow_negative=False, allow_boolean=False)
+        parser.parse_punctuation("]")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        (value,) = resolve_operands(parser, [operand], parse_paren_types(parser), pos)
+        result = _parse_optional_result(parser)
+        if result is None:
+            try:
+                result = cls.infer_type(value.type, index)
+            except VerifyException as err:
+                parser.raise_error(str(err), pos, parser.pos)
+        return cls.create(
+            operands=[value],
+            properties={"index": IntAttr(index)},
+            result_types=[result],
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.tuple)
+        printer.print_string(f"[{self.index.data}]")
+        printer.print_op_attributes(self.attributes)
+        _print_functional_type(printer, [self.tuple], [self.result])
+
+    def verify_(self) -> None:
+        check_declared_type(self.result.type, self.infer_type(self.tuple.type, self.index.data))
+
+
+@irdl_op_definition
+class ConstOp(IRDLOperation):
+    """``%c = relax.const dense<[1.0, 2.0]> : !relax.tensor<[2], f32>``."""
+
+    name = "relax.const"
+
+    value = prop_def(DenseIntOrFPElementsAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: DenseIntOrFPElementsAttr, result_type: TensorType) -> None:
+        super().__init__(properties={"value": value}, result_types=[result_type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstOp:
+        parser.parse_keyword("dense")
+        literal_pos = parser.pos
+        take_angle_body(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_pos = parser.pos
+        result = parser.parse_type()
+        after = parser.pos
+        if not isinstance(result, TensorType) or result.dims is None:
+            parser.raise_error("relax.const needs a tensor type with a static shape", type_pos, after)
+        if result.known_dtype is None or any(not d.is_Integer for d in result.dims):
+            parser.raise_error("relax.const needs a static shape and a known dtype", type_pos, after)
+        builtin_type = BuiltinTensorType(result.dtype, [int(d) for d in result.dims])
+        parser._resume_from(literal_pos)  # noqa: SLF001
+        value = DenseIntOrFPElementsAttr.parse_with_type(parser, builtin_type)
+        parser._resume_from(after)  # noqa: SLF001
+        return cls.create(properties={"value": value}, result_types=[result], attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        self.value.print_without_type(printer)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        type_ = self.result.type
+        assert isinstance(type_, TensorType)
+        value_type = self.value.get_type()
+        dims = type_.dims
+        if dims is None or tuple(int(d) if d.is_Integer else -1 for d in dims) != tuple(
+            value_type.get_shape()
+        ):
+            raise VerifyException(
+                f"constant of shape {list(value_type.get_shape())} does not match {show_type(type_)}"
+            )
+        if type_.dtype != value_type.get_element_type():
+            raise VerifyException(f"constant element type differs from {show_type(type_)}")
+
+
+def _check_callee_is(op: Operation, callee: SymbolRefAttr, kind: str, op_types: tuple[type, ...]) -> Operation:
+    found = SymbolTable.lookup_symbol(op, callee)
+    if found is None:
+        raise VerifyException(f"'@{callee.string_value()}' does not reference a {kind}")
+    if not isinstance(found, op_types):
+        raise VerifyException(
+            f"'@{callee.string_value()}' is a {found.name}, expected a {kind}"
+        )
+    return found
+
+
+class CallTIRSymbolUser(SymbolUserOpInterface):
+    """``call_tir`` must name a ``tir.prim_func`` whose signature fits the call."""
+
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, CallTIROp)
+        from xrelax.dialects.tir import PrimFuncOp
+
+        callee = _check_callee_is(op, op.callee, "tir.prim_func", (PrimFuncOp,))
+        assert isinstance(callee, PrimFuncOp)
+        op.check_against(callee)
+
+
+@irdl_op_definition
+class CallTIROp(IRDLOperation):
+    """``%y = relax.call_tir @kernel(%a, %b) sym [m] : (T1, T2) -> T``.
+
+    A pure call of a destination-passing tir function: the output buffers (one per
+    result tensor, tuple results give several) are allocated by the caller from the
+    declared result type; ``sym [...]`` passes extra symbolic integers (call_tir_dyn).
+    """
+
+    name = "relax.call_tir"
+
+    callee = prop_def(SymbolRefAttr)
+    args = var_operand_def()
+    sym_args = opt_prop_def(DimsAttr)
+    result = result_def()
+    traits = traits_def(Pure(), CallTIRSymbolUser())
+
+    def __init__(
+        self,
+        callee: str,
+        args: Sequence[SSAValue],
+        result_type: Attribute,
+        sym_args: Iterable[int | str | sympy.Expr] | None = None,
+    ) -> None:
+        super().__init__(
+            operands=[args],
+            properties={
+                "callee": FlatSymbolRefAttr(callee),
+                "sym_args": DimsAttr.of(sym_args) if sym_args else None,
+            },
+            result_types=[result_type],
+        )
+
+    @property
+    def output_types(self) -> tuple[TensorType, ...]:
+        """The tensors the caller allocates, in order."""
+        result = self.result.type
+        if isinstance(result, TupleType):
+            return tuple(result.types)  # type: ignore[return-value]
+        return (result,)  # type: ignore[return-value]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CallTIROp:
+        callee = parser.parse_symbol_name()
+        operands = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        sym_args = None
+        if parser.parse_optional_keyword("sym") is not None:
+            sym_args = DimsAttr(parse_bracket_dims(parser))
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        values = resolve_operands(parser, operands, parse_paren_types(parser), pos)
+        parser.parse_punctuation("->")
+        result = parser.parse_type()
+        return cls.create(
+            operands=values,
+            properties={"callee": FlatSymbolRefAttr(callee), **({"sym_args": sym_args} if sym_args else {})},
+            result_types=[result],
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.callee)
+        printer.print_string("(")
+        printer.print_list(self.args, printer.print_operand)
+        printer.print_string(")")
+        if self.sym_args is not None:
+            printer.print_string(" sym ")
+            print_dims(printer, self.sym_args.data)
+        printer.print_op_attributes(self.attributes)
+        _print_functional_type(printer, self.args, [self.result])
+
+    def verify_(self) -> None:
+        for index, type_ in enumerate(self.output_types):
+            if not isinstance(type_, TensorType) or type_.dims is None or type_.known_dtype is None:
+                raise VerifyException(
+                    f"result #{index} of call_tir must be a tensor with a known shape and dtype "
+                    f"(the caller allocates it), got {show_type(type_)}"
+                )
+        for index, arg in enumerate(self.args):
+            if not isinstance(arg.type, TensorType):
+                raise VerifyException(f"argument #{index} of call_tir must be a tensor")
+
+    def check_against(self, callee: Operation) -> None:
+        """Check argument counts and dtypes against the prim_func's buffer parameters."""
+        from xrelax.dialects.tir import PrimFuncOp
+
+        assert isinstance(callee, PrimFuncOp)
+        buffers = callee.buffer_types
+        expected = len(self.args) + len(self.output_types)
+        n_sym = len(self.sym_args.data) if self.sym_args is not None else 0
+        if len(buffers) != expected or len(callee.sym_params.data) != n_sym:
+            raise VerifyException(
+                f"@{callee.sym_name.data} takes {len(buffers)} buffers and "
+                f"{len(callee.sym_params.data)} symbolic integers, but the call passes "
+                f"{len(self.args)} inputs + {len(self.output_types)} outputs and {n_sym} "
+                f"symbolic integers"
+            )
+        actual = [a.type for a in self.args] + list(self.output_types)
+        for index, (buffer, tensor) in enumerate(zip(buffers, actual, strict=True)):
+            if not isinstance(tensor, TensorType):
+                continue
+            if tensor.known_dtype is not None and tensor.dtype != buffer.dtype:
+                raise VerifyException(
+                    f"buffer #{index} of @{callee.sym_name.data} has element type "
+                    f"{_print_dtype(buffer.dtype)}, but the call passes {show_type(tensor)}"
+                )
+            if tensor.ndim is not None and tensor.ndim != len(buffer.dims):
+                raise VerifyException(
+                    f"buffer #{index} of @{callee.sym_name.data} has rank {len(buffer.dims)}, "
+                    f"but the call passes {show_type(tensor)}"
+                )
+
+
+class _CallPackedEffects(MemoryEffect):
+    """A call_packed has unknown effects unless marked ``pure``."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> set[EffectInstance] | None:
+        assert isinstance(op, CallPackedOp)
+        return set() if op.pure is not None else None
+
+
+@irdl_op_definition
+class CallPackedOp(IRDLOperation):
+    """``%r = relax.call_packed "name"(%a) {pure} : (T1) -> T2``: a call of a registered
+    packed function; effectful (not allowed in a dataflow region) unless ``pure``."""
+
+    name = "relax.call_packed"
+
+    callee = prop_def(StringAttr)
+    args = var_operand_def()
+    pure = opt_prop_def(UnitAttr)
+    res = var_result_def()
+    traits = traits_def(_CallPackedEffects())
+
+    def __init__(
+        self,
+        callee: str,
+        args: Sequence[SSAValue],
+        result_type: Attribute | None,
+        pure: bool = False,
+    ) -> None:
+        super().__init__(
+            operands=[args],
+            properties={"callee": StringAttr(callee), "pure": UnitAttr() if pure else None},
+            result_types=[[result_type] if result_type is not None else []],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CallPackedOp:
+        callee = parser.parse_str_literal()
+        operands = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        props, attrs = split_properties(cls, parser.parse_optional_attr_dict())
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        values = resolve_operands(parser, operands, parse_paren_types(parser), pos)
+        parser.parse_punctuation("->")
+        results = parse_result_types(parser)
+        if len(results) > 1:
+            parser.raise_error("relax.call_packed returns at most one value (use a tuple)", pos)
+        return cls.create(
+            operands=values,
+            properties={"callee": StringAttr(callee), **props},
+            result_types=results,
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.callee.data)
+        printer.print_string("(")
+        printer.print_list(self.args, printer.print_operand)
+        printer.print_string(")")
+        extra = dict(self.attributes)
+        if self.pure is not None:
+            extra = {"pure": self.pure, **extra}
+        printer.print_op_attributes(extra)
+        _print_functional_type(printer, self.args, self.res)
+        if not self.res:
+            printer.print_string(" -> ()")
+
+    def verify_(self) -> None:
+        if self.pure is None and _inside_dataflow(self):
+            raise VerifyException(
+                f'impure relax.call_packed "{self.callee.data}" is not allowed in a '
+                "relax.dataflow region (mark it {pure} or move it after the region)"
+            )
+
+
+class CallSymbolUser(SymbolUserOpInterface):
+    """``relax.call`` must name a ``relax.func`` and match its parameter count."""
+
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, CallOp)
+        callee = _check_callee_is(op, op.callee, "relax.func", (FuncOp,))
+        assert isinstance(callee, FuncOp)
+        params = callee.function_type.inputs.data
+        if len(params) != len(op.args):
+            raise VerifyException(
+                f"@{callee.sym_name.data} takes {len(params)} arguments, the call passes "
+                f"{len(op.args)}"
+            )
+        for index, (param, arg) in enumerate(zip(params, op.args, strict=True)):
+            if type_relation(_erase_dims(param), arg.type) == "no":
+                raise VerifyException(
+                    f"argument #{index} has type {show_type(arg.type)}, incompatible with parameter "
+                    f"type {show_type(param)} of @{callee.sym_name.data}"
+                )
+
+
+def _erase_dims(type_: Attribute) -> Attribute:
+    """The type with symbolic dims reduced to the rank (callee variables are not ours)."""
+    if isinstance(type_, TensorType) and isinstance(type_.shape, DimsAttr):
+        return TensorType(IntAttr(len(type_.shape.data)), type_.dtype)
+    if isinstance(type_, ShapeType) and isinstance(type_.shape, DimsAttr):
+        return ShapeType(IntAttr(len(type_.shape.data)))
+    if isinstance(type_, TupleType):
+        return TupleType.of(_erase_dims(t) for t in type_.types)
+    return type_
+
+
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """``%r = relax.call @g(%a, %b) : (T1, T2) -> T3``: a call of a relax function."""
+
+    name = "relax.call"
+
+    callee = prop_def(SymbolRefAttr)
+    args = var_operand_def()
+    result = result_def()
+    traits = traits_def(CallSymbolUser())
+
+    def __init__(self, callee: str, args: Sequence[SSAValue], result_type: Attribute) -> None:
+        super().__init__(
+            operands=[args],
+            properties={"callee": FlatSymbolRefAttr(callee)},
+            result_types=[result_type],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CallOp:
+        callee = parser.parse_symbol_name()
+        operands = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        values = resolve_operands(parser, operands, parse_paren_types(parser), pos)
+        parser.parse_punctuation("->")
+        result = parser.parse_type()
+        return cls.create(
+            operands=values,
+            properties={"callee": FlatSymbolRefAttr(callee)},
+            result_types=[result],
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.callee)
+        printer.print_string("(")
+        printer.print_list(self.args, printer.print_operand)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        _print_functional_type(printer, self.args, [self.result])
+
+    def verify_(self) -> None:
+        if _inside_dataflow(self):
+            raise VerifyException(
+                "relax.call is not allowed in a relax.dataflow region (the callee may have "
+                "effects); call it outside the region"
+            )
+
+
+@irdl_op_definition
+class IfOp(IRDLOperation):
+    """``%r = relax.if %c -> T { ... relax.yield %u : T } else { ... relax.yield %v : T }``.
+
+    Control flow on a scalar boolean tensor; outside dataflow regions only.
+    """
+
+    name = "relax.if"
+
+    cond = operand_def(TensorType)
+    res = var_result_def()
+    then_region = region_def("single_block")
+    else_region = region_def("single_block")
+
+    def __init__(
+        self, cond: SSAValue, result_types: Sequence[Attribute], then_region: Region, else_region: Region
+    ) -> None:
+        super().__init__(
+            operands=[cond], result_types=[result_types], regions=[then_region, else_region]
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IfOp:
+        cond = parser.parse_operand()
+        types: list[Attribute] = []
+        if parser.parse_optional_punctuation("->") is not None:
+            types = parse_result_types(parser)
+        then_region = parser.parse_region()
+        parser.parse_keyword("else")
+        else_region = parser.parse_region()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = IfOp(cond, types, then_region, else_region)
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.cond)
+        if self.res:
+            printer.print_string(" -> ")
+            print_result_types(printer, self.res.types)
+        printer.print_string(" ")
+        printer.print_region(self.then_region)
+        printer.print_string(" else ")
+        printer.print_region(self.else_region)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    def verify_(self) -> None:
+        if _inside_dataflow(self):
+            raise VerifyException("relax.if is not allowed in a relax.dataflow region")
+        check_declared_type(scalar_bool_type(), self.cond.type, "condition")
+        for region_name, region in (("then", self.then_region), ("else", self.else_region)):
+            terminator = region.block.last_op
+            if not isinstance(terminator, YieldOp):
+                raise VerifyException(f"the {region_name} region must end with relax.yield")
+            if len(terminator.values) != len(self.res):
+                raise VerifyException(
+                    f"the {region_name} region yields {len(terminator.values)} values, "
+                    f"expected {len(self.res)}"
+                )
+            for index, (declared, value) in enumerate(
+                zip(self.res.types, terminator.values, strict=True)
+            ):
+                check_declared_type(declared, value.type, f"{region_name}-branch result #{index}")
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """``relax.yield %v : T``: the result of a ``relax.if`` branch."""
+
+    name = "relax.yield"
+
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(IfOp), Pure()))
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, values: Sequence[SSAValue]) -> None:
+        super().__init__(operands=[values])
+
+
+def _inside_dataflow(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, FuncOp):
+        if isinstance(parent, DataflowOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def is_pure(op: Operation) -> bool:
+    """Whether ``op`` has no side effects (operators, call_tir, pure call_packed, ...)."""
+    from xdsl.traits import is_side_effect_free
+
+    return is_side_effect_free(op)
+
+
+STRUCTURAL_OPS: tuple[type[Operation], ...] = (
+    FuncOp,
+    ReturnOp,
+    DataflowOp,
+    OutputOp,
+    MatchShapeOp,
+    ShapeOp,
+    ShapeOfOp,
+    CallTIROp,
+    CallPackedOp,
+    CallOp,
+    IfOp,
+    YieldOp,
+    TupleOp,
+    GetItemOp,
+    ConstOp,
+)
+
+
+def get_dialect() -> Dialect:
+    """The relax dialect: structural ops, every operator of :mod:`xrelax.ops`, the types."""
+    from xrelax.ops import OPERATORS
+
+    return Dialect("relax", [*STRUCTURAL_OPS, *OPERATORS], list(RELAX_TYPES))
+

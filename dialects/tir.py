@@ -1,0 +1,555 @@
+"""The tir dialect: destination-passing loop-nest functions (DESIGN §5).
+
+```mlir
+tir.prim_func @add(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[m], f32>,
+                   %C: !tir.buffer<[n, m], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, m) {
+      %a = tir.load %A[i, j] : f32
+      %b = tir.load %B[j] : f32
+      %c = arith.addf %a, %b : f32
+      tir.store %C[i, j], %c : f32
+    }
+  }
+}
+```
+
+Buffer parameters bind the symbolic variables their shapes use as whole dimensions
+(match_buffer semantics; other occurrences are run-time checks); ``sym [m]`` adds
+integer parameters after the buffers for variables no buffer binds (call_tir_dyn).
+Loop variables and buffer indices are symbolic expressions; scalar computation uses
+xDSL's ``arith`` and ``math`` ops on SSA values. The outputs are the trailing buffers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import sympy
+from xdsl.dialects.builtin import (
+    FunctionType,
+    StringAttr,
+    SymbolNameConstraint,
+    UnitAttr,
+)
+from xdsl.dialects.utils.format import parse_func_op_like, print_func_op_like
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    IsolatedFromAbove,
+    MemoryAllocEffect,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    NoTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from xrelax.diagnostics import IRError
+from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects.dims import DimsAttr, parse_dims_text, take_angle_body
+from xrelax.dialects.symbolic import Dims
+
+
+@irdl_attr_definition
+class BufferType(ParametrizedAttribute, TypeAttribute):
+    """``!tir.buffer<[n, m], f32>``: a buffer of a symbolic shape and an element type."""
+
+    name = "tir.buffer"
+
+    shape: DimsAttr
+    dtype: Attribute
+
+    @staticmethod
+    def of(shape: Iterable[int | str | sympy.Expr], dtype: Attribute) -> BufferType:
+        """A buffer type from dims and an element type."""
+        return BufferType(DimsAttr.of(shape), dtype)
+
+    @property
+    def dims(self) -> Dims:
+        """The symbolic dims."""
+        return self.shape.data
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        text, start = take_angle_body(parser)
+        shape_text, sep, dtype_text = text.rpartition(",")
+        if not sep or not shape_text.strip().startswith("["):
+            parser.raise_error("expected '[dims], <dtype>'", start, start + len(text))
+        dtype = dtypes.BY_NAME.get(dtype_text.strip())
+        if dtype is None:
+            at = start + len(shape_text) + 1
+            parser.raise_error(
+                f"unsupported element type '{dtype_text.strip()}'", at, at + len(dtype_text)
+            )
+        return (DimsAttr(parse_dims_text(parser, shape_text, start)), dtype)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<{symbolic.format_dims(self.dims)}, {dtypes.NAME_OF[self.dtype]}>"
+        )
+
+    def verify(self) -> None:
+        if not dtypes.is_dtype(self.dtype):
+            raise VerifyException(f"unsupported element type {self.dtype}")
+
+
+@irdl_op_definition
+class PrimFuncOp(IRDLOperation):
+    """``tir.prim_func @f(%A: !tir.buffer<...>, ...) sym [m] { ... }``."""
+
+    name = "tir.prim_func"
+
+    body = region_def("single_block")
+    sym_name = prop_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    sym_params = prop_def(DimsAttr)
+    sym_visibility = opt_prop_def(StringAttr)
+
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), NoTerminator())
+
+    def __init__(
+        self,
+        name: str,
+        buffers: Sequence[BufferType],
+        sym_params: Iterable[str] = (),
+        body: Region | None = None,
+    ) -> None:
+        body = body if body is not None else Region(Block(arg_types=buffers))
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "function_type": FunctionType.from_lists(buffers, []),
+                "sym_params": DimsAttr.of(sym_params),
+            },
+            regions=[body],
+        )
+
+    @property
+    def buffer_types(self) -> tuple[BufferType, ...]:
+        """The buffer parameter types (inputs, then outputs)."""
+        return self.function_type.inputs.data  # type: ignore[return-value]
+
+    @property
+    def sym_param_names(self) -> list[str]:
+        """The names of the extra integer parameters."""
+        return [d.name for d in self.sym_params.data]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PrimFuncOp:
+        name = parser.parse_symbol_name().data
+        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+        sym_params: Dims = ()
+        if parser.parse_optional_keyword("sym") is not None:
+            from xrelax.dialects.relax import parse_bracket_dims
+
+            sym_params = parse_bracket_dims(parser)
+        extra = parser.parse_optional_attr_dict_with_keyword(
+            ("sym_name", "function_type", "sym_params")
+        )
+        region = parser.parse_region(args)
+        op = PrimFuncOp(name, [a.type for a in args], (), region)  # type: ignore[misc]
+        op.sym_params = DimsAttr(sym_params)
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string("(")
+        printer.print_list(self.body.block.args, printer.print_block_argument)
+        printer.print_string(")")
+        if self.sym_params.data:
+            printer.print_string(f" sym {symbolic.format_dims(self.sym_params.data)}")
+        printer.print_op_attributes(
+            self.attributes,
+            reserved_attr_names=("sym_name", "function_type", "sym_params"),
+            print_keyword=True,
+        )
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    def verify_(self) -> None:
+        if self.function_type.outputs.data:
+            raise VerifyException("a tir.prim_func returns nothing (outputs are buffers)")
+        if self.body.block.arg_types != self.function_type.inputs.data:
+            raise VerifyException("entry block argument types differ from the function type")
+        for index, type_ in enumerate(self.function_type.inputs.data):
+            if not isinstance(type_, BufferType):
+                raise VerifyException(f"parameter #{index} must be a !tir.buffer")
+        for param in self.sym_params.data:
+            if not param.is_Symbol:
+                raise VerifyException("sym [...] lists plain symbolic variable names")
+        verify_prim_func_scoping(self)
+
+    def bound_vars(self) -> set[str]:
+        """Variables defined by the signature: whole buffer dims and ``sym`` params."""
+        names = set(self.sym_param_names)
+        for buffer in self.buffer_types:
+            names |= {d.name for d in buffer.dims if d.is_Symbol}
+        return names
+
+
+def verify_prim_func_scoping(func: PrimFuncOp) -> None:
+    """Every symbolic variable is defined (signature or enclosing loop), loop
+    variables do not shadow, loads and stores address buffers."""
+    defined = func.bound_vars()
+    for index, buffer in enumerate(func.buffer_types):
+        if missing := buffer.shape.free_vars() - defined:
+            raise IRError(
+                func,
+                f"buffer #{index} uses symbolic variable(s) {', '.join(sorted(missing))} "
+                "that no buffer binds as a whole dimension and no sym parameter names",
+            )
+    _walk(func.body.block, defined, set(func.body.block.args))
+
+
+def _walk(block: Block, defined: set[str], buffers: set[SSAValue]) -> None:
+    for op in block.ops:
+        used: set[str] = set()
+        if isinstance(op, ForOp):
+            used = op.bounds.free_vars()
+        elif isinstance(op, LoadOp | StoreOp):
+            used = op.indices.free_vars()
+        elif isinstance(op, IndexOp):
+            used = op.value.free_vars()
+        elif isinstance(op, AllocBufferOp):
+            used = op.buffer.type.shape.free_vars()
+        if missing := used - defined:
+            raise IRError(op, f"uses undefined symbolic variable(s) {', '.join(sorted(missing))}")
+        if isinstance(op, LoadOp | StoreOp) and op.buffer not in buffers:
+            raise IRError(op, "addresses a value that is not a buffer of this prim_func")
+        if isinstance(op, ForOp):
+            if op.var_name in defined:
+                raise IRError(op, f"loop variable '{op.var_name}' shadows an existing variable")
+            _walk(op.body.block, defined | {op.var_name}, buffers)
+        elif op.regions:
+            for region in op.regions:
+                for inner in region.blocks:
+                    _walk(inner, defined, buffers)
+        if isinstance(op, AllocBufferOp):
+            buffers.add(op.buffer)
+
+
+@irdl_op_definition
+class AllocBufferOp(IRDLOperation):
+    """``%T = tir.alloc_buffer : !tir.buffer<[n], f32>``: a buffer local to the function."""
+
+    name = "tir.alloc_buffer"
+
+    buffer = result_def(BufferType)
+    traits = traits_def(MemoryAllocEffect())
+    assembly_format = "attr-dict `:` type($buffer)"
+
+    def __init__(self, type_: BufferType) -> None:
+        super().__init__(result_types=[type_])
+
+
+@irdl_op_definition
+class ForOp(IRDLOperation):
+    """``tir.for i in [lo, hi) { ... }`` (``parallel`` marks a parallel loop)."""
+
+    name = "tir.for"
+
+    var = prop_def(StringAttr)
+    bounds = prop_def(DimsAttr)
+    parallel = opt_prop_def(UnitAttr)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
+
+    def __init__(
+        self,
+        var: str,
+        lower: int | sympy.Expr,
+        upper: int | sympy.Expr,
+        body: Region | None = None,
+        parallel: bool = False,
+    ) -> None:
+        super().__init__(
+            properties={
+                "var": StringAttr(var),
+                "bounds": DimsAttr.of([lower, upper]),
+                "parallel": UnitAttr() if parallel else None,
+            },
+            regions=[body if body is not None else Region(Block())],
+        )
+
+    @property
+    def var_name(self) -> str:
+        """The loop variable."""
+        return self.var.data
+
+    @property
+    def lower(self) -> sympy.Expr:
+        """The inclusive lower bound."""
+        return self.bounds.data[0]
+
+    @property
+    def upper(self) -> sympy.Expr:
+        """The exclusive upper bound."""
+        return self.bounds.data[1]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ForOp:
+        var = parser.parse_identifier()
+        parser.parse_keyword("in")
+        start = parser.pos
+        content = parser.lexer.input.content
+        end = _closing_paren(content, start)
+        if end == -1 or content[start] != "[":
+            parser.raise_error("expected loop bounds '[lower, upper)'", start, start + 1)
+        bounds = parse_dims_text(parser, content[start:end] + "]", start)
+        if len(bounds) != 2:
+            parser.raise_error("expected loop bounds '[lower, upper)'", start, end + 1)
+        parser._resume_from(end + 1)  # noqa: SLF001
+        parallel = parser.parse_optional_keyword("parallel") is not None
+        attrs = parser.parse_optional_attr_dict_with_keyword(("var", "bounds", "parallel"))
+        op = ForOp(var, bounds[0], bounds[1], parser.parse_region(), parallel)
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        lower, upper = (symbolic.format_expr(b) for b in self.bounds.data)
+        printer.print_string(f" {self.var_name} in [{lower}, {upper})")
+        if self.parallel is not None:
+            printer.print_string(" parallel")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body)
+
+    def verify_(self) -> None:
+        if len(self.bounds.data) != 2:
+            raise VerifyException("tir.for has exactly two bounds")
+
+
+def _closing_paren(content: str, start: int) -> int:
+    """The index of the ``)`` that closes ``[lower, upper)``, or -1."""
+    depth = 0
+    for index in range(start + 1, len(content)):
+        char = content[index]
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            if depth == 0:
+                return index
+            depth -= 1
+        elif char in "\n{":
+            break
+    return -1
+
+
+def _parse_indices(parser: Parser) -> Dims:
+    from xrelax.dialects.relax import parse_bracket_dims
+
+    return parse_bracket_dims(parser)
+
+
+def _check_indices(op: Operation, buffer: SSAValue, indices: Dims) -> BufferType:
+    type_ = buffer.type
+    if not isinstance(type_, BufferType):
+        raise VerifyException("expected a !tir.buffer operand")
+    if len(indices) != len(type_.dims):
+        raise VerifyException(
+            f"{len(indices)} indices for a buffer of rank {len(type_.dims)}"
+        )
+    return type_
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """``%v = tir.load %A[i, j] : f32``; with ``pad %p`` an out-of-bounds index reads ``%p``."""
+
+    name = "tir.load"
+
+    buffer = operand_def(BufferType)
+    pad = opt_operand_def()
+    indices = prop_def(DimsAttr)
+    result = result_def()
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(
+        self,
+        buffer: SSAValue,
+        indices: Iterable[int | str | sympy.Expr],
+        pad: SSAValue | None = None,
+    ) -> None:
+        assert isinstance(buffer.type, BufferType)
+        super().__init__(
+            operands=[buffer, [pad] if pad is not None else []],
+            properties={"indices": DimsAttr.of(indices)},
+            result_types=[buffer.type.dtype],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        buffer = parser.parse_unresolved_operand()
+        indices = _parse_indices(parser)
+        pad = None
+        if parser.parse_optional_keyword("pad") is not None:
+            pad = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        dtype = parser.parse_type()
+        buffer_value = parser.resolve_operand(buffer, _buffer_type_of(parser, buffer, dtype))
+        pad_value = [parser.resolve_operand(pad, dtype)] if pad is not None else []
+        return cls.create(
+            operands=[buffer_value, *pad_value],
+            properties={"indices": DimsAttr(indices)},
+            result_types=[dtype],
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.buffer)
+        printer.print_string(symbolic.format_dims(self.indices.data))
+        if self.pad is not None:
+            printer.print_string(" pad ")
+            printer.print_operand(self.pad)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        type_ = _check_indices(self, self.buffer, self.indices.data)
+        if self.result.type != type_.dtype:
+            raise VerifyException(
+                f"loads {self.result.type} from a buffer of {dtypes.NAME_OF[type_.dtype]}"
+            )
+        if self.pad is not None and self.pad.type != type_.dtype:
+            raise VerifyException("the pad value has a different type than the buffer")
+
+
+def _buffer_type_of(parser: Parser, operand, dtype: Attribute) -> Attribute:
+    """The type of an already-defined buffer operand (buffers are never forward-used)."""
+    values = parser.ssa_values.get(operand.operand_name)
+    if values is None:
+        parser.raise_error(f"use of undefined buffer %{operand.operand_name}", operand.span)
+    return values[operand.index].type
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """``tir.store %B[i, j], %v : f32``."""
+
+    name = "tir.store"
+
+    buffer = operand_def(BufferType)
+    value = operand_def()
+    indices = prop_def(DimsAttr)
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(
+        self, buffer: SSAValue, indices: Iterable[int | str | sympy.Expr], value: SSAValue
+    ) -> None:
+        super().__init__(operands=[buffer, value], properties={"indices": DimsAttr.of(indices)})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        buffer = parser.parse_unresolved_operand()
+        indices = _parse_indices(parser)
+        parser.parse_punctuation(",")
+        value = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        dtype = parser.parse_type()
+        return cls.create(
+            operands=[
+                parser.resolve_operand(buffer, _buffer_type_of(parser, buffer, dtype)),
+                parser.resolve_operand(value, dtype),
+            ],
+            properties={"indices": DimsAttr(indices)},
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.buffer)
+        printer.print_string(symbolic.format_dims(self.indices.data))
+        printer.print_string(", ")
+        printer.print_operand(self.value)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        type_ = _check_indices(self, self.buffer, self.indices.data)
+        if self.value.type != type_.dtype:
+            raise VerifyException(
+                f"stores {self.value.type} into a buffer of {dtypes.NAME_OF[type_.dtype]}"
+            )
+
+
+@irdl_op_definition
+class IndexOp(IRDLOperation):
+    """``%v = tir.index i * 2 + j : i64``: the value of a symbolic index expression."""
+
+    name = "tir.index"
+
+    value = prop_def(DimsAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, expr: int | str | sympy.Expr, type_: Attribute = dtypes.I64) -> None:
+        super().__init__(properties={"value": DimsAttr.of([expr])}, result_types=[type_])
+
+    @property
+    def expr(self) -> sympy.Expr:
+        """The expression."""
+        return self.value.data[0]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IndexOp:
+        start = parser.pos
+        content = parser.lexer.input.content
+        end = content.find(":", start)
+        newline = content.find("\n", start)
+        if end == -1 or (newline != -1 and newline < end):
+            parser.raise_error("expected '<expr> : <integer type>'", start, start + 1)
+        (expr,) = parse_dims_text(parser, "[" + content[start:end] + "]", start - 1)
+        parser._resume_from(end)  # noqa: SLF001
+        parser.parse_punctuation(":")
+        return cls.create(
+            properties={"value": DimsAttr((expr,))}, result_types=[parser.parse_type()]
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {symbolic.format_expr(self.expr)} : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if len(self.value.data) != 1:
+            raise VerifyException("tir.index holds one expression")
+        if self.result.type not in (dtypes.I32, dtypes.I64):
+            raise VerifyException("tir.index produces i32 or i64")
+
+
+TIR_OPS = (PrimFuncOp, AllocBufferOp, ForOp, LoadOp, StoreOp, IndexOp)
+
+Tir = Dialect("tir", list(TIR_OPS), [BufferType])

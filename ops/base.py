@@ -1,0 +1,215 @@
+"""The operator protocol: what one relax operator class defines (DESIGN §4).
+
+An operator is one xDSL op class deriving from :class:`OperatorOp`. It declares its
+operands, result and properties (IRDL), and implements, in one place:
+
+* :meth:`OperatorOp.deduce` — dtype and symbolic shape deduction with the safety
+  net (unknown rank / shape / dtype propagate), raising :class:`RelaxError` on a
+  provable error; the verifier and the parser call it.
+* :meth:`OperatorOp.reference` — the numpy reference kernel (used by the reference
+  interpreter and as the run-time kernel of the safety net).
+* :meth:`OperatorOp.emit_te` — its legalization to TIR with the TE-style builder.
+
+The textual form is shared by all operators::
+
+    %r = relax.NAME %a, %b {attr = value} : (type(%a), type(%b)) -> type(%r)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import sympy
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BoolAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    IntAttr,
+)
+from xdsl.ir import Attribute
+
+from xrelax.dialects import symbolic
+from xrelax.dialects.dims import DimsAttr
+from xrelax.dialects.relax import (
+    UNKNOWN_DTYPE,
+    DeducedResultOp,
+    RelaxError,
+    ShapeType,
+    TensorType,
+    show_type,
+)
+from xrelax.dialects.symbolic import Dims
+
+Props = dict[str, Attribute]
+
+
+class OperatorOp(DeducedResultOp):
+    """Base class of relax operators (see the module docstring)."""
+
+    DATA_DEPENDENT: ClassVar[bool] = False
+    """True when the result shape depends on tensor values (never legalized to TIR)."""
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        """Compute the result with numpy (inputs and result are numpy arrays)."""
+        raise NotImplementedError(f"{cls.name} has no reference kernel")
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        """Build the result with the TE-style builder from input ``te.Tensor`` placeholders."""
+        raise NotImplementedError(f"{cls.name} has no TIR legalization")
+
+
+# --------------------------------------------------------------------------- type helpers
+
+
+def expect_tensor(type_: Attribute, what: str = "operand") -> TensorType:
+    """``type_`` as a tensor type, or a :class:`RelaxError`."""
+    if not isinstance(type_, TensorType):
+        raise RelaxError(f"expected a tensor {what}, got {show_type(type_)}")
+    return type_
+
+
+def expect_shape(type_: Attribute, what: str = "operand") -> ShapeType:
+    """``type_`` as a shape type, or a :class:`RelaxError`."""
+    if not isinstance(type_, ShapeType):
+        raise RelaxError(f"expected a shape {what}, got {show_type(type_)}")
+    return type_
+
+
+def tensor(shape: Dims | int | None, dtype: Attribute) -> TensorType:
+    """A result tensor type from dims, a rank, or None."""
+    return TensorType.of(shape if not isinstance(shape, tuple) else DimsAttr(shape), dtype)
+
+
+def known_shape(type_: TensorType) -> Dims | int | None:
+    """The most specific shape information of a tensor: dims, else rank, else None."""
+    return type_.dims if type_.dims is not None else type_.ndim
+
+
+def same_dtype(types: Sequence[TensorType]) -> Attribute:
+    """The common element type of ``types`` (unknown if any is unknown); error if two differ."""
+    known = {t.dtype for t in types if t.dtype != UNKNOWN_DTYPE}
+    if len(known) > 1:
+        names = ", ".join(sorted(show_type(t) for t in types))
+        raise RelaxError(f"operands must have the same element type, got {names}")
+    if len(known) == 1 and all(t.dtype != UNKNOWN_DTYPE for t in types):
+        return known.pop()
+    return UNKNOWN_DTYPE
+
+
+def broadcast_dims(a: Dims, b: Dims) -> Dims | None:
+    """Numpy broadcasting of symbolic shapes; None when it cannot be decided statically.
+
+    ``(n, m) + (m)`` -> ``(n, m)``; ``(n, 1, m) + (2, m)`` -> ``(n, 2, m)``; a provable
+    mismatch such as ``(n, 3) + (n, 4)`` raises.
+    """
+    rank = max(len(a), len(b))
+    a = (sympy.Integer(1),) * (rank - len(a)) + tuple(a)
+    b = (sympy.Integer(1),) * (rank - len(b)) + tuple(b)
+    out: list[sympy.Expr] = []
+    for index, (x, y) in enumerate(zip(a, b, strict=True)):
+        if symbolic.prove_equal(x, y) or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        elif x.is_Integer and y.is_Integer or (
+            symbolic.prove_not_equal(x, y) and _provably_not_one(x) and _provably_not_one(y)
+        ):
+            raise RelaxError(
+                f"dimension {index} of the broadcast shapes differs: "
+                f"{symbolic.format_expr(x)} vs {symbolic.format_expr(y)}"
+            )
+        else:
+            return None
+    return tuple(out)
+
+
+def _provably_not_one(x: sympy.Expr) -> bool:
+    return symbolic.prove_not_equal(x, 1)
+
+
+def broadcast_shape(types: Sequence[TensorType]) -> Dims | int | None:
+    """The broadcast result shape of tensors: dims, else the rank, else None."""
+    if any(t.ndim is None for t in types):
+        return None
+    rank = max(t.ndim for t in types)  # type: ignore[type-var]
+    if any(t.dims is None for t in types):
+        return rank
+    dims: Dims = types[0].dims  # type: ignore[assignment]
+    for t in types[1:]:
+        merged = broadcast_dims(dims, t.dims)  # type: ignore[arg-type]
+        if merged is None:
+            return rank
+        dims = merged
+    return dims
+
+
+def normalize_axis(axis: int, ndim: int, what: str = "axis") -> int:
+    """``axis`` in ``[0, ndim)`` (negative counts from the end), or a :class:`RelaxError`."""
+    if not -ndim <= axis < ndim:
+        raise RelaxError(f"{what} {axis} is out of range for rank {ndim}")
+    return axis % ndim
+
+
+# --------------------------------------------------------------------------- property helpers
+
+
+def prop_int(props: Props, name: str, default: int | None = None) -> int | None:
+    """An integer property (``1 : i64``) as an int."""
+    attr = props.get(name)
+    if attr is None:
+        return default
+    if isinstance(attr, IntegerAttr):
+        return int(attr.value.data)
+    if isinstance(attr, IntAttr):
+        return attr.data
+    raise RelaxError(f"property '{name}' must be an integer")
+
+
+def prop_ints(props: Props, name: str, default: Sequence[int] | None = None) -> list[int] | None:
+    """An integer-array property (``array<i64: 1, 0>``) as a list."""
+    attr = props.get(name)
+    if attr is None:
+        return None if default is None else list(default)
+    if isinstance(attr, DenseArrayBase):
+        return [int(v) for v in attr.get_values()]
+    if isinstance(attr, ArrayAttr):
+        return [prop_int({"v": v}, "v") for v in attr.data]  # type: ignore[misc]
+    if isinstance(attr, IntegerAttr):
+        return [int(attr.value.data)]
+    raise RelaxError(f"property '{name}' must be an array of integers")
+
+
+def prop_bool(props: Props, name: str, default: bool = False) -> bool:
+    """A boolean property (``true``) as a bool."""
+    attr = props.get(name)
+    if attr is None:
+        return default
+    if isinstance(attr, IntegerAttr) and attr.type.width.data == 1:
+        return bool(attr.value.data)
+    if isinstance(attr, BoolAttr):
+        return bool(attr.value.data)
+    raise RelaxError(f"property '{name}' must be a boolean")
+
+
+def prop_float(props: Props, name: str, default: float) -> float:
+    """A float property (``1.0e-05 : f32``) as a float."""
+    attr = props.get(name)
+    if attr is None:
+        return default
+    if isinstance(attr, FloatAttr):
+        return float(attr.value.data)
+    if isinstance(attr, IntegerAttr):
+        return float(attr.value.data)
+    raise RelaxError(f"property '{name}' must be a float")
+
+
+def numpy_result(value: Any, dtype: np.dtype | None = None) -> np.ndarray:
+    """A numpy array (0-d results stay arrays, not scalars)."""
+    array = np.asarray(value)
+    return array.astype(dtype, copy=False) if dtype is not None else array
