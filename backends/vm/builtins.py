@@ -54,7 +54,7 @@ def list_funcs() -> list[str]:
 
 @register_func("vm.builtin.alloc_storage")
 def alloc_storage(size_bytes: int, dtype_hint: str) -> np.ndarray:
-    """A 64-byte aligned uint8 buffer of ``size_bytes`` bytes."""
+    """A 64-byte aligned uint8 buffer of ``size_bytes`` bytes (any address when empty)."""
     if size_bytes < 0:
         raise VMError(f"alloc_storage: negative size {size_bytes}")
     raw = np.empty(size_bytes + STORAGE_ALIGNMENT, np.uint8)

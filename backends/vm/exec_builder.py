@@ -254,7 +254,7 @@ def _check(func: _PendingFunction) -> None:
             warnings.warn(
                 f"function '{name}': input register %{reg} is never used",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
 
 

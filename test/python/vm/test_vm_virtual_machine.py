@@ -304,6 +304,29 @@ def test_error_names_the_innermost_vm_function() -> None:
         VirtualMachine(ib.get())["main"](1)
 
 
+def test_vm_errors_from_builtins_name_the_function_once() -> None:
+    ib = ExecBuilder()
+    with ib.function("main", num_inputs=1):
+        ib.emit_call("vm.builtin.alloc_storage", args=[ib.imm(8), "float32"], dst=ib.r(1))
+        ib.emit_call("vm.builtin.check_tensor_info", args=[ib.r(0), ib.imm(1), "", "main: x"])
+        ib.emit_call("vm.builtin.shape_of", args=[ib.r(0)], dst=ib.r(3))
+        ib.emit_call(
+            "vm.builtin.alloc_tensor", args=[ib.r(1), ib.imm(0), ib.r(3), "float32"], dst=ib.r(2)
+        )
+        ib.emit_ret(ib.r(2))
+    run = VirtualMachine(ib.get())["main"]
+    assert run(np.zeros(2)).shape == (2,)
+    with pytest.raises(VMError) as info:
+        run(np.zeros((1, 1)))
+    assert str(info.value) == "main: x: expected rank 1, got rank 2"
+    with pytest.raises(VMError) as info:
+        run(np.zeros(3))
+    assert str(info.value) == (
+        "main: alloc_tensor: a float32 tensor of shape (3,) (12 bytes) at offset 0 does "
+        "not fit in a storage of 8 bytes"
+    )
+
+
 def test_register_read_before_write_on_some_path() -> None:
     ib = ExecBuilder()
     with ib.function("main", num_inputs=1):
