@@ -57,6 +57,14 @@ class IRError(VerifyException):
         self.message = message
 
 
+class LocatedParseError(Exception):
+    """A parse error found after parsing, at a known location."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(str(diagnostic))
+        self.diagnostic = diagnostic
+
+
 class DiagnosticError(DiagnosticException):
     """Raised by the tools' front door: carries a ready-to-print :class:`Diagnostic`."""
 
@@ -93,6 +101,25 @@ class LocatingParser(Parser):
         line = _bisect_right(self._line_starts, position)
         column = position - self._line_starts[line - 1] + 1
         return Location(self.file_name, line + self.line_offset, column)
+
+    def parse_module(self, allow_implicit_module: bool = True):
+        """Parse; a value used but never defined is reported at its first use."""
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError:
+            undefined = self.forward_ssa_references
+            if not undefined:
+                raise
+            name, values = next(iter(undefined.items()))
+            uses = [use.operation for value in values.values() for use in value.uses]
+            loc = op_location(uses[0]) if uses else None
+            message = (
+                f"use of undefined value %{name} (values of a region, such as the dataflow "
+                "values of a relax.dataflow, are not visible outside it)"
+            )
+            if loc is None:
+                raise
+            raise LocatedParseError(Diagnostic("error", message, loc)) from None
 
     def parse_operation(self) -> Operation:
         start = self.pos
@@ -149,9 +176,10 @@ def op_diagnostic(op: Operation, message: str, severity: str = "error") -> Diagn
 def verify_module(module: Operation) -> None:
     """Verify ``module``, raising :class:`IRError` that names the first failing op.
 
-    Ops are verified in post-order (nested ops first), like ``Operation.verify``.
+    Ops are verified in pre-order (an op before the ops nested in it), as MLIR's
+    verifier does, so a function's signature is checked before its body.
     """
-    for op in module.walk(reverse=False, region_first=True):
+    for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
         except IRError:
@@ -163,3 +191,29 @@ def verify_module(module: Operation) -> None:
 def _strip_prefix(message: str) -> str:
     prefix = "Operation does not verify: "
     return message[len(prefix) :] if message.startswith(prefix) else message
+
+
+_handlers: list[list[Diagnostic]] = []
+
+
+def emit_warning(op: Operation, message: str) -> None:
+    """Report a warning about ``op`` (collected by the driver, else printed to stderr)."""
+    diagnostic = op_diagnostic(op, message, "warning")
+    if _handlers:
+        _handlers[-1].append(diagnostic)
+    else:
+        import sys
+
+        print(diagnostic, file=sys.stderr)
+
+
+class collect_warnings:  # noqa: N801 - used as a context manager like contextlib helpers
+    """``with collect_warnings() as found:`` gathers the warnings emitted inside."""
+
+    def __enter__(self) -> list[Diagnostic]:
+        self.found: list[Diagnostic] = []
+        _handlers.append(self.found)
+        return self.found
+
+    def __exit__(self, *exc: object) -> None:
+        _handlers.remove(self.found)

@@ -7,6 +7,7 @@ Operators (``relax.add``, ``relax.matmul``, ...) live in :mod:`xrelax.ops`;
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from io import StringIO
 from typing import ClassVar
@@ -59,6 +60,7 @@ from xdsl.traits import (
     IsTerminator,
     MemoryEffect,
     MemoryEffectKind,
+    OpTrait,
     Pure,
     ReturnLike,
     SymbolOpInterface,
@@ -466,6 +468,15 @@ class RelaxError(VerifyException):
     """A type or shape deduction error (the message says what was expected and found)."""
 
 
+@dataclass(frozen=True)
+class DeducesResultType(OpTrait):
+    """The op's single result type can be deduced: ``op.deduced_type()``.
+
+    The parser fills an omitted result type with it, the verifier checks a written one
+    against it, and ``relax-normalize`` refines a less specific written one to it.
+    """
+
+
 # ------------------------------------------------------------------------- structural ops
 
 
@@ -677,7 +688,7 @@ class MatchShapeOp(IRDLOperation):
     value = operand_def()
     pattern = prop_def(DimsAttr)
     result = result_def()
-    traits = traits_def(_PatternDefinesVars())
+    traits = traits_def(_PatternDefinesVars(), DeducesResultType())
 
     def __init__(self, value: SSAValue, pattern: Iterable[int | str | sympy.Expr]) -> None:
         dims = DimsAttr.of(pattern)
@@ -734,8 +745,11 @@ class MatchShapeOp(IRDLOperation):
                 f"pattern {symbolic.format_dims(self.pattern.data)} has rank "
                 f"{len(self.pattern.data)} but the value has rank {ndim}"
             )
-        deduced = self.infer_type(value_type, self.pattern.data)
-        check_declared_type(self.result.type, deduced)
+        check_declared_type(self.result.type, self.deduced_type())
+
+    def deduced_type(self) -> Attribute:
+        """The value's type with the pattern as its shape."""
+        return self.infer_type(self.value.type, self.pattern.data)
 
 
 @irdl_op_definition
@@ -746,7 +760,7 @@ class ShapeOp(IRDLOperation):
 
     dims = prop_def(DimsAttr)
     result = result_def(ShapeType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), DeducesResultType())
 
     def __init__(self, dims: Iterable[int | str | sympy.Expr]) -> None:
         attr = DimsAttr.of(dims)
@@ -771,7 +785,11 @@ class ShapeOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
-        check_declared_type(self.result.type, ShapeType(self.dims))
+        check_declared_type(self.result.type, self.deduced_type())
+
+    def deduced_type(self) -> Attribute:
+        """``!relax.shape`` of the dims."""
+        return ShapeType(self.dims)
 
 
 def _parse_optional_result(parser: Parser) -> Attribute | None:
@@ -796,6 +814,8 @@ class DeducedResultOp(IRDLOperation):
     can be deduced from its operand types and properties (the ``-> result`` part may be
     left out). Subclasses implement :meth:`deduce`.
     """
+
+    traits = traits_def(DeducesResultType())
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]) -> Attribute:
@@ -912,7 +932,7 @@ class GetItemOp(IRDLOperation):
     tuple = operand_def(TupleType)
     index = prop_def(IntAttr)
     result = result_def()
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), DeducesResultType())
 
     def __init__(self, value: SSAValue, index: int) -> None:
         super().__init__(
@@ -961,7 +981,11 @@ class GetItemOp(IRDLOperation):
         _print_functional_type(printer, [self.tuple], [self.result])
 
     def verify_(self) -> None:
-        check_declared_type(self.result.type, self.infer_type(self.tuple.type, self.index.data))
+        check_declared_type(self.result.type, self.deduced_type())
+
+    def deduced_type(self) -> Attribute:
+        """The element type."""
+        return self.infer_type(self.tuple.type, self.index.data)
 
 
 @irdl_op_definition

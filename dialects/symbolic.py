@@ -292,13 +292,15 @@ def _sort_key(expr: sympy.Expr) -> tuple[int, str]:
     return (0 if expr.is_Integer else 1, str(expr))
 
 
-def _term_order(term: sympy.Expr) -> tuple[int, int, str]:
-    """Sum terms print highest degree first, constants last, ties by text."""
+def _term_order(term: sympy.Expr) -> tuple[int, int, bool, str]:
+    """Sum terms print highest degree first, plain variables before function calls,
+    constants last, ties by text."""
     coeff, monomial = term.as_coeff_Mul()
     if monomial == 1:
-        return (1, 0, "")
+        return (1, 0, False, "")
     degree = sum(int(e) for _, e in monomial.as_powers_dict().items() if e.is_Integer)
-    return (0, -degree, _format_product(monomial))
+    has_call = bool(monomial.atoms(sympy.Function))
+    return (0, -degree, has_call, _format_product(monomial))
 
 
 def _format_term(term: sympy.Expr, first: bool) -> str:

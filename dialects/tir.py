@@ -192,7 +192,7 @@ class PrimFuncOp(IRDLOperation):
             print_keyword=True,
         )
         printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False)
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
 
     def verify_(self) -> None:
         if self.function_type.outputs.data:

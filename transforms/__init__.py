@@ -1,0 +1,44 @@
+"""Passes over relax/tir/vm IR, one module per pass, and the pass registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+
+from xdsl.passes import ModulePass
+
+# CLI name -> "module:class" of each pass xrelax defines.
+_PROJECT_PASSES: dict[str, str] = {
+    "relax-normalize": "xrelax.transforms.normalize:NormalizePass",
+}
+
+# Upstream xDSL passes that work on relax IR.
+_XDSL_PASSES = ("canonicalize", "cse", "dce")
+
+
+def _lazy(target: str) -> Callable[[], type[ModulePass]]:
+    module, _, cls = target.partition(":")
+
+    def load() -> type[ModulePass]:
+        return getattr(import_module(module), cls)
+
+    return load
+
+
+def _xdsl(name: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        from xdsl.transforms import get_all_passes
+
+        return get_all_passes()[name]()
+
+    return load
+
+
+def project_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """The passes xrelax defines, by CLI name, as lazy factories."""
+    return {name: _lazy(target) for name, target in _PROJECT_PASSES.items()}
+
+
+def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Our passes plus the upstream cleanups (canonicalize, cse, dce)."""
+    return {**project_passes(), **{name: _xdsl(name) for name in _XDSL_PASSES}}

@@ -1,0 +1,279 @@
+"""``relax-opt``: the opt-style driver over relax, tir and vm IR (DESIGN §8).
+
+mlir-opt conventions on top of xDSL's ``xDSLOptMain``: ``-p`` pipelines with options,
+``--split-input-file``, ``--print-op-generic``, stdin input, ``-o``; MLIR's
+``--verify-diagnostics`` (``expected-error`` annotations), the IR verified after
+every pass, ``--print-ir-before/after(-all)`` and a ``--time-passes`` report.
+Bad input gives a located one-line diagnostic and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+from io import StringIO
+from importlib.metadata import version
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from xrelax.diagnostics import (
+    Diagnostic,
+    IRError,
+    LocatedParseError,
+    LocatingParser,
+    collect_warnings,
+    op_diagnostic,
+    parse_error_diagnostic,
+    verify_module,
+)
+from xrelax.tools.expected_diagnostics import check_diagnostics, parse_expectations
+from xrelax.transforms.pass_manager import (
+    Instrumentation,
+    PassFailure,
+    PipelineError,
+    parse_passes,
+    run_passes,
+)
+
+SPLIT_MARKER = "// -----"
+
+
+class RelaxOptMain(xDSLOptMain):
+    """The relax-opt driver (``main`` is the console entry point)."""
+
+    def __init__(self, args: Sequence[str] | None = None) -> None:
+        super().__init__(description="xrelax modular optimizer driver", args=args)
+
+    def register_all_dialects(self) -> None:
+        from xrelax.dialects import all_dialects
+
+        for name, factory in all_dialects().items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self) -> None:
+        from xrelax.transforms import all_passes
+
+        for name, factory in all_passes().items():
+            self.register_pass(name, factory)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--print-ir-after-all", action="store_true", help="print the IR after every pass"
+        )
+        arg_parser.add_argument(
+            "--print-ir-before-all", action="store_true", help="print the IR before every pass"
+        )
+        arg_parser.add_argument(
+            "--print-ir-after",
+            default="",
+            metavar="PASS[,PASS]",
+            help="print the IR after the named passes",
+        )
+        arg_parser.add_argument(
+            "--print-ir-before",
+            default="",
+            metavar="PASS[,PASS]",
+            help="print the IR before the named passes",
+        )
+
+    def setup_pipeline(self) -> None:
+        self.passes = parse_passes(self.args.passes, self.available_passes)
+        for flag in ("print_ir_after", "print_ir_before"):
+            for name in filter(None, getattr(self.args, flag).split(",")):
+                if name not in self.available_passes:
+                    raise PipelineError(f"--{flag.replace('_', '-')}: unknown pass '{name}'")
+
+    # ------------------------------------------------------------------------ running
+
+    def run(self) -> int:  # type: ignore[override]
+        """Process every chunk of the input; the exit code is 1 if anything failed."""
+        name = self.args.input_file or "<stdin>"
+        text = _read_input(self.args.input_file)
+        chunks = _split(text) if self.args.split_input_file else [(text, 0)]
+        timings: list[tuple[str, float]] | None = [] if self.args.time_passes else None
+        instrumentation = Instrumentation(
+            print_before={p for p in self.args.print_ir_before.split(",") if p},
+            print_after={p for p in self.args.print_ir_after.split(",") if p},
+            print_before_all=self.args.print_ir_before_all,
+            print_after_all=self.args.print_ir_after_all,
+            generic=self.args.print_op_generic,
+            timings=timings,
+        )
+        failed = False
+        outputs: list[str] = []
+        for chunk, offset in chunks:
+            diagnostics: list[Diagnostic] = []
+            with collect_warnings() as warnings:
+                module = self._process(chunk, name, offset, instrumentation, diagnostics)
+            diagnostics = warnings + diagnostics
+            for diagnostic in diagnostics:
+                if diagnostic.source_line is None and diagnostic.location is not None:
+                    diagnostic.source_line = _line(text, diagnostic.location.line)
+            if self.args.verify_diagnostics:
+                expected = parse_expectations(chunk, offset)
+                for problem in check_diagnostics(expected, diagnostics, name):
+                    print(problem, file=sys.stderr)
+                    failed = True
+            else:
+                for diagnostic in diagnostics:
+                    print(diagnostic, file=sys.stderr)
+                    failed |= diagnostic.severity == "error"
+            if module is not None and not any(d.severity == "error" for d in diagnostics):
+                start = time.perf_counter()
+                outputs.append(self.output_resulting_program(module))
+                if timings is not None:
+                    timings.append(("(output)", time.perf_counter() - start))
+        self._write_output((SPLIT_MARKER + "\n").join(outputs))
+        if timings is not None:
+            _print_timings(timings)
+        return 1 if failed else 0
+
+    def _process(
+        self,
+        text: str,
+        name: str,
+        offset: int,
+        instrumentation: Instrumentation,
+        diagnostics: list[Diagnostic],
+    ) -> ModuleOp | None:
+        start = time.perf_counter()
+        parser = LocatingParser(self.ctx, text, name, offset)
+        try:
+            module = (
+                ModuleOp([])
+                if _is_blank(text)
+                else parser.parse_module(not self.args.no_implicit_module)
+            )
+        except ParseError as err:
+            diagnostics.append(parse_error_diagnostic(err, offset))
+            return None
+        except LocatedParseError as err:
+            diagnostics.append(err.diagnostic)
+            return None
+        except VerifyException as err:
+            location = parser.location_of(parser.pos)
+            diagnostics.append(Diagnostic("error", str(err), location))
+            return None
+        if instrumentation.timings is not None:
+            instrumentation.timings.append(("(parse)", time.perf_counter() - start))
+        if not self.args.disable_verify:
+            try:
+                verify_module(module)
+            except IRError as err:
+                diagnostics.append(op_diagnostic(err.op, err.message))
+                return None
+        try:
+            run_passes(
+                self.ctx, module, self.passes, instrumentation, not self.args.disable_verify
+            )
+        except PassFailure as failure:
+            diagnostics.append(_failure_diagnostic(failure))
+            return None
+        return module
+
+    def _write_output(self, text: str) -> None:
+        if self.args.output_file is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            with open(self.args.output_file, "w") as stream:
+                stream.write(text)
+
+
+def _failure_diagnostic(failure: PassFailure) -> Diagnostic:
+    error = failure.error
+    op = getattr(error, "op", None)
+    message = getattr(error, "message", None) or str(error).split("\n", 1)[0]
+    if op is None:
+        return Diagnostic("error", f"pass '{failure.pass_name}' failed: {message}")
+    diagnostic = op_diagnostic(op, message)
+    if failure.invalid_ir:
+        diagnostic.message = f"pass '{failure.pass_name}' produced invalid IR: {diagnostic.message}"
+    return diagnostic
+
+
+def _read_input(path: str | None) -> str:
+    if path is None:
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as stream:
+            return stream.read()
+    except OSError as err:
+        raise UsageError(f"cannot open input file '{path}': {err.strerror}") from None
+
+
+def _split(text: str) -> list[tuple[str, int]]:
+    """Chunks separated by ``// -----`` lines, with the line offset of each."""
+    chunks: list[tuple[str, int]] = []
+    current: list[str] = []
+    start = 0
+    for index, line in enumerate(text.splitlines(keepends=True)):
+        if line.strip() == SPLIT_MARKER:
+            chunks.append(("".join(current), start))
+            current, start = [], index + 1
+        else:
+            current.append(line)
+    chunks.append(("".join(current), start))
+    return chunks
+
+
+def _is_blank(text: str) -> bool:
+    """True when ``text`` holds only whitespace and ``//`` comments."""
+    return all(not line.strip() or line.lstrip().startswith("//") for line in text.splitlines())
+
+
+def _line(text: str, line: int) -> str | None:
+    lines = text.splitlines()
+    return lines[line - 1] if 0 < line <= len(lines) else None
+
+
+def _print_timings(timings: list[tuple[str, float]]) -> None:
+    totals: dict[str, float] = {}
+    for name, seconds in timings:
+        totals[name] = totals.get(name, 0.0) + seconds
+    total = sum(totals.values()) or 1e-12
+    out = StringIO()
+    rule = "===" + "-" * 73 + "==="
+    out.write(f"{rule}\n{'... Execution time report ...':^79}\n{rule}\n")
+    out.write(f"  Total Execution Time: {total:.4f} seconds\n\n")
+    out.write("  ----Wall Time----  ----Name----\n")
+    for name, seconds in totals.items():
+        out.write(f"  {seconds:8.4f} ({100 * seconds / total:5.1f}%)  {name}\n")
+    out.write(f"  {total:8.4f} (100.0%)  Total\n")
+    sys.stderr.write(out.getvalue())
+
+
+class UsageError(Exception):
+    """A command-line problem reported as one line."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point."""
+    try:
+        driver = RelaxOptMain(argv)
+        return driver.run()
+    except (PipelineError, UsageError) as err:
+        print(f"relax-opt: error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:  # noqa: BLE001 - an internal error is still one line
+        print(f"relax-opt: internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        if os.environ.get("XRELAX_DEBUG"):
+            traceback.print_exc()
+        else:
+            print("(set XRELAX_DEBUG=1 for the Python traceback)", file=sys.stderr)
+        return 2
+
+
+RelaxOptMain.version_format = f"relax-opt {version('xrelax')} (xdsl {{xdsl_version}})"
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""Running pass pipelines: parsing a pipeline string, expanding named pipelines,
+verifying the IR after every pass, and the instrumentation of ``relax-opt``
+(print the IR before/after passes, time them)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
+
+from xrelax.diagnostics import IRError, verify_module
+
+
+class PipelineError(ValueError):
+    """A pipeline string that names an unknown pass or gives bad options."""
+
+
+class PassFailure(Exception):
+    """A pass failed, or left invalid IR; ``error`` is the diagnostic, ``pass_name`` the pass."""
+
+    def __init__(self, pass_name: str, error: Exception, invalid_ir: bool) -> None:
+        super().__init__(str(error))
+        self.pass_name = pass_name
+        self.error = error
+        self.invalid_ir = invalid_ir
+
+
+class PipelinePass(ModulePass):
+    """A named pipeline: a pass that stands for a sequence of passes.
+
+    The pass manager expands it, so instrumentation sees every component.
+    """
+
+    def passes(self) -> list[ModulePass]:
+        """The component passes, in order."""
+        raise NotImplementedError
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for component in self.passes():
+            component.apply(ctx, op)
+
+
+def parse_passes(
+    spec: str, available: dict[str, Callable[[], type[ModulePass]]] | None = None
+) -> list[ModulePass]:
+    """The passes of a pipeline string ``a,b{opt=1},c``, named pipelines expanded."""
+    if available is None:
+        from xrelax.transforms import all_passes
+
+        available = all_passes()
+    if not spec.strip():
+        return []
+    try:
+        specs = list(parse_pipeline(spec))
+    except ArgSpecParseError as err:
+        raise PipelineError(f"malformed pass pipeline '{spec}': {err}") from None
+    passes: list[ModulePass] = []
+    for arg_spec in specs:
+        factory = available.get(arg_spec.name)
+        if factory is None:
+            raise PipelineError(
+                f"unknown pass '{arg_spec.name}' (available: {', '.join(sorted(available))})"
+            )
+        try:
+            instance = factory().from_spec(arg_spec)
+        except (ValueError, TypeError) as err:
+            raise PipelineError(f"bad options for pass '{arg_spec.name}': {err}") from None
+        passes.extend(expand(instance))
+    return passes
+
+
+def expand(pass_: ModulePass) -> list[ModulePass]:
+    """A pass, or the passes of a named pipeline, recursively."""
+    if isinstance(pass_, PipelinePass):
+        return [p for component in pass_.passes() for p in expand(component)]
+    return [pass_]
+
+
+@dataclass
+class Instrumentation:
+    """What to report around each pass (the ``relax-opt`` debugging flags)."""
+
+    print_before: set[str] = field(default_factory=set)
+    print_after: set[str] = field(default_factory=set)
+    print_before_all: bool = False
+    print_after_all: bool = False
+    generic: bool = False
+    stream: TextIO = sys.stderr
+    timings: list[tuple[str, float]] | None = None
+
+    def _dump(self, when: str, pass_: ModulePass, module: ModuleOp) -> None:
+        self.stream.write(f"// -----// IR Dump {when} {pass_.name} //----- //\n")
+        Printer(stream=self.stream, print_generic_format=self.generic).print_op(module)
+        self.stream.write("\n\n")
+
+    def before(self, pass_: ModulePass, module: ModuleOp) -> None:
+        if self.print_before_all or pass_.name in self.print_before:
+            self._dump("Before", pass_, module)
+
+    def after(self, pass_: ModulePass, module: ModuleOp, seconds: float) -> None:
+        if self.timings is not None:
+            self.timings.append((pass_.name, seconds))
+        if self.print_after_all or pass_.name in self.print_after:
+            self._dump("After", pass_, module)
+
+
+def run_passes(
+    ctx: Context,
+    module: ModuleOp,
+    passes: Sequence[ModulePass],
+    instrumentation: Instrumentation | None = None,
+    verify: bool = True,
+) -> None:
+    """Apply ``passes`` in order, verifying the IR after each one.
+
+    Raises :class:`PassFailure` naming the pass that failed or produced invalid IR.
+    """
+    for pass_ in passes:
+        if instrumentation is not None:
+            instrumentation.before(pass_, module)
+        start = time.perf_counter()
+        try:
+            pass_.apply(ctx, module)
+        except DiagnosticException as err:
+            raise PassFailure(pass_.name, err, invalid_ir=False) from err
+        elapsed = time.perf_counter() - start
+        if verify:
+            try:
+                verify_module(module)
+            except IRError as err:
+                raise PassFailure(pass_.name, err, invalid_ir=True) from err
+        if instrumentation is not None:
+            instrumentation.after(pass_, module, elapsed)
