@@ -1,1 +1,112 @@
-"""xrelax: Relax on xDSL."""
+"""xrelax: Relax, the dynamic-shape IR of Apache TVM, on xDSL.
+
+The Python API (DESIGN §8)::
+
+    import xrelax
+    m = xrelax.parse(text)                        # a verified builtin.module
+    m = xrelax.apply(m, "relax-normalize")        # run a pipeline string
+    print(xrelax.print_module(m))
+
+Errors are :class:`CompileError` whose message is the located one-line diagnostic.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from xrelax.diagnostics import CompileError
+
+if TYPE_CHECKING:
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import ModuleOp
+
+_CONTEXT: Context | None = None
+
+
+def context() -> Context:
+    """The shared xDSL context with every xrelax dialect registered."""
+    global _CONTEXT
+    if _CONTEXT is None:
+        from xrelax.dialects import make_context
+
+        _CONTEXT = make_context()
+    return _CONTEXT
+
+
+def parse(text: str, name: str = "<string>") -> ModuleOp:
+    """Parse and verify a module; raises :class:`CompileError`."""
+    from xdsl.utils.exceptions import ParseError, VerifyException
+    from xrelax.diagnostics import (
+        Diagnostic,
+        IRError,
+        LocatedParseError,
+        LocatingParser,
+        op_diagnostic,
+        parse_error_diagnostic,
+        verify_module,
+    )
+
+    parser = LocatingParser(context(), text, name)
+    try:
+        module = parser.parse_module()
+    except ParseError as err:
+        raise CompileError(parse_error_diagnostic(err)) from None
+    except LocatedParseError as err:
+        raise CompileError(err.diagnostic) from None
+    except VerifyException as err:
+        raise CompileError(Diagnostic("error", str(err), parser.location_of(parser.pos))) from None
+    try:
+        verify_module(module)
+    except IRError as err:
+        raise CompileError(op_diagnostic(err.op, err.message)) from None
+    return module
+
+
+def apply(module: ModuleOp, pipeline: str) -> ModuleOp:
+    """Run a pipeline string (``"relax-normalize,cse"``) on ``module`` in place; returns it."""
+    from xrelax.diagnostics import Diagnostic, op_diagnostic
+    from xrelax.transforms.pass_manager import (
+        PassFailure,
+        PipelineError,
+        parse_passes,
+        run_passes,
+    )
+
+    try:
+        run_passes(context(), module, parse_passes(pipeline))
+    except PipelineError as err:
+        raise CompileError(Diagnostic("error", str(err))) from None
+    except PassFailure as failure:
+        op = getattr(failure.error, "op", None)
+        message = getattr(failure.error, "message", None) or str(failure.error)
+        diagnostic = op_diagnostic(op, message) if op is not None else Diagnostic("error", message)
+        diagnostic.message = f"pass '{failure.pass_name}': {diagnostic.message}"
+        raise CompileError(diagnostic) from None
+    return module
+
+
+def print_module(module: ModuleOp, generic: bool = False) -> str:
+    """The textual form of ``module`` (``generic=True``: MLIR's generic op form)."""
+    from io import StringIO
+
+    from xdsl.printer import Printer
+
+    stream = StringIO()
+    Printer(stream=stream, print_generic_format=generic).print_op(module)
+    stream.write("\n")
+    return stream.getvalue()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BlockBuilder":
+        from xrelax.dialects.block_builder import BlockBuilder
+
+        return BlockBuilder
+    if name in ("VirtualMachine", "register_func", "Executable", "ExecBuilder", "VMError"):
+        from xrelax.backends import vm
+
+        return getattr(vm, name)
+    raise AttributeError(f"module 'xrelax' has no attribute '{name}'")
+
+
+__all__ = ["CompileError", "apply", "context", "parse", "print_module"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
@@ -65,8 +65,9 @@ class LocatedParseError(Exception):
         self.diagnostic = diagnostic
 
 
-class DiagnosticError(DiagnosticException):
-    """Raised by the tools' front door: carries a ready-to-print :class:`Diagnostic`."""
+class CompileError(DiagnosticException):
+    """The error of the Python API: its message is the located one-line diagnostic;
+    ``diagnostic`` holds the full :class:`Diagnostic`."""
 
     def __init__(self, diagnostic: Diagnostic) -> None:
         super().__init__(str(diagnostic).split("\n", 1)[0])
@@ -126,7 +127,9 @@ class LocatingParser(Parser):
         op = super().parse_operation()
         if not isinstance(op.location, FileLineColLoc):
             loc = self.location_of(start)
-            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.column))
+            op.location = FileLineColLoc(
+                StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.column)
+            )
         return op
 
 

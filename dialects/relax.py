@@ -10,7 +10,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from io import StringIO
-from typing import ClassVar
 
 import sympy
 from xdsl.dialects.builtin import (
@@ -23,8 +22,10 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
-    TensorType as BuiltinTensorType,
     UnitAttr,
+)
+from xdsl.dialects.builtin import (
+    TensorType as BuiltinTensorType,
 )
 from xdsl.dialects.utils.format import parse_func_op_like, print_func_op_like
 from xdsl.ir import (
@@ -41,6 +42,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     lazy_traits_def,
+    operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -48,9 +50,8 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
     var_result_def,
-    operand_def,
 )
-from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import (
     CallableOpInterface,
@@ -68,11 +69,20 @@ from xdsl.traits import (
     SymbolUserOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
-
-from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr, parse_dims_text, take_angle_body
 from xrelax.dialects.symbolic import Dims, SymbolicError
+from xrelax.dialects.syntax import (
+    parse_bracket_dims,
+    parse_defined_operand,
+    parse_operand_list,
+    parse_paren_types,
+    parse_result_types,
+    print_dims,
+    print_result_types,
+    resolve_operands,
+    split_properties,
+)
 
 # ----------------------------------------------------------------------------------- types
 
@@ -163,7 +173,7 @@ def _parse_tensor_body(text: str) -> tuple[str, str]:
 
 @irdl_attr_definition
 class TensorType(_ShapedType, ParametrizedAttribute, TypeAttribute):
-    """``!relax.tensor<[n, 4], f32>``, ``<ndim=2, f32>``, ``<*, f32>``; ``?`` for an unknown dtype."""
+    """``!relax.tensor<[n, 4], f32>``, ``<ndim=2, f32>``, ``<*, f32>``; ``?``: unknown dtype."""
 
     name = "relax.tensor"
 
@@ -361,7 +371,8 @@ def check_declared_type(declared: Attribute, deduced: Attribute, what: str = "re
             f"type {show_type(deduced)}; use relax.match_shape to assert it"
         )
     raise VerifyException(
-        f"declared {what} type {show_type(declared)} does not match the deduced type {show_type(deduced)}"
+        f"declared {what} type {show_type(declared)} does not match the deduced type "
+        f"{show_type(deduced)}"
     )
 
 
@@ -370,98 +381,6 @@ def show_type(type_: Attribute) -> str:
     stream = StringIO()
     Printer(stream=stream).print_attribute(type_)
     return stream.getvalue()
-
-
-
-
-# ------------------------------------------------------------------- shared textual helpers
-
-
-def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
-    """``%a, %b, ...`` (possibly empty)."""
-    operands: list[UnresolvedOperand] = []
-    first = parser.parse_optional_unresolved_operand()
-    if first is None:
-        return operands
-    operands.append(first)
-    while parser.parse_optional_punctuation(",") is not None:
-        operands.append(parser.parse_unresolved_operand())
-    return operands
-
-
-def parse_paren_types(parser: Parser) -> list[Attribute]:
-    """``(T1, T2)`` (possibly empty)."""
-    return parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
-
-
-def parse_result_types(parser: Parser) -> list[Attribute]:
-    """``T`` or ``(T1, T2)`` or ``()`` after a ``->``."""
-    if parser._current_token.text == "(":  # noqa: SLF001
-        return parse_paren_types(parser)
-    return [parser.parse_type()]
-
-
-def print_result_types(printer: Printer, types: Sequence[Attribute]) -> None:
-    """The inverse of :func:`parse_result_types`."""
-    if len(types) == 1:
-        printer.print_attribute(types[0])
-    else:
-        printer.print_string("(")
-        printer.print_list(types, printer.print_attribute)
-        printer.print_string(")")
-
-
-def resolve_operands(
-    parser: Parser, operands: Sequence[UnresolvedOperand], types: Sequence[Attribute], pos: int
-) -> list[SSAValue]:
-    """Resolve ``operands`` with ``types``, checking the counts agree."""
-    if len(operands) != len(types):
-        parser.raise_error(
-            f"expected {len(operands)} operand types, got {len(types)}", pos, parser.pos
-        )
-    return [parser.resolve_operand(o, t) for o, t in zip(operands, types, strict=True)]
-
-
-def parse_bracket_dims(parser: Parser) -> Dims:
-    """A ``[d0, d1, ...]`` list of symbolic expressions at the current token."""
-    if parser._current_token.text != "[":  # noqa: SLF001
-        parser.raise_error("expected '[' starting a list of symbolic dimensions")
-    start = parser.pos
-    end = _matching_bracket(parser, start)
-    text = parser.lexer.input.content[start : end + 1]
-    parser._resume_from(end + 1)  # noqa: SLF001
-    return parse_dims_text(parser, text, start)
-
-
-def _matching_bracket(parser: Parser, start: int) -> int:
-    content = parser.lexer.input.content
-    depth = 0
-    for index in range(start, len(content)):
-        char = content[index]
-        if char == "[":
-            depth += 1
-        elif char == "]":
-            depth -= 1
-            if depth == 0:
-                return index
-        elif char in "\n{}":
-            break
-    parser.raise_error("unterminated '[' in a list of symbolic dimensions", start, start + 1)
-
-
-def print_dims(printer: Printer, dims: Dims) -> None:
-    """``[d0, d1, ...]``."""
-    printer.print_string(symbolic.format_dims(dims))
-
-
-def split_properties(
-    op_type: type[IRDLOperation], attributes: dict[str, Attribute]
-) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
-    """Split a parsed attribute dictionary into (properties, discardable attributes)."""
-    names = op_type.get_irdl_definition().properties.keys()
-    props = {k: v for k, v in attributes.items() if k in names}
-    attrs = {k: v for k, v in attributes.items() if k not in names}
-    return props, attrs
 
 
 class RelaxError(VerifyException):
@@ -540,9 +459,7 @@ class FuncOp(IRDLOperation):
     @property
     def param_names(self) -> list[str]:
         """Parameter names from the SSA name hints (``arg<i>`` when absent)."""
-        return [
-            arg.name_hint or f"arg{index}" for index, arg in enumerate(self.body.block.args)
-        ]
+        return [arg.name_hint or f"arg{index}" for index, arg in enumerate(self.body.block.args)]
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
@@ -705,7 +622,9 @@ class MatchShapeOp(IRDLOperation):
             return TensorType(DimsAttr(pattern), value_type.dtype)
         if isinstance(value_type, ShapeType):
             return ShapeType(DimsAttr(pattern))
-        raise RelaxError(f"relax.match_shape expects a tensor or a shape, got {show_type(value_type)}")
+        raise RelaxError(
+            f"relax.match_shape expects a tensor or a shape, got {show_type(value_type)}"
+        )
 
     @classmethod
     def parse(cls, parser: Parser) -> MatchShapeOp:
@@ -818,7 +737,9 @@ class DeducedResultOp(IRDLOperation):
     traits = traits_def(DeducesResultType())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]
+    ) -> Attribute:
         """The result type; raises :class:`RelaxError` on a provable error."""
         raise NotImplementedError
 
@@ -901,7 +822,9 @@ class ShapeOfOp(DeducedResultOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]
+    ) -> Attribute:
         (value,) = operand_types
         if not isinstance(value, TensorType):
             raise RelaxError(f"expected a tensor, got {show_type(value)}")
@@ -919,7 +842,9 @@ class TupleOp(DeducedResultOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]
+    ) -> Attribute:
         return TupleType.of(operand_types)
 
 
@@ -947,7 +872,9 @@ class GetItemOp(IRDLOperation):
         if not isinstance(tuple_type, TupleType):
             raise RelaxError(f"expected a tuple, got {show_type(tuple_type)}")
         if not 0 <= index < len(tuple_type.types):
-            raise RelaxError(f"index {index} is out of range for a tuple of {len(tuple_type.types)}")
+            raise RelaxError(
+                f"index {index} is out of range for a tuple of {len(tuple_type.types)}"
+            )
         return tuple_type.types[index]
 
     @classmethod
@@ -1012,9 +939,13 @@ class ConstOp(IRDLOperation):
         result = parser.parse_type()
         after = parser.pos
         if not isinstance(result, TensorType) or result.dims is None:
-            parser.raise_error("relax.const needs a tensor type with a static shape", type_pos, after)
+            parser.raise_error(
+                "relax.const needs a tensor type with a static shape", type_pos, after
+            )
         if result.known_dtype is None or any(not d.is_Integer for d in result.dims):
-            parser.raise_error("relax.const needs a static shape and a known dtype", type_pos, after)
+            parser.raise_error(
+                "relax.const needs a static shape and a known dtype", type_pos, after
+            )
         builtin_type = BuiltinTensorType(result.dtype, [int(d) for d in result.dims])
         parser._resume_from(literal_pos)  # noqa: SLF001
         value = DenseIntOrFPElementsAttr.parse_with_type(parser, builtin_type)
@@ -1037,20 +968,21 @@ class ConstOp(IRDLOperation):
             value_type.get_shape()
         ):
             raise VerifyException(
-                f"constant of shape {list(value_type.get_shape())} does not match {show_type(type_)}"
+                f"constant of shape {list(value_type.get_shape())} does not match "
+                f"{show_type(type_)}"
             )
         if type_.dtype != value_type.get_element_type():
             raise VerifyException(f"constant element type differs from {show_type(type_)}")
 
 
-def _check_callee_is(op: Operation, callee: SymbolRefAttr, kind: str, op_types: tuple[type, ...]) -> Operation:
+def _check_callee_is(
+    op: Operation, callee: SymbolRefAttr, kind: str, op_types: tuple[type, ...]
+) -> Operation:
     found = SymbolTable.lookup_symbol(op, callee)
     if found is None:
         raise VerifyException(f"'@{callee.string_value()}' does not reference a {kind}")
     if not isinstance(found, op_types):
-        raise VerifyException(
-            f"'@{callee.string_value()}' is a {found.name}, expected a {kind}"
-        )
+        raise VerifyException(f"'@{callee.string_value()}' is a {found.name}, expected a {kind}")
     return found
 
 
@@ -1124,7 +1056,10 @@ class CallTIROp(IRDLOperation):
         result = parser.parse_type()
         return cls.create(
             operands=values,
-            properties={"callee": FlatSymbolRefAttr(callee), **({"sym_args": sym_args} if sym_args else {})},
+            properties={
+                "callee": FlatSymbolRefAttr(callee),
+                **({"sym_args": sym_args} if sym_args else {}),
+            },
             result_types=[result],
             attributes=attrs,
         )
@@ -1277,8 +1212,8 @@ class CallSymbolUser(SymbolUserOpInterface):
         for index, (param, arg) in enumerate(zip(params, op.args, strict=True)):
             if type_relation(_erase_dims(param), arg.type) == "no":
                 raise VerifyException(
-                    f"argument #{index} has type {show_type(arg.type)}, incompatible with parameter "
-                    f"type {show_type(param)} of @{callee.sym_name.data}"
+                    f"argument #{index} has type {show_type(arg.type)}, incompatible with "
+                    f"parameter type {show_type(param)} of @{callee.sym_name.data}"
                 )
 
 
@@ -1362,7 +1297,11 @@ class IfOp(IRDLOperation):
     else_region = region_def("single_block")
 
     def __init__(
-        self, cond: SSAValue, result_types: Sequence[Attribute], then_region: Region, else_region: Region
+        self,
+        cond: SSAValue,
+        result_types: Sequence[Attribute],
+        then_region: Region,
+        else_region: Region,
     ) -> None:
         super().__init__(
             operands=[cond], result_types=[result_types], regions=[then_region, else_region]
@@ -1370,7 +1309,7 @@ class IfOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> IfOp:
-        cond = parser.parse_operand()
+        cond = parse_defined_operand(parser)
         types: list[Attribute] = []
         if parser.parse_optional_punctuation("->") is not None:
             types = parse_result_types(parser)
@@ -1468,4 +1407,3 @@ def get_dialect() -> Dialect:
     from xrelax.ops import OPERATORS
 
     return Dialect("relax", [*STRUCTURAL_OPS, *OPERATORS], list(RELAX_TYPES))
-

@@ -231,9 +231,7 @@ def substitute(
     expr: sympy.Expr, mapping: Mapping[str | sympy.Symbol, int | sympy.Expr]
 ) -> sympy.Expr:
     """``expr`` with variables replaced by values or expressions, re-canonicalised."""
-    replacements = {
-        (sym(k) if isinstance(k, str) else k): as_expr(v) for k, v in mapping.items()
-    }
+    replacements = {(sym(k) if isinstance(k, str) else k): as_expr(v) for k, v in mapping.items()}
     return sympy.expand(expr.xreplace(replacements))
 
 

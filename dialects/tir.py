@@ -19,6 +19,8 @@ Buffer parameters bind the symbolic variables their shapes use as whole dimensio
 integer parameters after the buffers for variables no buffer binds (call_tir_dyn).
 Loop variables and buffer indices are symbolic expressions; scalar computation uses
 xDSL's ``arith`` and ``math`` ops on SSA values. The outputs are the trailing buffers.
+``tir.let t = %v : i64`` binds a symbolic variable to a computed integer for the ops
+after it, so an index may depend on data (``take`` reads positions from a buffer).
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from xdsl.dialects.builtin import (
     SymbolNameConstraint,
     UnitAttr,
 )
-from xdsl.dialects.utils.format import parse_func_op_like, print_func_op_like
 from xdsl.ir import (
     Attribute,
     Block,
@@ -68,11 +69,11 @@ from xdsl.traits import (
     SymbolOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
-
 from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr, parse_dims_text, take_angle_body
 from xrelax.dialects.symbolic import Dims
+from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand
 
 
 @irdl_attr_definition
@@ -109,9 +110,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         return (DimsAttr(parse_dims_text(parser, shape_text, start)), dtype)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(
-            f"<{symbolic.format_dims(self.dims)}, {dtypes.NAME_OF[self.dtype]}>"
-        )
+        printer.print_string(f"<{symbolic.format_dims(self.dims)}, {dtypes.NAME_OF[self.dtype]}>")
 
     def verify(self) -> None:
         if not dtypes.is_dtype(self.dtype):
@@ -165,8 +164,6 @@ class PrimFuncOp(IRDLOperation):
         args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
         sym_params: Dims = ()
         if parser.parse_optional_keyword("sym") is not None:
-            from xrelax.dialects.relax import parse_bracket_dims
-
             sym_params = parse_bracket_dims(parser)
         extra = parser.parse_optional_attr_dict_with_keyword(
             ("sym_name", "function_type", "sym_params")
@@ -231,6 +228,11 @@ def verify_prim_func_scoping(func: PrimFuncOp) -> None:
 
 def _walk(block: Block, defined: set[str], buffers: set[SSAValue]) -> None:
     for op in block.ops:
+        if isinstance(op, LetOp):
+            if op.var_name in defined:
+                raise IRError(op, f"let variable '{op.var_name}' shadows an existing variable")
+            defined = defined | {op.var_name}
+            continue
         used: set[str] = set()
         if isinstance(op, ForOp):
             used = op.bounds.free_vars()
@@ -364,20 +366,12 @@ def _closing_paren(content: str, start: int) -> int:
     return -1
 
 
-def _parse_indices(parser: Parser) -> Dims:
-    from xrelax.dialects.relax import parse_bracket_dims
-
-    return parse_bracket_dims(parser)
-
-
 def _check_indices(op: Operation, buffer: SSAValue, indices: Dims) -> BufferType:
     type_ = buffer.type
     if not isinstance(type_, BufferType):
         raise VerifyException("expected a !tir.buffer operand")
     if len(indices) != len(type_.dims):
-        raise VerifyException(
-            f"{len(indices)} indices for a buffer of rank {len(type_.dims)}"
-        )
+        raise VerifyException(f"{len(indices)} indices for a buffer of rank {len(type_.dims)}")
     return type_
 
 
@@ -408,15 +402,14 @@ class LoadOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> LoadOp:
-        buffer = parser.parse_unresolved_operand()
-        indices = _parse_indices(parser)
+        buffer_value = parse_defined_operand(parser)
+        indices = parse_bracket_dims(parser)
         pad = None
         if parser.parse_optional_keyword("pad") is not None:
             pad = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         dtype = parser.parse_type()
-        buffer_value = parser.resolve_operand(buffer, _buffer_type_of(parser, buffer, dtype))
         pad_value = [parser.resolve_operand(pad, dtype)] if pad is not None else []
         return cls.create(
             operands=[buffer_value, *pad_value],
@@ -446,14 +439,6 @@ class LoadOp(IRDLOperation):
             raise VerifyException("the pad value has a different type than the buffer")
 
 
-def _buffer_type_of(parser: Parser, operand, dtype: Attribute) -> Attribute:
-    """The type of an already-defined buffer operand (buffers are never forward-used)."""
-    values = parser.ssa_values.get(operand.operand_name)
-    if values is None:
-        parser.raise_error(f"use of undefined buffer %{operand.operand_name}", operand.span)
-    return values[operand.index].type
-
-
 @irdl_op_definition
 class StoreOp(IRDLOperation):
     """``tir.store %B[i, j], %v : f32``."""
@@ -472,18 +457,15 @@ class StoreOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> StoreOp:
-        buffer = parser.parse_unresolved_operand()
-        indices = _parse_indices(parser)
+        buffer = parse_defined_operand(parser)
+        indices = parse_bracket_dims(parser)
         parser.parse_punctuation(",")
         value = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         dtype = parser.parse_type()
         return cls.create(
-            operands=[
-                parser.resolve_operand(buffer, _buffer_type_of(parser, buffer, dtype)),
-                parser.resolve_operand(value, dtype),
-            ],
+            operands=[buffer, parser.resolve_operand(value, dtype)],
             properties={"indices": DimsAttr(indices)},
             attributes=attrs,
         )
@@ -550,6 +532,46 @@ class IndexOp(IRDLOperation):
             raise VerifyException("tir.index produces i32 or i64")
 
 
-TIR_OPS = (PrimFuncOp, AllocBufferOp, ForOp, LoadOp, StoreOp, IndexOp)
+@irdl_op_definition
+class LetOp(IRDLOperation):
+    """``tir.let t = %v : i64``: the symbolic variable ``t`` holds the integer ``%v`` in the
+    ops after it in its block (a data-dependent index, e.g. the positions ``take`` reads)."""
+
+    name = "tir.let"
+
+    var = prop_def(StringAttr)
+    value = operand_def()
+
+    def __init__(self, var: str, value: SSAValue) -> None:
+        super().__init__(operands=[value], properties={"var": StringAttr(var)})
+
+    @property
+    def var_name(self) -> str:
+        """The bound variable."""
+        return self.var.data
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LetOp:
+        var = parser.parse_identifier()
+        parser.parse_punctuation("=")
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        return cls.create(
+            operands=[parser.resolve_operand(value, parser.parse_type())],
+            properties={"var": StringAttr(var)},
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.var_name} = ")
+        printer.print_operand(self.value)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        if self.value.type not in (dtypes.I8, dtypes.I16, dtypes.I32, dtypes.I64):
+            raise VerifyException("tir.let binds an integer value (i8, i16, i32 or i64)")
+
+
+TIR_OPS = (PrimFuncOp, AllocBufferOp, ForOp, LoadOp, StoreOp, IndexOp, LetOp)
 
 Tir = Dialect("tir", list(TIR_OPS), [BufferType])

@@ -15,13 +15,12 @@ import sys
 import time
 import traceback
 from collections.abc import Sequence
-from io import StringIO
 from importlib.metadata import version
+from io import StringIO
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
-
 from xrelax.diagnostics import (
     Diagnostic,
     IRError,
@@ -94,7 +93,7 @@ class RelaxOptMain(xDSLOptMain):
 
     def run(self) -> int:  # type: ignore[override]
         """Process every chunk of the input; the exit code is 1 if anything failed."""
-        name = self.args.input_file or "<stdin>"
+        name = self.args.input_file if self.args.input_file not in (None, "-") else "<stdin>"
         text = _read_input(self.args.input_file)
         chunks = _split(text) if self.args.split_input_file else [(text, 0)]
         timings: list[tuple[str, float]] | None = [] if self.args.time_passes else None
@@ -170,9 +169,7 @@ class RelaxOptMain(xDSLOptMain):
                 diagnostics.append(op_diagnostic(err.op, err.message))
                 return None
         try:
-            run_passes(
-                self.ctx, module, self.passes, instrumentation, not self.args.disable_verify
-            )
+            run_passes(self.ctx, module, self.passes, instrumentation, not self.args.disable_verify)
         except PassFailure as failure:
             diagnostics.append(_failure_diagnostic(failure))
             return None
@@ -200,7 +197,7 @@ def _failure_diagnostic(failure: PassFailure) -> Diagnostic:
 
 
 def _read_input(path: str | None) -> str:
-    if path is None:
+    if path is None or path == "-":
         return sys.stdin.read()
     try:
         with open(path, encoding="utf-8") as stream:

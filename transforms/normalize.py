@@ -20,7 +20,6 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-
 from xrelax.dialects.relax import DataflowOp, DeducesResultType, IfOp, type_relation
 
 

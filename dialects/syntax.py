@@ -1,0 +1,110 @@
+"""Custom-syntax helpers shared by the relax and tir ops (operand lists, functional
+types with an optional result, symbolic dimension lists)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xrelax.dialects import symbolic
+from xrelax.dialects.dims import parse_dims_text
+from xrelax.dialects.symbolic import Dims
+
+
+def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
+    """``%a, %b, ...`` (possibly empty)."""
+    operands: list[UnresolvedOperand] = []
+    first = parser.parse_optional_unresolved_operand()
+    if first is None:
+        return operands
+    operands.append(first)
+    while parser.parse_optional_punctuation(",") is not None:
+        operands.append(parser.parse_unresolved_operand())
+    return operands
+
+
+def parse_paren_types(parser: Parser) -> list[Attribute]:
+    """``(T1, T2)`` (possibly empty)."""
+    return parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+
+
+def parse_result_types(parser: Parser) -> list[Attribute]:
+    """``T`` or ``(T1, T2)`` or ``()`` after a ``->``."""
+    if parser._current_token.text == "(":  # noqa: SLF001
+        return parse_paren_types(parser)
+    return [parser.parse_type()]
+
+
+def print_result_types(printer: Printer, types: Sequence[Attribute]) -> None:
+    """The inverse of :func:`parse_result_types`."""
+    if len(types) == 1:
+        printer.print_attribute(types[0])
+    else:
+        printer.print_string("(")
+        printer.print_list(types, printer.print_attribute)
+        printer.print_string(")")
+
+
+def resolve_operands(
+    parser: Parser, operands: Sequence[UnresolvedOperand], types: Sequence[Attribute], pos: int
+) -> list[SSAValue]:
+    """Resolve ``operands`` with ``types``, checking the counts agree."""
+    if len(operands) != len(types):
+        parser.raise_error(
+            f"expected {len(operands)} operand types, got {len(types)}", pos, parser.pos
+        )
+    return [parser.resolve_operand(o, t) for o, t in zip(operands, types, strict=True)]
+
+
+def parse_defined_operand(parser: Parser) -> SSAValue:
+    """An operand whose type is not written: it must already be defined."""
+    operand = parser.parse_unresolved_operand()
+    values = parser.ssa_values.get(operand.operand_name)
+    if values is None:
+        parser.raise_error(f"use of undefined value %{operand.operand_name}", operand.span)
+    return parser.resolve_operand(operand, values[operand.index].type)
+
+
+def parse_bracket_dims(parser: Parser) -> Dims:
+    """A ``[d0, d1, ...]`` list of symbolic expressions at the current token."""
+    if parser._current_token.text != "[":  # noqa: SLF001
+        parser.raise_error("expected '[' starting a list of symbolic dimensions")
+    start = parser.pos
+    end = _matching_bracket(parser, start)
+    text = parser.lexer.input.content[start : end + 1]
+    parser._resume_from(end + 1)  # noqa: SLF001
+    return parse_dims_text(parser, text, start)
+
+
+def _matching_bracket(parser: Parser, start: int) -> int:
+    content = parser.lexer.input.content
+    depth = 0
+    for index in range(start, len(content)):
+        char = content[index]
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                return index
+        elif char in "\n{}":
+            break
+    parser.raise_error("unterminated '[' in a list of symbolic dimensions", start, start + 1)
+
+
+def print_dims(printer: Printer, dims: Dims) -> None:
+    """``[d0, d1, ...]``."""
+    printer.print_string(symbolic.format_dims(dims))
+
+
+def split_properties(
+    op_type: type[IRDLOperation], attributes: dict[str, Attribute]
+) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+    """Split a parsed attribute dictionary into (properties, discardable attributes)."""
+    names = op_type.get_irdl_definition().properties.keys()
+    props = {k: v for k, v in attributes.items() if k in names}
+    attrs = {k: v for k, v in attributes.items() if k not in names}
+    return props, attrs
