@@ -36,6 +36,7 @@ def context() -> Context:
 def parse(text: str, name: str = "<string>") -> ModuleOp:
     """Parse and verify a module; raises :class:`CompileError`."""
     from xdsl.utils.exceptions import ParseError, VerifyException
+
     from xrelax.diagnostics import (
         Diagnostic,
         IRError,

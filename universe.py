@@ -1,6 +1,7 @@
 """The xDSL plugin entry point: stock ``xdsl-opt`` sees xrelax's dialects and passes."""
 
 from xdsl.universe import Universe
+
 from xrelax.dialects import project_dialects
 from xrelax.transforms import project_passes
 

@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
     TensorType as BuiltinTensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import (
     CallPackedOp,

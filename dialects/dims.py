@@ -15,6 +15,7 @@ from xdsl.ir import Data, Dialect
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+
 from xrelax.dialects import symbolic
 from xrelax.dialects.symbolic import Dims, SymbolicError
 

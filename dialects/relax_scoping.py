@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+
 from xrelax.diagnostics import IRError
 from xrelax.dialects import symbolic
 from xrelax.dialects.dims import DimsAttr

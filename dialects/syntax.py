@@ -9,6 +9,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+
 from xrelax.dialects import symbolic
 from xrelax.dialects.dims import parse_dims_text
 from xrelax.dialects.symbolic import Dims

@@ -21,6 +21,7 @@ from io import StringIO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
+
 from xrelax.diagnostics import (
     Diagnostic,
     IRError,

@@ -20,6 +20,7 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
+
 from xrelax.dialects.relax import DataflowOp, DeducesResultType, IfOp, type_relation
 
 
