@@ -26,6 +26,12 @@ def _sym() -> Dialect:
     return Sym
 
 
+def _vm() -> Dialect:
+    from xrelax.dialects.vm import VM
+
+    return VM
+
+
 def _xdsl(name: str) -> Callable[[], Dialect]:
     def load() -> Dialect:
         from xdsl.dialects import get_all_dialects
@@ -37,7 +43,7 @@ def _xdsl(name: str) -> Callable[[], Dialect]:
 
 def project_dialects() -> dict[str, Callable[[], Dialect]]:
     """The dialects xrelax defines, by name, as lazy factories."""
-    return {"relax": _relax, "tir": _tir, "sym": _sym}
+    return {"relax": _relax, "tir": _tir, "sym": _sym, "vm": _vm}
 
 
 def all_dialects() -> dict[str, Callable[[], Dialect]]:

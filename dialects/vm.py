@@ -1,0 +1,966 @@
+"""The vm dialect: the textual form of a VM executable (DESIGN §7).
+
+Two groups of ops:
+
+* **Builtins** used inside relax functions while lowering (memory and shape-heap
+  operations with their integer/dtype attributes): ``vm.alloc_storage``,
+  ``vm.alloc_tensor``, ``vm.kill``, ``vm.alloc_shape_heap``, ``vm.store_shape``,
+  ``vm.load_shape``, ``vm.make_shape``, ``vm.shape_of``, ``vm.match_shape``,
+  ``vm.check_tensor``. Each one knows the ``vm.builtin.*`` packed function and the
+  argument list it becomes (:meth:`VMBuiltinOp.call_args`). Sizes and shapes are
+  symbolic dims; after ``relax-vm-shape-lower`` they only mention heap slots
+  ``h0, h1, ...`` (``heap[0]``, ...) and integers.
+* **Executable** ops: ``vm.func`` holding the four instructions ``vm.call``,
+  ``vm.ret``, ``vm.if``, ``vm.goto`` on untyped registers (``!vm.ref``), plus
+  ``vm.const`` (constant pool), ``vm.imm`` (immediate) and ``vm.func_ref``.
+
+```mlir
+vm.func @main(%x, %w) {
+  %0 = vm.imm 2
+  %h = vm.call "vm.builtin.alloc_shape_heap"(%0)
+  %c = vm.const "main: parameter 'x'"
+  vm.ret %x
+}
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import sympy
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolNameConstraint,
+    i64,
+)
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_result_def,
+    prop_def,
+    region_def,
+    result_def,
+    successor_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    IsolatedFromAbove,
+    IsTerminator,
+    MemoryAllocEffect,
+    MemoryWriteEffect,
+    Pure,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from xrelax.dialects import symbolic
+from xrelax.dialects.dims import DimsAttr
+from xrelax.dialects.symbolic import Dims
+from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand, print_dims
+
+HEAP_SLOT_PREFIX = "h"
+
+
+def heap_slot(index: int) -> sympy.Symbol:
+    """The symbol standing for ``heap[index]`` in lowered shapes."""
+    return symbolic.sym(f"{HEAP_SLOT_PREFIX}{index}")
+
+
+def slot_index(expr: sympy.Expr) -> int | None:
+    """The heap index of a slot symbol ``h<k>``, else None."""
+    if expr.is_Symbol and expr.name.startswith(HEAP_SLOT_PREFIX):
+        suffix = expr.name[len(HEAP_SLOT_PREFIX) :]
+        if suffix.isdigit():
+            return int(suffix)
+    return None
+
+
+def shape_pattern(dims: Dims) -> tuple[tuple[int, int], ...]:
+    """``vm.builtin.make_shape``'s pattern: (0, value) immediates, (1, slot) heap loads."""
+    pattern: list[tuple[int, int]] = []
+    for dim in dims:
+        slot = slot_index(dim)
+        if slot is not None:
+            pattern.append((1, slot))
+        elif dim.is_Integer:
+            pattern.append((0, int(dim)))
+        else:
+            raise VerifyException(
+                f"shape {symbolic.format_dims(dims)} is not lowered to heap slots and integers"
+            )
+    return tuple(pattern)
+
+
+# ---------------------------------------------------------------------------------- types
+
+
+@irdl_attr_definition
+class RefType(ParametrizedAttribute, TypeAttribute):
+    """``!vm.ref``: a VM register value (tensor, shape, storage, tuple, object)."""
+
+    name = "vm.ref"
+
+
+REF = RefType()
+
+
+# -------------------------------------------------------------------------------- builtins
+
+
+@dataclass(frozen=True)
+class CallArg:
+    """One argument of a builtin call: an SSA value, an immediate or a constant."""
+
+    kind: str  # "value" | "imm" | "const"
+    value: Any
+
+
+def value_arg(value: SSAValue) -> CallArg:
+    """An argument read from a register."""
+    return CallArg("value", value)
+
+
+def imm_arg(value: int) -> CallArg:
+    """An immediate integer argument."""
+    return CallArg("imm", int(value))
+
+
+def const_arg(value: Any) -> CallArg:
+    """A constant-pool argument (str, tuple, float, numpy array)."""
+    return CallArg("const", value)
+
+
+class VMBuiltinOp(IRDLOperation):
+    """A builtin of the VM's library, lowered by codegen to ``vm.call "vm.builtin.*"``."""
+
+    BUILTIN: ClassVar[str] = ""
+
+    def call_args(self) -> list[CallArg]:
+        """The arguments of the builtin call, in order."""
+        raise NotImplementedError
+
+
+@irdl_op_definition
+class AllocStorageOp(VMBuiltinOp):
+    """``%s = vm.alloc_storage [bytes] : !relax.object``: storage of a (symbolic) size."""
+
+    name = "vm.alloc_storage"
+    BUILTIN: ClassVar[str] = "vm.builtin.alloc_storage"
+
+    size = prop_def(DimsAttr)
+    dtype = prop_def(StringAttr)
+    storage = result_def()
+    traits = traits_def(MemoryAllocEffect())
+
+    def __init__(self, size: sympy.Expr, result_type: Attribute, dtype: str = "uint8") -> None:
+        super().__init__(
+            properties={"size": DimsAttr((size,)), "dtype": StringAttr(dtype)},
+            result_types=[result_type],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocStorageOp:
+        size = parse_bracket_dims(parser)
+        attrs = parser.parse_optional_attr_dict()
+        dtype = attrs.pop("dtype", StringAttr("uint8"))
+        parser.parse_punctuation(":")
+        return cls.create(
+            properties={"size": DimsAttr(size), "dtype": dtype},
+            attributes=attrs,
+            result_types=[parser.parse_type()],
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_dims(printer, self.size.data)
+        printer.print_op_attributes({"dtype": self.dtype, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_attribute(self.storage.type)
+
+    def verify_(self) -> None:
+        if len(self.size.data) != 1:
+            raise VerifyException("vm.alloc_storage takes one size")
+
+    def call_args(self) -> list[CallArg]:
+        (size,) = shape_pattern(self.size.data)
+        return [_dim_arg(size, self), const_arg(self.dtype.data)]
+
+
+@irdl_op_definition
+class AllocTensorOp(VMBuiltinOp):
+    """``%t = vm.alloc_tensor %s [offset] shape [n, 4] : T``: a tensor view in storage."""
+
+    name = "vm.alloc_tensor"
+    BUILTIN: ClassVar[str] = "vm.builtin.alloc_tensor"
+
+    storage = operand_def()
+    offset = prop_def(DimsAttr)
+    shape = prop_def(DimsAttr)
+    dtype = prop_def(StringAttr)
+    tensor = result_def()
+    traits = traits_def(MemoryAllocEffect())
+
+    def __init__(
+        self,
+        storage: SSAValue,
+        offset: sympy.Expr,
+        shape: Dims,
+        dtype: str,
+        result_type: Attribute,
+    ) -> None:
+        super().__init__(
+            operands=[storage],
+            properties={
+                "offset": DimsAttr((offset,)),
+                "shape": DimsAttr(shape),
+                "dtype": StringAttr(dtype),
+            },
+            result_types=[result_type],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocTensorOp:
+        storage = parse_defined_operand(parser)
+        offset = parse_bracket_dims(parser)
+        parser.parse_keyword("shape")
+        shape = parse_bracket_dims(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        return cls.create(
+            operands=[storage],
+            properties={
+                "offset": DimsAttr(offset),
+                "shape": DimsAttr(shape),
+                "dtype": attrs.pop("dtype", StringAttr("float32")),
+            },
+            attributes=attrs,
+            result_types=[parser.parse_type()],
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.storage)
+        printer.print_string(" ")
+        print_dims(printer, self.offset.data)
+        printer.print_string(" shape ")
+        print_dims(printer, self.shape.data)
+        printer.print_op_attributes({"dtype": self.dtype, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_attribute(self.tensor.type)
+
+    def call_args(self) -> list[CallArg]:
+        (offset,) = shape_pattern(self.offset.data)
+        return [
+            value_arg(self.storage),
+            _dim_arg(offset, self),
+            _shape_arg(self.shape.data, self),
+            const_arg(self.dtype.data),
+        ]
+
+
+@irdl_op_definition
+class KillOp(VMBuiltinOp):
+    """``vm.kill %x``: the end of a tensor's or a storage's lifetime."""
+
+    name = "vm.kill"
+    BUILTIN: ClassVar[str] = "vm.builtin.free_tensor"
+
+    value = operand_def()
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(self, value: SSAValue) -> None:
+        super().__init__(operands=[value])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> KillOp:
+        op = KillOp(parse_defined_operand(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_op_attributes(self.attributes)
+
+    def call_args(self) -> list[CallArg]:
+        return [value_arg(self.value)]
+
+
+@irdl_op_definition
+class AllocShapeHeapOp(VMBuiltinOp):
+    """``%h = vm.alloc_shape_heap 4 : T``: the per-call heap of symbolic values."""
+
+    name = "vm.alloc_shape_heap"
+    BUILTIN: ClassVar[str] = "vm.builtin.alloc_shape_heap"
+
+    size = prop_def(IntAttr)
+    heap = result_def()
+    traits = traits_def(MemoryAllocEffect())
+
+    def __init__(self, size: int, result_type: Attribute) -> None:
+        super().__init__(properties={"size": IntAttr(size)}, result_types=[result_type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocShapeHeapOp:
+        size = parser.parse_integer(allow_negative=False, allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        return cls.create(
+            properties={"size": IntAttr(size)}, attributes=attrs, result_types=[parser.parse_type()]
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.size.data}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.heap.type)
+
+    def call_args(self) -> list[CallArg]:
+        return [imm_arg(self.size.data)]
+
+
+@irdl_op_definition
+class StoreShapeOp(VMBuiltinOp):
+    """``vm.store_shape %shape, %heap [0, 1]``: heap[i_k] = shape[k]."""
+
+    name = "vm.store_shape"
+    BUILTIN: ClassVar[str] = "vm.builtin.store_shape"
+
+    shape = operand_def()
+    heap = operand_def()
+    indices = prop_def(DimsAttr)
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(self, shape: SSAValue, heap: SSAValue, indices: Sequence[int]) -> None:
+        super().__init__(operands=[shape, heap], properties={"indices": DimsAttr.of(indices)})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreShapeOp:
+        shape = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        heap = parse_defined_operand(parser)
+        indices = parse_bracket_dims(parser)
+        op = cls.create(operands=[shape, heap], properties={"indices": DimsAttr(indices)})
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.shape)
+        printer.print_string(", ")
+        printer.print_operand(self.heap)
+        printer.print_string(" ")
+        print_dims(printer, self.indices.data)
+        printer.print_op_attributes(self.attributes)
+
+    def call_args(self) -> list[CallArg]:
+        return [
+            value_arg(self.shape),
+            value_arg(self.heap),
+            *(imm_arg(int(i)) for i in self.indices.data),
+        ]
+
+
+@irdl_op_definition
+class LoadShapeOp(VMBuiltinOp):
+    """``%s = vm.load_shape %heap [0, 1] : T``: the shape (heap[i_0], heap[i_1], ...)."""
+
+    name = "vm.load_shape"
+    BUILTIN: ClassVar[str] = "vm.builtin.load_shape"
+
+    heap = operand_def()
+    indices = prop_def(DimsAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, heap: SSAValue, indices: Sequence[int], result_type: Attribute) -> None:
+        super().__init__(
+            operands=[heap],
+            properties={"indices": DimsAttr.of(indices)},
+            result_types=[result_type],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadShapeOp:
+        heap, indices, attrs, result = _parse_heap_dims(parser)
+        op = cls.create(operands=[heap], properties={"indices": indices}, result_types=[result])
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        _print_heap_dims(printer, self.heap, self.indices, self.attributes, self.result)
+
+    def call_args(self) -> list[CallArg]:
+        return [value_arg(self.heap), *(imm_arg(int(i)) for i in self.indices.data)]
+
+
+@irdl_op_definition
+class MakeShapeOp(VMBuiltinOp):
+    """``%s = vm.make_shape %heap [h0, 4] : T``: a shape of heap slots and integers."""
+
+    name = "vm.make_shape"
+    BUILTIN: ClassVar[str] = "vm.builtin.make_shape"
+
+    heap = operand_def()
+    dims = prop_def(DimsAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, heap: SSAValue, dims: Dims, result_type: Attribute) -> None:
+        super().__init__(
+            operands=[heap], properties={"dims": DimsAttr(dims)}, result_types=[result_type]
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MakeShapeOp:
+        heap, dims, attrs, result = _parse_heap_dims(parser)
+        op = cls.create(operands=[heap], properties={"dims": dims}, result_types=[result])
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        _print_heap_dims(printer, self.heap, self.dims, self.attributes, self.result)
+
+    def call_args(self) -> list[CallArg]:
+        return [value_arg(self.heap), const_arg(shape_pattern(self.dims.data))]
+
+    def verify_(self) -> None:
+        shape_pattern(self.dims.data)
+
+
+@irdl_op_definition
+class ShapeOfOp(VMBuiltinOp):
+    """``%s = vm.shape_of %x : (T) -> S``: the run-time shape of a tensor."""
+
+    name = "vm.shape_of"
+    BUILTIN: ClassVar[str] = "vm.builtin.shape_of"
+
+    value = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    assembly_format = "$value attr-dict `:` functional-type($value, $result)"
+
+    def __init__(self, value: SSAValue, result_type: Attribute) -> None:
+        super().__init__(operands=[value], result_types=[result_type])
+
+    def call_args(self) -> list[CallArg]:
+        return [value_arg(self.value)]
+
+
+MATCH_KINDS = ("equal", "store", "check", "any")
+"""``vm.match_shape`` entry kinds: assert == integer, store to a slot, assert == slot, skip."""
+
+
+@irdl_op_definition
+class MatchShapeOp(VMBuiltinOp):
+    """``vm.match_shape %x, %heap [store h0 "n", check h1 "k", equal 4 "4"] "main: parameter 'x'"``.
+
+    Checks the rank of a tensor or shape value and, per dimension, stores it into a heap
+    slot (first occurrence of a variable), checks it against a slot or an integer, or
+    skips it. The labels (printed symbolic expressions) and the context string go into
+    the error message.
+    """
+
+    name = "vm.match_shape"
+    BUILTIN: ClassVar[str] = "vm.builtin.match_shape"
+
+    value = operand_def()
+    heap = operand_def()
+    kinds = prop_def(ArrayAttr[StringAttr])
+    values = prop_def(DimsAttr)
+    labels = prop_def(ArrayAttr[StringAttr])
+    context = prop_def(StringAttr)
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(
+        self,
+        value: SSAValue,
+        heap: SSAValue,
+        entries: Sequence[tuple[str, int, str]],
+        context: str,
+    ) -> None:
+        super().__init__(
+            operands=[value, heap],
+            properties={
+                "kinds": ArrayAttr(StringAttr(k) for k, _, _ in entries),
+                "values": DimsAttr(tuple(sympy.Integer(v) for _, v, _ in entries)),
+                "labels": ArrayAttr(StringAttr(label) for _, _, label in entries),
+                "context": StringAttr(context),
+            },
+        )
+
+    @property
+    def entries(self) -> list[tuple[str, int, str]]:
+        """(kind, value, label) per dimension."""
+        return [
+            (k.data, int(v), label.data)
+            for k, v, label in zip(self.kinds, self.values.data, self.labels, strict=True)
+        ]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MatchShapeOp:
+        value = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        heap = parse_defined_operand(parser)
+
+        def entry() -> tuple[str, int, str]:
+            kind = parser.parse_identifier()
+            if kind not in MATCH_KINDS:
+                parser.raise_error(f"expected one of {', '.join(MATCH_KINDS)}")
+            number = 0
+            if kind != "any":
+                if kind in ("store", "check"):
+                    slot = parser.parse_identifier()
+                    index = slot_index(symbolic.sym(slot))
+                    if index is None:
+                        parser.raise_error(f"expected a heap slot h<k>, got '{slot}'")
+                    number = index
+                else:
+                    number = parser.parse_integer(allow_boolean=False)
+            label = parser.parse_optional_str_literal() or ""
+            return kind, number, label
+
+        entries = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, entry)
+        context = parser.parse_str_literal()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_type()
+        parser.parse_punctuation(",")
+        parser.parse_type()
+        op = MatchShapeOp(value, heap, entries, context)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_operand(self.heap)
+        parts = []
+        for kind, value, label in self.entries:
+            text = kind
+            if kind in ("store", "check"):
+                text += f" {HEAP_SLOT_PREFIX}{value}"
+            elif kind == "equal":
+                text += f" {value}"
+            parts.append(f'{text} "{label}"')
+        printer.print_string(f" [{', '.join(parts)}] ")
+        printer.print_string_literal(self.context.data)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.heap.type)
+
+    def verify_(self) -> None:
+        if not len(self.kinds) == len(self.values.data) == len(self.labels):
+            raise VerifyException("kinds, values and labels differ in length")
+        for kind in self.kinds:
+            if kind.data not in MATCH_KINDS:
+                raise VerifyException(f"unknown match kind '{kind.data}'")
+
+    def call_args(self) -> list[CallArg]:
+        codes = {"equal": 0, "store": 1, "check": 2, "any": 3}
+        pattern = tuple((codes[k], v, label) for k, v, label in self.entries)
+        return [
+            value_arg(self.value),
+            value_arg(self.heap),
+            const_arg(pattern),
+            const_arg(self.context.data),
+        ]
+
+
+@irdl_op_definition
+class CheckTensorOp(VMBuiltinOp):
+    """``vm.check_tensor %x {ndim = 2, dtype = "float32", context = "..."}``: a run-time
+    check that a value is a tensor of that rank (-1: any) and dtype ("" : any)."""
+
+    name = "vm.check_tensor"
+    BUILTIN: ClassVar[str] = "vm.builtin.check_tensor_info"
+
+    value = operand_def()
+    ndim = prop_def(IntegerAttr)
+    dtype = prop_def(StringAttr)
+    context = prop_def(StringAttr)
+    traits = traits_def(MemoryWriteEffect())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue, ndim: int, dtype: str, context: str) -> None:
+        super().__init__(
+            operands=[value],
+            properties={
+                "ndim": IntegerAttr(ndim, i64),
+                "dtype": StringAttr(dtype),
+                "context": StringAttr(context),
+            },
+        )
+
+    def call_args(self) -> list[CallArg]:
+        return [
+            value_arg(self.value),
+            imm_arg(self.ndim.value.data),
+            const_arg(self.dtype.data),
+            const_arg(self.context.data),
+        ]
+
+
+def _parse_heap_dims(parser: Parser) -> tuple[SSAValue, DimsAttr, dict[str, Attribute], Attribute]:
+    """``%heap [dims] {attrs} : T`` (the result type)."""
+    heap = parse_defined_operand(parser)
+    dims = DimsAttr(parse_bracket_dims(parser))
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    return heap, dims, attrs, parser.parse_type()
+
+
+def _print_heap_dims(
+    printer: Printer, heap: SSAValue, dims: DimsAttr, attrs: dict[str, Attribute], result: SSAValue
+) -> None:
+    printer.print_string(" ")
+    printer.print_operand(heap)
+    printer.print_string(" ")
+    print_dims(printer, dims.data)
+    printer.print_op_attributes(attrs)
+    printer.print_string(" : ")
+    printer.print_attribute(result.type)
+
+
+def _dim_arg(entry: tuple[int, int], op: Operation) -> CallArg:
+    kind, value = entry
+    if kind == 0:
+        return imm_arg(value)
+    raise VerifyException(f"'{op.name}' needs a static value here after shape lowering")
+
+
+def _shape_arg(dims: Dims, op: Operation) -> CallArg:
+    pattern = shape_pattern(dims)
+    if all(kind == 0 for kind, _ in pattern):
+        return const_arg(tuple(value for _, value in pattern))
+    raise VerifyException(f"'{op.name}' shape must be resolved to a shape value by codegen")
+
+
+# ------------------------------------------------------------------------------ executable
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """``vm.func @name(%a, %b) { ... }``: a VM function over untyped registers."""
+
+    name = "vm.func"
+
+    body = region_def()
+    sym_name = prop_def(SymbolNameConstraint())
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    def __init__(self, name: str, param_names: Sequence[str], body: Region | None = None) -> None:
+        if body is None:
+            body = Region(Block(arg_types=[REF] * len(param_names)))
+        for arg, param in zip(body.blocks.first.args, param_names, strict=True):
+            arg.name_hint = param
+        super().__init__(properties={"sym_name": StringAttr(name)}, regions=[body])
+
+    @property
+    def param_names(self) -> list[str]:
+        """Parameter names (relax-run keys inputs by them)."""
+        return [a.name_hint or f"arg{i}" for i, a in enumerate(self.body.blocks.first.args)]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncOp:
+        name = parser.parse_symbol_name().data
+        args = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False).resolve(REF)
+        )
+        attrs = parser.parse_optional_attr_dict_with_keyword(("sym_name",))
+        body = parser.parse_region(args)
+        op = FuncOp(name, [a.name.text[1:] for a in args], body)
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string("(")
+        printer.print_list(self.body.blocks.first.args, printer.print_operand)
+        printer.print_string(")")
+        printer.print_op_attributes(
+            self.attributes, reserved_attr_names=("sym_name",), print_keyword=True
+        )
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    def verify_(self) -> None:
+        for block in self.body.blocks:
+            for arg in block.args:
+                if arg.type != REF:
+                    raise VerifyException("vm.func values are !vm.ref registers")
+            last = block.last_op
+            if last is None or not last.has_trait(IsTerminator):
+                raise VerifyException("every block of a vm.func ends with vm.ret, vm.if or vm.goto")
+
+
+def _print_ref_list(printer: Printer, values: Sequence[SSAValue]) -> None:
+    printer.print_string("(")
+    printer.print_list(values, printer.print_operand)
+    printer.print_string(")")
+
+
+def _parse_ref_list(parser: Parser) -> list[SSAValue]:
+    return parser.parse_comma_separated_list(
+        parser.Delimiter.PAREN,
+        lambda: parser.resolve_operand(parser.parse_unresolved_operand(), REF),
+    )
+
+
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """``%r = vm.call "name"(%a, %b)``: call a packed function, kernel or VM function."""
+
+    name = "vm.call"
+
+    callee = prop_def(StringAttr)
+    args = var_operand_def(RefType)
+    result = opt_result_def(RefType)
+
+    def __init__(self, callee: str, args: Sequence[SSAValue], has_result: bool = True) -> None:
+        super().__init__(
+            operands=[args],
+            properties={"callee": StringAttr(callee)},
+            result_types=[[REF] if has_result else []],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CallOp:
+        callee = parser.parse_str_literal()
+        args = _parse_ref_list(parser)
+        attrs = parser.parse_optional_attr_dict()
+        # A result is bound by the caller's `%r =`; the parser tells us through the
+        # number of results requested, which we cannot see here, so results are
+        # declared with `-> !vm.ref` when present.
+        has_result = parser.parse_optional_punctuation("->") is not None
+        if has_result:
+            parser.parse_type()
+        op = CallOp(callee, args, has_result)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.callee.data)
+        _print_ref_list(printer, self.args)
+        printer.print_op_attributes(self.attributes)
+        if self.result is not None:
+            printer.print_string(" -> !vm.ref")
+
+
+@irdl_op_definition
+class ConstOp(IRDLOperation):
+    """``%c = vm.const <attr>``: an entry of the constant pool (dense tensor, int, float,
+    string, or an array of those for a tuple)."""
+
+    name = "vm.const"
+
+    value = prop_def()
+    result = result_def(RefType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: Attribute) -> None:
+        super().__init__(properties={"value": value}, result_types=[REF])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstOp:
+        return ConstOp(parser.parse_attribute())
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+
+    def verify_(self) -> None:
+        _check_constant(self.value)
+
+
+def _check_constant(value: Attribute) -> None:
+    if isinstance(value, ArrayAttr):
+        for element in value.data:
+            _check_constant(element)
+    elif not isinstance(value, DenseIntOrFPElementsAttr | IntegerAttr | FloatAttr | StringAttr):
+        raise VerifyException(f"unsupported vm.const value {value}")
+
+
+@irdl_op_definition
+class ImmOp(IRDLOperation):
+    """``%i = vm.imm 3``: an immediate integer argument."""
+
+    name = "vm.imm"
+
+    value = prop_def(IntegerAttr)
+    result = result_def(RefType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: int) -> None:
+        super().__init__(properties={"value": IntegerAttr(value, i64)}, result_types=[REF])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ImmOp:
+        return ImmOp(parser.parse_integer(allow_boolean=False))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.value.value.data}")
+
+
+@irdl_op_definition
+class FuncRefOp(IRDLOperation):
+    """``%f = vm.func_ref "name"``: a function as a value (e.g. for call_tir_dyn)."""
+
+    name = "vm.func_ref"
+
+    callee = prop_def(StringAttr)
+    result = result_def(RefType)
+    traits = traits_def(Pure())
+
+    def __init__(self, callee: str) -> None:
+        super().__init__(properties={"callee": StringAttr(callee)}, result_types=[REF])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncRefOp:
+        return FuncRefOp(parser.parse_str_literal())
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.callee.data)
+
+
+@irdl_op_definition
+class RetOp(IRDLOperation):
+    """``vm.ret %v``: return a register."""
+
+    name = "vm.ret"
+
+    value = operand_def(RefType)
+    traits = traits_def(IsTerminator())
+
+    def __init__(self, value: SSAValue) -> None:
+        super().__init__(operands=[value])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RetOp:
+        return RetOp(parser.resolve_operand(parser.parse_unresolved_operand(), REF))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+
+
+@irdl_op_definition
+class IfOp(IRDLOperation):
+    """``vm.if %c, ^then, ^else``: continue into ``^then`` (the next block) when ``%c`` is
+    true, else jump to ``^else`` (the instruction's false offset)."""
+
+    name = "vm.if"
+
+    cond = operand_def(RefType)
+    then_block = successor_def()
+    else_block = successor_def()
+    traits = traits_def(IsTerminator())
+
+    def __init__(self, cond: SSAValue, then_block: Block, else_block: Block) -> None:
+        super().__init__(operands=[cond], successors=[then_block, else_block])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IfOp:
+        cond = parser.resolve_operand(parser.parse_unresolved_operand(), REF)
+        parser.parse_punctuation(",")
+        then_block = parser.parse_successor()
+        parser.parse_punctuation(",")
+        return IfOp(cond, then_block, parser.parse_successor())
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.cond)
+        printer.print_string(", ")
+        printer.print_block_name(self.then_block)
+        printer.print_string(", ")
+        printer.print_block_name(self.else_block)
+
+    def verify_(self) -> None:
+        block = self.parent_block()
+        if block is None or block.next_block is not self.then_block:
+            raise VerifyException("the true successor of vm.if must be the next block")
+        if self.then_block.args or self.else_block.args:
+            raise VerifyException("vm.if successors take no block arguments")
+
+
+@irdl_op_definition
+class GotoOp(IRDLOperation):
+    """``vm.goto ^bb(%a)``: jump, passing values to the target block's arguments."""
+
+    name = "vm.goto"
+
+    args = var_operand_def(RefType)
+    target = successor_def()
+    traits = traits_def(IsTerminator())
+
+    def __init__(self, target: Block, args: Sequence[SSAValue] = ()) -> None:
+        super().__init__(operands=[args], successors=[target])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GotoOp:
+        target = parser.parse_successor()
+        args: list[SSAValue] = []
+        if parser._current_token.text == "(":  # noqa: SLF001
+            args = _parse_ref_list(parser)
+        return GotoOp(target, args)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_block_name(self.target)
+        if self.args:
+            _print_ref_list(printer, self.args)
+
+    def verify_(self) -> None:
+        if len(self.args) != len(self.target.args):
+            raise VerifyException(
+                f"vm.goto passes {len(self.args)} values to a block of {len(self.target.args)}"
+            )
+
+
+BUILTIN_OPS = (
+    AllocStorageOp,
+    AllocTensorOp,
+    KillOp,
+    AllocShapeHeapOp,
+    StoreShapeOp,
+    LoadShapeOp,
+    MakeShapeOp,
+    ShapeOfOp,
+    MatchShapeOp,
+    CheckTensorOp,
+)
+EXECUTABLE_OPS = (FuncOp, CallOp, ConstOp, ImmOp, FuncRefOp, RetOp, IfOp, GotoOp)
+
+VM = Dialect("vm", [*BUILTIN_OPS, *EXECUTABLE_OPS], [RefType])
