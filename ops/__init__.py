@@ -1,8 +1,23 @@
 """The relax operator library: one class per operator (DESIGN §4).
 
-See :mod:`xrelax.ops.base` for what an operator defines.
+See :mod:`xrelax.ops.base` for what an operator defines, and
+``docs/adding-an-operator.md`` for how to add one.
 """
 
+from xrelax.ops.create import CREATE_OPS
 from xrelax.ops.elementwise import ELEMENTWISE_OPS
+from xrelax.ops.linalg import LINALG_OPS
+from xrelax.ops.manipulate import MANIPULATE_OPS
+from xrelax.ops.nn import NN_OPS
+from xrelax.ops.reduce import REDUCE_OPS
+from xrelax.ops.set import SET_OPS
 
-OPERATORS = (*ELEMENTWISE_OPS,)
+OPERATORS = (
+    *ELEMENTWISE_OPS,
+    *LINALG_OPS,
+    *MANIPULATE_OPS,
+    *REDUCE_OPS,
+    *NN_OPS,
+    *CREATE_OPS,
+    *SET_OPS,
+)

@@ -18,21 +18,24 @@ The textual form is shared by all operators::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 import sympy
 from xdsl.dialects.builtin import (
+    I64,
     ArrayAttr,
     BoolAttr,
     DenseArrayBase,
     FloatAttr,
-    IntegerAttr,
     IntAttr,
+    IntegerAttr,
+    i64,
 )
 from xdsl.ir import Attribute
 
-from xrelax.dialects import symbolic
+from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.relax import (
     UNKNOWN_DTYPE,
@@ -45,6 +48,11 @@ from xrelax.dialects.relax import (
 from xrelax.dialects.symbolic import Dims
 
 Props = dict[str, Attribute]
+
+I64_PROP = IntegerAttr.constr(I64)
+"""The constraint of an integer property: ``1 : i64``."""
+I64_ARRAY_PROP = DenseArrayBase.constr(i64)
+"""The constraint of an integer-array property: ``array<i64: 1, 0>``."""
 
 
 class OperatorOp(DeducedResultOp):
@@ -102,6 +110,42 @@ def same_dtype(types: Sequence[TensorType]) -> Attribute:
     return UNKNOWN_DTYPE
 
 
+@dataclass(frozen=True)
+class DtypeKind:
+    """A named set of element types an operand may have."""
+
+    description: str
+    members: frozenset[Attribute]
+
+
+FLOAT = DtypeKind("a floating-point", frozenset({dtypes.F16, dtypes.F32, dtypes.F64, dtypes.BF16}))
+INTEGER = DtypeKind("an integer", frozenset({dtypes.I8, dtypes.I16, dtypes.I32, dtypes.I64}))
+NUMERIC = DtypeKind("a numeric (not i1)", FLOAT.members | INTEGER.members)
+ANY_DTYPE = DtypeKind("any", frozenset(dtypes.NAME_OF))
+
+
+def check_dtype(type_: TensorType, kind: DtypeKind, what: str = "operand") -> None:
+    """Raise unless the element type of ``type_`` is unknown or of ``kind``."""
+    if type_.known_dtype is not None and type_.dtype not in kind.members:
+        raise RelaxError(
+            f"expected {what} with {kind.description} element type, got {show_type(type_)}"
+        )
+
+
+def expect_dtype(attr: Attribute, what: str = "dtype") -> Attribute:
+    """``attr`` as a relax element type, or a :class:`RelaxError`."""
+    if not dtypes.is_dtype(attr):
+        raise RelaxError(
+            f"expected {what} to be one of {', '.join(dtypes.BY_NAME)}, got {show_type(attr)}"
+        )
+    return attr
+
+
+def dims_product(dims: Sequence[sympy.Expr]) -> sympy.Expr:
+    """The number of elements of a tensor with ``dims``, canonical."""
+    return sympy.expand(sympy.Mul(*dims))
+
+
 def broadcast_dims(a: Dims, b: Dims) -> Dims | None:
     """Numpy broadcasting of symbolic shapes; None when it cannot be decided statically.
 
@@ -156,7 +200,22 @@ def normalize_axis(axis: int, ndim: int, what: str = "axis") -> int:
     return axis % ndim
 
 
+def normalize_axes(axes: Sequence[int], ndim: int, what: str = "axis") -> list[int]:
+    """Each axis in ``[0, ndim)``, or a :class:`RelaxError` if one is out of range or repeated."""
+    normalized = [normalize_axis(a, ndim, what) for a in axes]
+    if len(set(normalized)) != len(normalized):
+        raise RelaxError(f"{what} {list(axes)} repeats an axis (rank {ndim})")
+    return normalized
+
+
 # --------------------------------------------------------------------------- property helpers
+
+
+def require_props(props: Props, *names: str) -> None:
+    """Raise a :class:`RelaxError` naming the first of ``names`` missing from ``props``."""
+    for name in names:
+        if name not in props:
+            raise RelaxError(f"expected a '{name}' property")
 
 
 def prop_int(props: Props, name: str, default: int | None = None) -> int | None:

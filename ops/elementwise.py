@@ -1,4 +1,5 @@
-"""Elementwise operators: unary maps and numpy-broadcasting binary maps."""
+"""Elementwise operators: unary maps, numpy-broadcasting binary maps and comparisons,
+``where`` and ``astype``."""
 
 from __future__ import annotations
 
@@ -6,20 +7,91 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-from xdsl.ir import Attribute
-from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.ir import Attribute, TypeAttribute
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from xrelax.dialects.relax import TensorType
+from xrelax.dialects import dtypes
+from xrelax.dialects.relax import RelaxError, TensorType, show_type
 from xrelax.ops.base import (
+    ANY_DTYPE,
+    FLOAT,
+    NUMERIC,
+    DtypeKind,
     OperatorOp,
     Props,
     broadcast_shape,
+    check_dtype,
+    expect_dtype,
     expect_tensor,
     known_shape,
+    numpy_result,
+    require_props,
     same_dtype,
     tensor,
 )
+
+# ------------------------------------------------------------------------------ numerics
+
+_ERFC_CHEBYSHEV = np.array(
+    [
+        -1.3026537197817094, 6.4196979235649026e-1, 1.9476473204185836e-2,
+        -9.561514786808631e-3, -9.46595344482036e-4, 3.66839497852761e-4,
+        4.2523324806907e-5, -2.0278578112534e-5, -1.624290004647e-6,
+        1.303655835580e-6, 1.5626441722e-8, -8.5238095915e-8, 6.529054439e-9,
+        5.059343495e-9, -9.91364156e-10, -2.27365122e-10, 9.6467911e-11,
+        2.394038e-12, -6.886027e-12, 8.94487e-13, 3.13092e-13, -1.12708e-13,
+        3.81e-16, 7.106e-15, -1.523e-15, -9.4e-17, 1.21e-16, -2.8e-17,
+    ]
+)  # fmt: skip
+"""Chebyshev coefficients of erfc on [0, inf) (Numerical Recipes, 3rd ed., §6.2.2)."""
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function in float64, vectorized (absolute error below 1e-15)."""
+    x = np.asarray(x, np.float64)
+    z = np.abs(x)
+    t = 2.0 / (2.0 + z)
+    ty = 4.0 * t - 2.0
+    d = np.zeros_like(z)
+    dd = np.zeros_like(z)
+    for coefficient in _ERFC_CHEBYSHEV[:0:-1]:
+        d, dd = ty * d - dd + coefficient, d
+    erfc = t * np.exp(-z * z + 0.5 * (_ERFC_CHEBYSHEV[0] + ty * d) - dd)
+    return np.copysign(1.0 - erfc, x)
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    return 1 / np.sqrt(x)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    # The tanh form never overflows, unlike 1 / (1 + exp(-x)).
+    return 0.5 * (1 + np.tanh(0.5 * np.asarray(x, np.float64)))
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, np.float64)
+    return 0.5 * x * (1 + erf(x / np.sqrt(2.0)))
+
+
+def _silu(x: np.ndarray) -> np.ndarray:
+    return x * _sigmoid(x)
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, np.zeros((), x.dtype))
+
+
+def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if np.issubdtype(a.dtype, np.integer):
+        # Integer division truncates toward zero, as TIR's Div does.
+        with np.errstate(divide="ignore"):
+            return np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b))
+    return np.true_divide(a, b)
+
+
+# ------------------------------------------------------------------------------ unary
 
 
 class UnaryOp(OperatorOp):
@@ -29,25 +101,97 @@ class UnaryOp(OperatorOp):
     result = result_def(TensorType)
     traits = traits_def(Pure())
 
+    DTYPES: ClassVar[DtypeKind] = NUMERIC
     NUMPY_FN: ClassVar[Callable[[np.ndarray], np.ndarray]]
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
         x = expect_tensor(operand_types[0])
+        check_dtype(x, cls.DTYPES)
         return tensor(known_shape(x), x.dtype)
 
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         (x,) = inputs
-        return np.asarray(cls.NUMPY_FN(x)).astype(x.dtype, copy=False)
+        return numpy_result(cls.NUMPY_FN(x), x.dtype)
+
+
+class FloatUnaryOp(UnaryOp):
+    """A unary map defined on floating-point tensors only."""
+
+    DTYPES: ClassVar[DtypeKind] = FLOAT
 
 
 @irdl_op_definition
-class ExpOp(UnaryOp):
+class ExpOp(FloatUnaryOp):
     """``relax.exp``: e to the power of x."""
 
     name = "relax.exp"
     NUMPY_FN = staticmethod(np.exp)
+
+
+@irdl_op_definition
+class LogOp(FloatUnaryOp):
+    """``relax.log``: the natural logarithm of x."""
+
+    name = "relax.log"
+    NUMPY_FN = staticmethod(np.log)
+
+
+@irdl_op_definition
+class SqrtOp(FloatUnaryOp):
+    """``relax.sqrt``: the square root of x."""
+
+    name = "relax.sqrt"
+    NUMPY_FN = staticmethod(np.sqrt)
+
+
+@irdl_op_definition
+class RsqrtOp(FloatUnaryOp):
+    """``relax.rsqrt``: 1 / sqrt(x)."""
+
+    name = "relax.rsqrt"
+    NUMPY_FN = staticmethod(_rsqrt)
+
+
+@irdl_op_definition
+class TanhOp(FloatUnaryOp):
+    """``relax.tanh``: the hyperbolic tangent of x."""
+
+    name = "relax.tanh"
+    NUMPY_FN = staticmethod(np.tanh)
+
+
+@irdl_op_definition
+class SigmoidOp(FloatUnaryOp):
+    """``relax.sigmoid``: 1 / (1 + exp(-x))."""
+
+    name = "relax.sigmoid"
+    NUMPY_FN = staticmethod(_sigmoid)
+
+
+@irdl_op_definition
+class ReluOp(UnaryOp):
+    """``relax.relu``: max(x, 0)."""
+
+    name = "relax.relu"
+    NUMPY_FN = staticmethod(_relu)
+
+
+@irdl_op_definition
+class GeluOp(FloatUnaryOp):
+    """``relax.gelu``: x * Phi(x) = 0.5 * x * (1 + erf(x / sqrt(2))) (the exact, erf form)."""
+
+    name = "relax.gelu"
+    NUMPY_FN = staticmethod(_gelu)
+
+
+@irdl_op_definition
+class SiluOp(FloatUnaryOp):
+    """``relax.silu``: x * sigmoid(x)."""
+
+    name = "relax.silu"
+    NUMPY_FN = staticmethod(_silu)
 
 
 @irdl_op_definition
@@ -58,25 +202,45 @@ class NegativeOp(UnaryOp):
     NUMPY_FN = staticmethod(np.negative)
 
 
+@irdl_op_definition
+class AbsOp(UnaryOp):
+    """``relax.abs``: |x|."""
+
+    name = "relax.abs"
+    NUMPY_FN = staticmethod(np.abs)
+
+
+# ------------------------------------------------------------------------------ binary
+
+
 class BinaryOp(OperatorOp):
-    """``%r = relax.NAME %a, %b : (A, B) -> R``: numpy-broadcasting map of two tensors."""
+    """``%r = relax.NAME %a, %b : (A, B) -> R``: numpy-broadcasting map of two tensors
+    of one element type."""
 
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
 
+    DTYPES: ClassVar[DtypeKind] = NUMERIC
     NUMPY_FN: ClassVar[Callable[[np.ndarray, np.ndarray], np.ndarray]]
+
+    @classmethod
+    def result_dtype(cls, operand_dtype: Attribute) -> Attribute:
+        """The result element type, given the (common) operand element type."""
+        return operand_dtype
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
         a, b = (expect_tensor(t) for t in operand_types)
-        return tensor(broadcast_shape([a, b]), same_dtype([a, b]))
+        check_dtype(a, cls.DTYPES)
+        check_dtype(b, cls.DTYPES)
+        return tensor(broadcast_shape([a, b]), cls.result_dtype(same_dtype([a, b])))
 
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         a, b = inputs
-        return np.asarray(cls.NUMPY_FN(a, b)).astype(a.dtype, copy=False)
+        return numpy_result(cls.NUMPY_FN(a, b), a.dtype)
 
 
 @irdl_op_definition
@@ -87,4 +251,173 @@ class AddOp(BinaryOp):
     NUMPY_FN = staticmethod(np.add)
 
 
-ELEMENTWISE_OPS = (ExpOp, NegativeOp, AddOp)
+@irdl_op_definition
+class SubtractOp(BinaryOp):
+    """``relax.subtract``: a - b."""
+
+    name = "relax.subtract"
+    NUMPY_FN = staticmethod(np.subtract)
+
+
+@irdl_op_definition
+class MultiplyOp(BinaryOp):
+    """``relax.multiply``: a * b."""
+
+    name = "relax.multiply"
+    NUMPY_FN = staticmethod(np.multiply)
+
+
+@irdl_op_definition
+class DivideOp(BinaryOp):
+    """``relax.divide``: a / b; integer division truncates toward zero (TIR's Div)."""
+
+    name = "relax.divide"
+    NUMPY_FN = staticmethod(_divide)
+
+
+@irdl_op_definition
+class PowerOp(BinaryOp):
+    """``relax.power``: a to the power of b."""
+
+    name = "relax.power"
+    NUMPY_FN = staticmethod(np.power)
+
+
+@irdl_op_definition
+class MaximumOp(BinaryOp):
+    """``relax.maximum``: the larger of a and b."""
+
+    name = "relax.maximum"
+    DTYPES: ClassVar[DtypeKind] = ANY_DTYPE
+    NUMPY_FN = staticmethod(np.maximum)
+
+
+@irdl_op_definition
+class MinimumOp(BinaryOp):
+    """``relax.minimum``: the smaller of a and b."""
+
+    name = "relax.minimum"
+    DTYPES: ClassVar[DtypeKind] = ANY_DTYPE
+    NUMPY_FN = staticmethod(np.minimum)
+
+
+class CompareOp(BinaryOp):
+    """A broadcasting comparison of two tensors of one element type; the result is ``i1``."""
+
+    DTYPES: ClassVar[DtypeKind] = ANY_DTYPE
+
+    @classmethod
+    def result_dtype(cls, operand_dtype: Attribute) -> Attribute:
+        return dtypes.I1
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        a, b = inputs
+        return numpy_result(cls.NUMPY_FN(a, b), np.bool_)
+
+
+@irdl_op_definition
+class EqualOp(CompareOp):
+    """``relax.equal``: a == b."""
+
+    name = "relax.equal"
+    NUMPY_FN = staticmethod(np.equal)
+
+
+@irdl_op_definition
+class NotEqualOp(CompareOp):
+    """``relax.not_equal``: a != b."""
+
+    name = "relax.not_equal"
+    NUMPY_FN = staticmethod(np.not_equal)
+
+
+@irdl_op_definition
+class LessOp(CompareOp):
+    """``relax.less``: a < b."""
+
+    name = "relax.less"
+    NUMPY_FN = staticmethod(np.less)
+
+
+@irdl_op_definition
+class LessEqualOp(CompareOp):
+    """``relax.less_equal``: a <= b."""
+
+    name = "relax.less_equal"
+    NUMPY_FN = staticmethod(np.less_equal)
+
+
+@irdl_op_definition
+class GreaterOp(CompareOp):
+    """``relax.greater``: a > b."""
+
+    name = "relax.greater"
+    NUMPY_FN = staticmethod(np.greater)
+
+
+@irdl_op_definition
+class GreaterEqualOp(CompareOp):
+    """``relax.greater_equal``: a >= b."""
+
+    name = "relax.greater_equal"
+    NUMPY_FN = staticmethod(np.greater_equal)
+
+
+# ------------------------------------------------------------------------------ where, astype
+
+
+@irdl_op_definition
+class WhereOp(OperatorOp):
+    """``relax.where``: a where cond is true, else b (three-way numpy broadcasting)."""
+
+    name = "relax.where"
+
+    cond = operand_def(TensorType)
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        cond, a, b = (expect_tensor(t) for t in operand_types)
+        if cond.known_dtype is not None and cond.dtype != dtypes.I1:
+            raise RelaxError(f"expected an i1 condition, got {show_type(cond)}")
+        return tensor(broadcast_shape([cond, a, b]), same_dtype([a, b]))
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        cond, a, b = inputs
+        return numpy_result(np.where(cond, a, b), a.dtype)
+
+
+@irdl_op_definition
+class AstypeOp(OperatorOp):
+    """``relax.astype``: x converted to the element type ``dtype``."""
+
+    name = "relax.astype"
+
+    x = operand_def(TensorType)
+    dtype = prop_def(TypeAttribute)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        require_props(properties, "dtype")
+        return tensor(known_shape(x), expect_dtype(properties["dtype"]))
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        return numpy_result(x, dtypes.numpy_dtype(props["dtype"]))
+
+
+UNARY_OPS = (
+    ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp, ReluOp, GeluOp, SiluOp, NegativeOp, AbsOp,
+)  # fmt: skip
+BINARY_OPS = (AddOp, SubtractOp, MultiplyOp, DivideOp, PowerOp, MaximumOp, MinimumOp)
+COMPARE_OPS = (EqualOp, NotEqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp)
+ELEMENTWISE_OPS = (*UNARY_OPS, *BINARY_OPS, *COMPARE_OPS, WhereOp, AstypeOp)

@@ -1,0 +1,144 @@
+"""Tensor creation: zeros, ones and full of a shape value, arange."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from xdsl.ir import Attribute, TypeAttribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+
+from xrelax.dialects import dtypes
+from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, show_type
+from xrelax.ops.base import (
+    OperatorOp,
+    Props,
+    expect_dtype,
+    expect_shape,
+    expect_tensor,
+    numpy_result,
+    require_props,
+    tensor,
+)
+
+
+def _shape_of(shape: ShapeType) -> Any:
+    """The result shape given by a shape operand: dims, else the rank, else None."""
+    return shape.dims if shape.dims is not None else shape.ndim
+
+
+def _expect_scalar(type_: Attribute, what: str) -> TensorType:
+    scalar = expect_tensor(type_, what)
+    if scalar.ndim is not None and scalar.ndim != 0:
+        raise RelaxError(f"expected a 0-d tensor as {what}, got {show_type(scalar)}")
+    return scalar
+
+
+class FilledOp(OperatorOp):
+    """``%r = relax.NAME %shape {dtype = f32}``: a tensor of the given shape and element
+    type with every element set to ``FILL``."""
+
+    shape = operand_def(ShapeType)
+    dtype = prop_def(TypeAttribute)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    FILL: ClassVar[int]
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        shape = expect_shape(operand_types[0], "shape operand")
+        require_props(properties, "dtype")
+        return tensor(_shape_of(shape), expect_dtype(properties["dtype"]))
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (shape,) = inputs
+        return np.full(tuple(shape), cls.FILL, dtypes.numpy_dtype(props["dtype"]))
+
+
+@irdl_op_definition
+class ZerosOp(FilledOp):
+    """``relax.zeros``: a tensor of zeros."""
+
+    name = "relax.zeros"
+    FILL: ClassVar[int] = 0
+
+
+@irdl_op_definition
+class OnesOp(FilledOp):
+    """``relax.ones``: a tensor of ones."""
+
+    name = "relax.ones"
+    FILL: ClassVar[int] = 1
+
+
+@irdl_op_definition
+class FullOp(OperatorOp):
+    """``relax.full``: a tensor of the given shape with every element the 0-d ``fill``,
+    of ``dtype`` (absent: the element type of ``fill``)."""
+
+    name = "relax.full"
+
+    shape = operand_def(ShapeType)
+    fill = operand_def(TensorType)
+    dtype = opt_prop_def(TypeAttribute)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        shape = expect_shape(operand_types[0], "shape operand")
+        fill = _expect_scalar(operand_types[1], "fill value")
+        dtype = properties.get("dtype")
+        return tensor(_shape_of(shape), fill.dtype if dtype is None else expect_dtype(dtype))
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        shape, fill = inputs
+        dtype = fill.dtype if "dtype" not in props else dtypes.numpy_dtype(props["dtype"])
+        return np.full(tuple(shape), fill, dtype)
+
+
+@irdl_op_definition
+class ArangeOp(OperatorOp):
+    """``relax.arange``: start, start + step, ... up to (excluding) end, from 0-d i64
+    tensors; the length depends on their values (``dtype`` absent: i64)."""
+
+    name = "relax.arange"
+
+    start = operand_def(TensorType)
+    end = operand_def(TensorType)
+    step = operand_def(TensorType)
+    dtype = opt_prop_def(TypeAttribute)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    DATA_DEPENDENT: ClassVar[bool] = True
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        for type_, what in zip(operand_types, ("start", "end", "step"), strict=True):
+            scalar = _expect_scalar(type_, what)
+            if scalar.known_dtype is not None and scalar.dtype != dtypes.I64:
+                raise RelaxError(f"expected an i64 tensor as {what}, got {show_type(scalar)}")
+        dtype = properties.get("dtype")
+        return tensor(1, dtypes.I64 if dtype is None else expect_dtype(dtype))
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        start, end, step = (int(v) for v in inputs)
+        dtype = dtypes.numpy_dtype(props.get("dtype", dtypes.I64))
+        return numpy_result(np.arange(start, end, step), dtype)
+
+
+CREATE_OPS = (ZerosOp, OnesOp, FullOp, ArangeOp)

@@ -1,0 +1,83 @@
+"""Linear algebra operators: ``matmul``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import sympy
+from xdsl.ir import Attribute
+from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.traits import Pure
+
+from xrelax.dialects import symbolic
+from xrelax.dialects.relax import RelaxError, TensorType, show_type
+from xrelax.ops.base import (
+    NUMERIC,
+    OperatorOp,
+    Props,
+    broadcast_dims,
+    check_dtype,
+    expect_tensor,
+    numpy_result,
+    same_dtype,
+    tensor,
+)
+
+_ONE = sympy.Integer(1)
+
+
+def _matmul_rank(lhs_rank: int, rhs_rank: int) -> int:
+    """The result rank: the broadcast batch rank plus the kept matrix dimensions."""
+    return max(lhs_rank, rhs_rank, 2) - (lhs_rank == 1) - (rhs_rank == 1)
+
+
+@irdl_op_definition
+class MatmulOp(OperatorOp):
+    """``relax.matmul``: numpy's matmul (batched, broadcasting leading dims, 1-D operands
+    promoted to a matrix and the added dimension dropped)."""
+
+    name = "relax.matmul"
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        a, b = (expect_tensor(t) for t in operand_types)
+        check_dtype(a, NUMERIC)
+        check_dtype(b, NUMERIC)
+        dtype = same_dtype([a, b])
+        for type_, side in ((a, "lhs"), (b, "rhs")):
+            if type_.ndim == 0:
+                raise RelaxError(f"expected a {side} of rank >= 1, got {show_type(type_)}")
+        if a.ndim is None or b.ndim is None:
+            return tensor(None, dtype)
+        rank = _matmul_rank(a.ndim, b.ndim)
+        if a.dims is None or b.dims is None:
+            return tensor(rank, dtype)
+        lhs = a.dims if a.ndim >= 2 else (_ONE, *a.dims)
+        rhs = b.dims if b.ndim >= 2 else (*b.dims, _ONE)
+        if symbolic.prove_not_equal(lhs[-1], rhs[-2]):
+            raise RelaxError(
+                f"expected the inner dimensions to agree, got lhs {show_type(a)} with "
+                f"{symbolic.format_expr(lhs[-1])} columns and rhs {show_type(b)} with "
+                f"{symbolic.format_expr(rhs[-2])} rows"
+            )
+        batch = broadcast_dims(lhs[:-2], rhs[:-2])
+        if batch is None:
+            return tensor(rank, dtype)
+        rows = (lhs[-2],) if a.ndim >= 2 else ()
+        columns = (rhs[-1],) if b.ndim >= 2 else ()
+        return tensor((*batch, *rows, *columns), dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        a, b = inputs
+        return numpy_result(np.matmul(a, b), a.dtype)
+
+
+LINALG_OPS = (MatmulOp,)

@@ -1,0 +1,528 @@
+"""Shape manipulation operators: reshape, flatten, permute_dims, expand_dims, squeeze,
+concat, split, take and strided_slice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import sympy
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import Pure
+
+from xrelax.dialects import symbolic
+from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, TupleType, show_type
+from xrelax.dialects.symbolic import Dims
+from xrelax.ops.base import (
+    I64_ARRAY_PROP,
+    I64_PROP,
+    INTEGER,
+    OperatorOp,
+    Props,
+    check_dtype,
+    dims_product,
+    expect_shape,
+    expect_tensor,
+    known_shape,
+    normalize_axes,
+    normalize_axis,
+    numpy_result,
+    prop_int,
+    prop_ints,
+    require_props,
+    same_dtype,
+    tensor,
+)
+
+_ONE = sympy.Integer(1)
+
+
+def _show_dims(dims: Sequence[sympy.Expr]) -> str:
+    return symbolic.format_dims(dims)
+
+
+# ------------------------------------------------------------------------------ reshape
+
+
+def exact_quotient(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
+    """``a / b`` when ``b`` provably divides ``a`` (a polynomial with integer coefficients)."""
+    numerator, denominator = sympy.fraction(sympy.cancel(a / b))
+    if denominator != 1:
+        return None
+    quotient = sympy.expand(numerator)
+    terms = sympy.Add.make_args(quotient)
+    if all(term.as_coeff_Mul()[0].is_Integer for term in terms):
+        return quotient
+    return None
+
+
+def _inferred_dim(total: sympy.Expr, known: sympy.Expr, x: TensorType, target: Dims) -> sympy.Expr:
+    """The size of the ``-1`` entry of a reshape: ``total`` elements over ``known``."""
+    if symbolic.prove_equal(known, 0):
+        raise RelaxError(
+            f"cannot infer the -1 entry of shape {_show_dims(target)}: the other entries "
+            "multiply to 0"
+        )
+    quotient = exact_quotient(total, known)
+    if quotient is not None:
+        return quotient
+    remainder = symbolic.floormod(total, known)
+    if remainder.is_Integer and remainder != 0:
+        raise RelaxError(
+            f"cannot reshape {show_type(x)} ({symbolic.format_expr(total)} elements) to "
+            f"{_show_dims(target)}: the element count is not a multiple of "
+            f"{symbolic.format_expr(known)}"
+        )
+    return symbolic.floordiv(total, known)
+
+
+@irdl_op_definition
+class ReshapeOp(OperatorOp):
+    """``relax.reshape``: x with the shape of the ``shape`` operand; one -1 entry is inferred."""
+
+    name = "relax.reshape"
+
+    x = operand_def(TensorType)
+    shape = operand_def(ShapeType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        shape = expect_shape(operand_types[1], "shape operand")
+        if shape.dims is None:
+            return tensor(shape.ndim, x.dtype)
+        target = shape.dims
+        inferred = [i for i, d in enumerate(target) if d == -1]
+        if len(inferred) > 1:
+            raise RelaxError(f"expected at most one -1 entry in shape {_show_dims(target)}")
+        if any(symbolic.prove_lt(d, 0) and d != -1 for d in target):
+            raise RelaxError(
+                f"expected non-negative entries (or one -1) in shape {_show_dims(target)}"
+            )
+        if x.dims is None:
+            return tensor(len(target) if inferred else target, x.dtype)
+        total = dims_product(x.dims)
+        if not inferred:
+            if symbolic.prove_not_equal(total, dims_product(target)):
+                raise RelaxError(
+                    f"cannot reshape {show_type(x)} ({symbolic.format_expr(total)} elements) "
+                    f"to {_show_dims(target)} ({symbolic.format_expr(dims_product(target))} "
+                    "elements)"
+                )
+            return tensor(target, x.dtype)
+        (index,) = inferred
+        known = dims_product(target[:index] + target[index + 1 :])
+        dims = list(target)
+        dims[index] = _inferred_dim(total, known, x, target)
+        return tensor(tuple(dims), x.dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        x, shape = inputs
+        return numpy_result(np.reshape(x, tuple(int(d) for d in shape)))
+
+
+@irdl_op_definition
+class FlattenOp(OperatorOp):
+    """``relax.flatten``: x as a one-dimensional tensor (a 0-d tensor gives one element)."""
+
+    name = "relax.flatten"
+
+    x = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        if x.dims is None:
+            return tensor(1, x.dtype)
+        return tensor((dims_product(x.dims),), x.dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        return numpy_result(np.reshape(x, (-1,)))
+
+
+# ------------------------------------------------------------------------------ axes
+
+
+@irdl_op_definition
+class PermuteDimsOp(OperatorOp):
+    """``relax.permute_dims``: x with its axes reordered (``axes`` absent: reversed)."""
+
+    name = "relax.permute_dims"
+
+    x = operand_def(TensorType)
+    axes = opt_prop_def(I64_ARRAY_PROP)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        axes = prop_ints(properties, "axes")
+        if x.ndim is None:
+            return tensor(None if axes is None else len(axes), x.dtype)
+        if axes is None:
+            order = list(reversed(range(x.ndim)))
+        else:
+            if len(axes) != x.ndim:
+                raise RelaxError(
+                    f"expected axes to permute all {x.ndim} axes of {show_type(x)}, got {axes}"
+                )
+            order = normalize_axes(axes, x.ndim, "axes")
+        if x.dims is None:
+            return tensor(x.ndim, x.dtype)
+        return tensor(tuple(x.dims[a] for a in order), x.dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        return numpy_result(np.transpose(x, prop_ints(props, "axes")))
+
+
+@irdl_op_definition
+class ExpandDimsOp(OperatorOp):
+    """``relax.expand_dims``: x with size-1 axes inserted at the positions ``axis`` gives
+    (positions in the result)."""
+
+    name = "relax.expand_dims"
+
+    x = operand_def(TensorType)
+    axis = prop_def(I64_ARRAY_PROP)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        require_props(properties, "axis")
+        axis = prop_ints(properties, "axis")
+        if x.ndim is None:
+            return tensor(None, x.dtype)
+        rank = x.ndim + len(axis)
+        inserted = set(normalize_axes(axis, rank))
+        if x.dims is None:
+            return tensor(rank, x.dtype)
+        rest = iter(x.dims)
+        return tensor(tuple(_ONE if i in inserted else next(rest) for i in range(rank)), x.dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        return numpy_result(np.expand_dims(x, tuple(prop_ints(props, "axis"))))
+
+
+@irdl_op_definition
+class SqueezeOp(OperatorOp):
+    """``relax.squeeze``: x without the size-1 axes ``axis`` gives (absent: all of them;
+    then a symbolic dimension makes the result rank unknown)."""
+
+    name = "relax.squeeze"
+
+    x = operand_def(TensorType)
+    axis = opt_prop_def(I64_ARRAY_PROP)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        axis = prop_ints(properties, "axis")
+        if axis is None:
+            return tensor(_squeeze_all(x.dims), x.dtype)
+        if x.ndim is None:
+            return tensor(None, x.dtype)
+        removed = set(normalize_axes(axis, x.ndim))
+        if x.dims is None:
+            return tensor(x.ndim - len(removed), x.dtype)
+        for index in sorted(removed):
+            if symbolic.prove_not_equal(x.dims[index], 1):
+                raise RelaxError(
+                    f"cannot squeeze axis {index} of {show_type(x)}: expected size 1, got "
+                    f"{symbolic.format_expr(x.dims[index])}"
+                )
+        return tensor(tuple(d for i, d in enumerate(x.dims) if i not in removed), x.dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        axis = prop_ints(props, "axis")
+        return numpy_result(np.squeeze(x, None if axis is None else tuple(axis)))
+
+
+def _squeeze_all(dims: Dims | None) -> Dims | None:
+    """The dims without those equal to 1; None when some dimension might or might not be 1."""
+    if dims is None:
+        return None
+    kept = []
+    for dim in dims:
+        if symbolic.prove_equal(dim, 1):
+            continue
+        if not symbolic.prove_not_equal(dim, 1):
+            return None
+        kept.append(dim)
+    return tuple(kept)
+
+
+# ------------------------------------------------------------------------------ concat, split
+
+
+@irdl_op_definition
+class ConcatOp(OperatorOp):
+    """``relax.concat``: the tensors joined along ``axis`` (absent: 0)."""
+
+    name = "relax.concat"
+
+    tensors = var_operand_def(TensorType)
+    axis = opt_prop_def(I64_PROP)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        types = [expect_tensor(t) for t in operand_types]
+        if not types:
+            raise RelaxError("expected at least one tensor to concatenate")
+        dtype = same_dtype(types)
+        ranks = {t.ndim for t in types if t.ndim is not None}
+        if len(ranks) > 1:
+            shown = ", ".join(show_type(t) for t in types)
+            raise RelaxError(f"expected tensors of one rank, got {shown}")
+        if not ranks:
+            return tensor(None, dtype)
+        (rank,) = ranks
+        axis = normalize_axis(prop_int(properties, "axis", 0), rank)
+        if any(t.dims is None for t in types):
+            return tensor(rank, dtype)
+        dims = list(types[0].dims)
+        decided = True
+        for other in types[1:]:
+            for index, (dim, other_dim) in enumerate(zip(dims, other.dims, strict=True)):
+                if index == axis or symbolic.prove_equal(dim, other_dim):
+                    continue
+                if symbolic.prove_not_equal(dim, other_dim):
+                    raise RelaxError(
+                        f"expected tensors that agree except in axis {axis}, got "
+                        f"{show_type(types[0])} and {show_type(other)} (dimension {index})"
+                    )
+                decided = False
+        if not decided:
+            return tensor(rank, dtype)
+        dims[axis] = sympy.expand(sympy.Add(*(t.dims[axis] for t in types)))
+        return tensor(tuple(dims), dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        return numpy_result(np.concatenate(list(inputs), axis=prop_int(props, "axis", 0)))
+
+
+def _slice_bound(index: int, dim: sympy.Expr, stride: int) -> sympy.Expr:
+    """Python's normalisation of a slice bound: a negative index counts from the end, then
+    the index is clamped to ``[0, dim]`` (``[-1, dim - 1]`` for a negative stride)."""
+    low, high = (0, dim) if stride > 0 else (-1, dim - 1)
+    if index < 0:
+        return symbolic.smax(dim + index, low)
+    return symbolic.smin(index, high)
+
+
+def slice_length(begin: int | None, end: int | None, stride: int, dim: sympy.Expr) -> sympy.Expr:
+    """The length of ``x[begin:end:stride]`` along an axis of size ``dim`` (None: the
+    default bound); exact for a static ``dim``."""
+    if stride > 0:
+        first = sympy.Integer(0) if begin is None else _slice_bound(begin, dim, stride)
+        last = dim if end is None else _slice_bound(end, dim, stride)
+        span, low, high = last - first, begin, end
+    else:
+        first = dim - 1 if begin is None else _slice_bound(begin, dim, stride)
+        last = sympy.Integer(-1) if end is None else _slice_bound(end, dim, stride)
+        span, low, high = first - last, end, begin
+    length = symbolic.floordiv(span + abs(stride) - 1, abs(stride))
+    # A bound is monotone in its index among indices of one sign, and a default bound is
+    # the extreme one, so then the span is never negative.
+    monotone = low is None or high is None or ((low < 0) == (high < 0) and low <= high)
+    if monotone or symbolic.prove_le(0, length):
+        return length
+    return symbolic.smax(length, 0)
+
+
+def _split_points(props: Props) -> int | list[int]:
+    """The number of equal sections, or the split indices."""
+    attr = props["indices_or_sections"]
+    if isinstance(attr, IntegerAttr):
+        sections = int(attr.value.data)
+        if sections < 1:
+            raise RelaxError(f"expected a positive number of sections, got {sections}")
+        return sections
+    return prop_ints(props, "indices_or_sections")
+
+
+@irdl_op_definition
+class SplitOp(OperatorOp):
+    """``relax.split``: x cut along ``axis`` (absent: 0) into a tuple of tensors, either
+    ``indices_or_sections`` equal sections (numpy.split: the size must divide) or at the
+    given indices (numpy slicing semantics)."""
+
+    name = "relax.split"
+
+    x = operand_def(TensorType)
+    indices_or_sections = prop_def(I64_PROP | I64_ARRAY_PROP)
+    axis = opt_prop_def(I64_PROP)
+    result = result_def(TupleType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        require_props(properties, "indices_or_sections")
+        points = _split_points(properties)
+        count = points if isinstance(points, int) else len(points) + 1
+        if x.ndim is None or x.dims is None:
+            if x.ndim is not None:
+                normalize_axis(prop_int(properties, "axis", 0), x.ndim)
+            return TupleType.of([tensor(x.ndim, x.dtype)] * count)
+        axis = normalize_axis(prop_int(properties, "axis", 0), x.ndim)
+        size = x.dims[axis]
+        if isinstance(points, int):
+            remainder = symbolic.floormod(size, points)
+            if remainder.is_Integer and remainder != 0:
+                raise RelaxError(
+                    f"cannot split axis {axis} of {show_type(x)} into {points} equal sections"
+                )
+            lengths = [symbolic.floordiv(size, points)] * points
+        else:
+            bounds: list[int | None] = [None, *points, None]
+            lengths = [slice_length(b, e, 1, size) for b, e in pairwise(bounds)]
+        return TupleType.of(
+            tensor((*x.dims[:axis], length, *x.dims[axis + 1 :]), x.dtype) for length in lengths
+        )
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        parts = np.split(x, _split_points(props), axis=prop_int(props, "axis", 0))
+        return tuple(numpy_result(p) for p in parts)
+
+
+# ------------------------------------------------------------------------------ indexing
+
+
+@irdl_op_definition
+class TakeOp(OperatorOp):
+    """``relax.take``: the entries of x at ``indices`` along ``axis`` (absent: of the
+    flattened x), as numpy.take."""
+
+    name = "relax.take"
+
+    x = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    axis = opt_prop_def(I64_PROP)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        indices = expect_tensor(operand_types[1], "indices operand")
+        check_dtype(indices, INTEGER, "indices")
+        axis = prop_int(properties, "axis")
+        if axis is None:
+            return tensor(known_shape(indices), x.dtype)
+        if x.ndim is None:
+            return tensor(None, x.dtype)
+        axis = normalize_axis(axis, x.ndim)
+        if indices.ndim is None:
+            return tensor(None, x.dtype)
+        if x.dims is None or indices.dims is None:
+            return tensor(x.ndim - 1 + indices.ndim, x.dtype)
+        return tensor((*x.dims[:axis], *indices.dims, *x.dims[axis + 1 :]), x.dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        x, indices = inputs
+        return numpy_result(np.take(x, indices, axis=prop_int(props, "axis")))
+
+
+def _slice_spec(props: Props) -> list[tuple[int, int, int, int]]:
+    """``(axis, begin, end, stride)`` per sliced axis (axes not yet normalised)."""
+    require_props(props, "axes", "begin", "end")
+    axes = prop_ints(props, "axes")
+    begin = prop_ints(props, "begin")
+    end = prop_ints(props, "end")
+    strides = prop_ints(props, "strides", [1] * len(axes))
+    if not len(axes) == len(begin) == len(end) == len(strides):
+        raise RelaxError(
+            f"expected axes, begin, end and strides of one length, got {len(axes)}, "
+            f"{len(begin)}, {len(end)} and {len(strides)}"
+        )
+    if 0 in strides:
+        raise RelaxError(f"expected non-zero strides, got {strides}")
+    return list(zip(axes, begin, end, strides, strict=True))
+
+
+@irdl_op_definition
+class StridedSliceOp(OperatorOp):
+    """``relax.strided_slice``: ``x[begin:end:stride]`` along each of ``axes`` (numpy slicing:
+    negative indices count from the end, out-of-range indices are clamped; ``strides``
+    absent: 1)."""
+
+    name = "relax.strided_slice"
+
+    x = operand_def(TensorType)
+    axes = prop_def(I64_ARRAY_PROP)
+    begin = prop_def(I64_ARRAY_PROP)
+    end = prop_def(I64_ARRAY_PROP)
+    strides = opt_prop_def(I64_ARRAY_PROP)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        spec = _slice_spec(properties)
+        if x.ndim is None:
+            return tensor(None, x.dtype)
+        axes = normalize_axes([axis for axis, *_ in spec], x.ndim, "axes")
+        if x.dims is None:
+            return tensor(x.ndim, x.dtype)
+        dims = list(x.dims)
+        for axis, (_, begin, end, stride) in zip(axes, spec, strict=True):
+            dims[axis] = slice_length(begin, end, stride, dims[axis])
+        return tensor(tuple(dims), x.dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        index = [slice(None)] * x.ndim
+        for axis, begin, end, stride in _slice_spec(props):
+            index[axis] = slice(begin, end, stride)
+        return numpy_result(x[tuple(index)])
+
+
+MANIPULATE_OPS = (
+    ReshapeOp,
+    FlattenOp,
+    PermuteDimsOp,
+    ExpandDimsOp,
+    SqueezeOp,
+    ConcatOp,
+    SplitOp,
+    TakeOp,
+    StridedSliceOp,
+)

@@ -1,0 +1,429 @@
+"""Neural-network operators: softmax, log_softmax, layer_norm, convolutions and pooling."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import sympy
+from xdsl.dialects.builtin import FloatAttr
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+
+from xrelax.dialects import symbolic
+from xrelax.dialects.relax import RelaxError, TensorType, show_type
+from xrelax.dialects.symbolic import Dims
+from xrelax.ops.base import (
+    FLOAT,
+    I64_ARRAY_PROP,
+    I64_PROP,
+    NUMERIC,
+    OperatorOp,
+    Props,
+    check_dtype,
+    expect_tensor,
+    known_shape,
+    normalize_axes,
+    normalize_axis,
+    numpy_result,
+    prop_float,
+    prop_int,
+    prop_ints,
+    require_props,
+    same_dtype,
+    tensor,
+)
+
+# ------------------------------------------------------------------------------ softmax
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return shifted / np.sum(shifted, axis=axis, keepdims=True)
+
+
+def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+class SoftmaxFamilyOp(OperatorOp):
+    """``%r = relax.NAME %x {axis = -1 : i64}``: a normalisation along ``axis``
+    (absent: -1) of a floating-point tensor; same shape and dtype."""
+
+    x = operand_def(TensorType)
+    axis = opt_prop_def(I64_PROP)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    NUMPY_FN: ClassVar[Callable[[np.ndarray, int], np.ndarray]]
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        check_dtype(x, FLOAT)
+        if x.ndim is not None:
+            normalize_axis(prop_int(properties, "axis", -1), x.ndim)
+        return tensor(known_shape(x), x.dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        value = cls.NUMPY_FN(x.astype(np.float64), prop_int(props, "axis", -1))
+        return numpy_result(value, x.dtype)
+
+
+@irdl_op_definition
+class SoftmaxOp(SoftmaxFamilyOp):
+    """``relax.softmax``: exp(x) / sum(exp(x)) along ``axis``."""
+
+    name = "relax.softmax"
+    NUMPY_FN = staticmethod(_softmax)
+
+
+@irdl_op_definition
+class LogSoftmaxOp(SoftmaxFamilyOp):
+    """``relax.log_softmax``: x - log(sum(exp(x))) along ``axis``."""
+
+    name = "relax.log_softmax"
+    NUMPY_FN = staticmethod(_log_softmax)
+
+
+# ------------------------------------------------------------------------------ layer_norm
+
+
+@irdl_op_definition
+class LayerNormOp(OperatorOp):
+    """``relax.layer_norm``: (x - mean) / sqrt(var + epsilon) * gamma + beta, the moments
+    taken over ``axes``; gamma and beta have the sizes of x along ``axes``, in that order
+    (``epsilon`` absent: 1e-5)."""
+
+    name = "relax.layer_norm"
+
+    x = operand_def(TensorType)
+    gamma = operand_def(TensorType)
+    beta = operand_def(TensorType)
+    axes = prop_def(I64_ARRAY_PROP)
+    epsilon = opt_prop_def(FloatAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x, gamma, beta = (expect_tensor(t) for t in operand_types)
+        check_dtype(x, FLOAT)
+        dtype = same_dtype([x, gamma, beta])
+        require_props(properties, "axes")
+        axes = prop_ints(properties, "axes")
+        for param, what in ((gamma, "gamma"), (beta, "beta")):
+            if param.ndim is not None and param.ndim != len(axes):
+                raise RelaxError(
+                    f"expected {what} of rank {len(axes)} (one dimension per normalised "
+                    f"axis), got {show_type(param)}"
+                )
+        if x.ndim is None:
+            return tensor(None, dtype)
+        positions = normalize_axes(axes, x.ndim, "axes")
+        if x.dims is not None:
+            expected = tuple(x.dims[a] for a in positions)
+            for param, what in ((gamma, "gamma"), (beta, "beta")):
+                if param.dims is not None and any(
+                    symbolic.prove_not_equal(e, d)
+                    for e, d in zip(expected, param.dims, strict=True)
+                ):
+                    raise RelaxError(
+                        f"expected {what} of shape {symbolic.format_dims(expected)} (x along "
+                        f"axes {axes}), got {show_type(param)}"
+                    )
+        return tensor(known_shape(x), dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        x, gamma, beta = inputs
+        axes = normalize_axes(prop_ints(props, "axes"), x.ndim, "axes")
+        epsilon = prop_float(props, "epsilon", 1e-5)
+        data = x.astype(np.float64)
+        mean = data.mean(axis=tuple(axes), keepdims=True)
+        variance = np.square(data - mean).mean(axis=tuple(axes), keepdims=True)
+        # gamma's dimensions follow ``axes``; reorder them to x's order, then broadcast.
+        order = np.argsort(axes)
+        shape = [x.shape[a] if a in axes else 1 for a in range(x.ndim)]
+        scale = np.transpose(gamma, order).reshape(shape)
+        shift = np.transpose(beta, order).reshape(shape)
+        value = (data - mean) / np.sqrt(variance + epsilon) * scale + shift
+        return numpy_result(value, x.dtype)
+
+
+# ------------------------------------------------------------------------------ windows
+
+
+def _spatial_values(props: Props, name: str, rank: int, default: int | None) -> list[int]:
+    """A per-spatial-dimension property given as one value for all or one per dimension."""
+    values = prop_ints(props, name, None if default is None else [default])
+    if len(values) == 1:
+        values = values * rank
+    if len(values) != rank:
+        raise RelaxError(f"expected '{name}' to have 1 or {rank} values, got {values}")
+    if any(v < 1 for v in values):
+        raise RelaxError(f"expected positive '{name}', got {values}")
+    return values
+
+
+@dataclass(frozen=True)
+class Window:
+    """How a window slides over the spatial dimensions of a convolution or pooling."""
+
+    strides: list[int]
+    before: list[int]
+    """Padding at the start of each spatial dimension."""
+    after: list[int]
+    """Padding at the end of each spatial dimension."""
+    dilation: list[int]
+
+    @staticmethod
+    def of(props: Props, rank: int) -> Window:
+        """From the properties ``strides``, ``padding`` and ``dilation`` (absent: 1, 0, 1).
+
+        ``padding`` holds one value for all, one per spatial dimension, or, as TVM, the
+        starts then the ends: ``(top, left, bottom, right)`` for two dimensions.
+        """
+        padding = prop_ints(props, "padding", [0])
+        if len(padding) == 1:
+            padding = padding * rank
+        if len(padding) == rank:
+            before, after = padding, padding
+        elif len(padding) == 2 * rank:
+            before, after = padding[:rank], padding[rank:]
+        else:
+            raise RelaxError(
+                f"expected 'padding' to have 1, {rank} or {2 * rank} values, got {padding}"
+            )
+        if any(p < 0 for p in padding):
+            raise RelaxError(f"expected non-negative 'padding', got {padding}")
+        return Window(
+            _spatial_values(props, "strides", rank, 1),
+            before,
+            after,
+            _spatial_values(props, "dilation", rank, 1),
+        )
+
+    def output_dims(self, sizes: Dims, windows: Sequence[sympy.Expr]) -> Dims:
+        """The output size per spatial dimension: ``floordiv(size + padding - dilation *
+        (window - 1) - 1, stride) + 1``; an error when statically empty."""
+        out = []
+        for index, (size, window) in enumerate(zip(sizes, windows, strict=True)):
+            extent = size + self.before[index] + self.after[index]
+            reach = self.dilation[index] * (window - 1) + 1
+            dim = symbolic.floordiv(extent - reach, self.strides[index]) + 1
+            if dim.is_Integer and dim < 1:
+                raise RelaxError(
+                    f"expected spatial dimension {index} (padded size "
+                    f"{symbolic.format_expr(extent)}) to hold the window of extent "
+                    f"{symbolic.format_expr(reach)}"
+                )
+            out.append(dim)
+        return tuple(out)
+
+    def gather(self, x: np.ndarray, window: Sequence[int], pad_value: Any) -> np.ndarray:
+        """The windows of padded ``x`` (N, C, *spatial) as an array (N, C, *out, *window)."""
+        rank = len(window)
+        padded = np.pad(
+            x,
+            [(0, 0), (0, 0), *zip(self.before, self.after, strict=True)],
+            constant_values=pad_value,
+        )
+        index = []
+        for axis in range(rank):
+            reach = self.dilation[axis] * (window[axis] - 1) + 1
+            out = (padded.shape[2 + axis] - reach) // self.strides[axis] + 1
+            starts = np.arange(out) * self.strides[axis]
+            offsets = np.arange(window[axis]) * self.dilation[axis]
+            shape_out = [1] * (2 * rank)
+            shape_out[axis] = out
+            shape_window = [1] * (2 * rank)
+            shape_window[rank + axis] = window[axis]
+            index.append(starts.reshape(shape_out) + offsets.reshape(shape_window))
+        return padded[(slice(None), slice(None), *index)]
+
+
+def _expect_rank(type_: TensorType, rank: int, what: str) -> None:
+    if type_.ndim is not None and type_.ndim != rank:
+        raise RelaxError(f"expected {what} of rank {rank}, got {show_type(type_)}")
+
+
+# ------------------------------------------------------------------------------ convolution
+
+
+class ConvOp(OperatorOp):
+    """``%r = relax.convNd %x, %w {strides, padding, dilation, groups}``: a convolution
+    (cross-correlation) of data N, C, *spatial with weights O, C / groups, *kernel
+    (strides and dilation absent: 1, padding absent: 0, groups absent: 1)."""
+
+    x = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    strides = opt_prop_def(I64_ARRAY_PROP)
+    padding = opt_prop_def(I64_ARRAY_PROP)
+    dilation = opt_prop_def(I64_ARRAY_PROP)
+    groups = opt_prop_def(I64_PROP)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    SPATIAL: ClassVar[int]
+    """The number of spatial dimensions."""
+    LAYOUT: ClassVar[tuple[str, str]]
+    """The data and weight layouts, for messages."""
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x, weight = (expect_tensor(t) for t in operand_types)
+        check_dtype(x, NUMERIC)
+        dtype = same_dtype([x, weight])
+        rank = cls.SPATIAL + 2
+        _expect_rank(x, rank, f"{cls.LAYOUT[0]} data")
+        _expect_rank(weight, rank, f"{cls.LAYOUT[1]} weights")
+        window = Window.of(properties, cls.SPATIAL)
+        groups = prop_int(properties, "groups", 1)
+        if groups < 1:
+            raise RelaxError(f"expected a positive number of groups, got {groups}")
+        if x.dims is None or weight.dims is None:
+            return tensor(rank, dtype)
+        batch, channels, *sizes = x.dims
+        out_channels, in_channels, *kernel = weight.dims
+        if symbolic.prove_not_equal(channels, in_channels * groups):
+            raise RelaxError(
+                f"expected data with {symbolic.format_expr(in_channels * groups)} channels "
+                f"(weight input channels * groups), got {show_type(x)}"
+            )
+        remainder = symbolic.floormod(out_channels, groups)
+        if remainder.is_Integer and remainder != 0:
+            raise RelaxError(
+                f"expected output channels divisible by groups = {groups}, got {show_type(weight)}"
+            )
+        return tensor((batch, out_channels, *window.output_dims(sizes, kernel)), dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        x, weight = inputs
+        window = Window.of(props, cls.SPATIAL)
+        groups = prop_int(props, "groups", 1)
+        kernel = weight.shape[2:]
+        accumulate = np.float64 if np.issubdtype(x.dtype, np.floating) else x.dtype
+        windows = window.gather(x.astype(accumulate), kernel, 0)
+        batch, channels, *out = windows.shape[: 2 + cls.SPATIAL]
+        windows = windows.reshape(batch, groups, channels // groups, *windows.shape[2:])
+        weights = weight.astype(accumulate).reshape(
+            groups, weight.shape[0] // groups, channels // groups, *kernel
+        )
+        spatial = "".join(chr(ord("p") + i) for i in range(cls.SPATIAL))
+        taps = "".join(chr(ord("u") + i) for i in range(cls.SPATIAL))
+        value = np.einsum(f"ngc{spatial}{taps},gfc{taps}->ngf{spatial}", windows, weights)
+        return numpy_result(value.reshape(batch, weight.shape[0], *out), x.dtype)
+
+
+@irdl_op_definition
+class Conv1dOp(ConvOp):
+    """``relax.conv1d``: a 1-D convolution, data NCW, weights OIW."""
+
+    name = "relax.conv1d"
+    SPATIAL: ClassVar[int] = 1
+    LAYOUT: ClassVar[tuple[str, str]] = ("NCW", "OIW")
+
+
+@irdl_op_definition
+class Conv2dOp(ConvOp):
+    """``relax.conv2d``: a 2-D convolution, data NCHW, weights OIHW."""
+
+    name = "relax.conv2d"
+    SPATIAL: ClassVar[int] = 2
+    LAYOUT: ClassVar[tuple[str, str]] = ("NCHW", "OIHW")
+
+
+# ------------------------------------------------------------------------------ pooling
+
+
+class Pool2dOp(OperatorOp):
+    """``%r = relax.NAME %x {pool_size, strides, padding}``: a 2-D pooling of NCHW data
+    (strides absent: 1, padding absent: 0)."""
+
+    x = operand_def(TensorType)
+    pool_size = prop_def(I64_ARRAY_PROP)
+    strides = opt_prop_def(I64_ARRAY_PROP)
+    padding = opt_prop_def(I64_ARRAY_PROP)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        check_dtype(x, NUMERIC)
+        _expect_rank(x, 4, "NCHW data")
+        require_props(properties, "pool_size")
+        pool_size = _spatial_values(properties, "pool_size", 2, None)
+        window = Window.of(properties, 2)
+        if x.dims is None:
+            return tensor(4, x.dtype)
+        batch, channels, *sizes = x.dims
+        pool = [sympy.Integer(p) for p in pool_size]
+        return tensor((batch, channels, *window.output_dims(sizes, pool)), x.dtype)
+
+    @classmethod
+    def pool(cls, x: np.ndarray, window: Window, pool_size: list[int]) -> np.ndarray:
+        """The pooled values of each window."""
+        raise NotImplementedError
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        value = cls.pool(x, Window.of(props, 2), _spatial_values(props, "pool_size", 2, None))
+        return numpy_result(value, x.dtype)
+
+
+_WINDOW_AXES = (4, 5)
+
+
+@irdl_op_definition
+class MaxPool2dOp(Pool2dOp):
+    """``relax.max_pool2d``: the largest element of each window (padding never wins)."""
+
+    name = "relax.max_pool2d"
+
+    @classmethod
+    def pool(cls, x: np.ndarray, window: Window, pool_size: list[int]) -> np.ndarray:
+        lowest = -np.inf if np.issubdtype(x.dtype, np.floating) else np.iinfo(x.dtype).min
+        return window.gather(x, pool_size, lowest).max(axis=_WINDOW_AXES)
+
+
+@irdl_op_definition
+class AvgPool2dOp(Pool2dOp):
+    """``relax.avg_pool2d``: the mean of each window over its elements inside the input
+    (TVM Relax's default ``count_include_pad = false``); integers truncate toward zero."""
+
+    name = "relax.avg_pool2d"
+
+    @classmethod
+    def pool(cls, x: np.ndarray, window: Window, pool_size: list[int]) -> np.ndarray:
+        total = window.gather(x.astype(np.float64), pool_size, 0).sum(axis=_WINDOW_AXES)
+        inside = np.ones((1, 1, *x.shape[2:]))
+        count = window.gather(inside, pool_size, 0).sum(axis=_WINDOW_AXES)
+        return total / np.maximum(count, 1)
+
+
+NN_OPS = (
+    SoftmaxOp,
+    LogSoftmaxOp,
+    LayerNormOp,
+    Conv1dOp,
+    Conv2dOp,
+    MaxPool2dOp,
+    AvgPool2dOp,
+)

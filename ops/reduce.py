@@ -1,0 +1,111 @@
+"""Reductions: sum, mean, max and min over axes, optionally keeping reduced axes as size 1."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import sympy
+from xdsl.dialects.builtin import BoolAttr
+from xdsl.ir import Attribute
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, result_def, traits_def
+from xdsl.traits import Pure
+
+from xrelax.dialects.relax import TensorType
+from xrelax.ops.base import (
+    ANY_DTYPE,
+    I64_ARRAY_PROP,
+    NUMERIC,
+    DtypeKind,
+    OperatorOp,
+    Props,
+    check_dtype,
+    expect_tensor,
+    normalize_axes,
+    numpy_result,
+    prop_bool,
+    prop_ints,
+    tensor,
+)
+
+
+class ReduceOp(OperatorOp):
+    """``%r = relax.NAME %x {axis = array<i64: ...>, keepdims = true}``: a reduction over
+    ``axis`` (absent: all axes); the result keeps the element type of x."""
+
+    x = operand_def(TensorType)
+    axis = opt_prop_def(I64_ARRAY_PROP)
+    keepdims = opt_prop_def(BoolAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    DTYPES: ClassVar[DtypeKind] = NUMERIC
+    NUMPY_FN: ClassVar[Callable[..., np.ndarray]]
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        check_dtype(x, cls.DTYPES)
+        axis = prop_ints(properties, "axis")
+        keepdims = prop_bool(properties, "keepdims")
+        if axis is None and not keepdims:
+            return tensor((), x.dtype)
+        if x.ndim is None:
+            return tensor(None, x.dtype)
+        reduced = set(range(x.ndim) if axis is None else normalize_axes(axis, x.ndim))
+        if x.dims is None and not (keepdims and len(reduced) == x.ndim):
+            return tensor(x.ndim if keepdims else x.ndim - len(reduced), x.dtype)
+        dims = x.dims if x.dims is not None else (sympy.Integer(1),) * x.ndim
+        if keepdims:
+            return tensor(
+                tuple(sympy.Integer(1) if i in reduced else d for i, d in enumerate(dims)),
+                x.dtype,
+            )
+        return tensor(tuple(d for i, d in enumerate(dims) if i not in reduced), x.dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        axis = prop_ints(props, "axis")
+        value = cls.NUMPY_FN(
+            x, axis=None if axis is None else tuple(axis), keepdims=prop_bool(props, "keepdims")
+        )
+        return numpy_result(value, x.dtype)
+
+
+@irdl_op_definition
+class SumOp(ReduceOp):
+    """``relax.sum``: the sum of the elements, in the element type of x."""
+
+    name = "relax.sum"
+    NUMPY_FN = staticmethod(np.sum)
+
+
+@irdl_op_definition
+class MeanOp(ReduceOp):
+    """``relax.mean``: the mean of the elements (integers: truncated toward zero)."""
+
+    name = "relax.mean"
+    NUMPY_FN = staticmethod(np.mean)
+
+
+@irdl_op_definition
+class MaxOp(ReduceOp):
+    """``relax.max``: the largest element."""
+
+    name = "relax.max"
+    DTYPES: ClassVar[DtypeKind] = ANY_DTYPE
+    NUMPY_FN = staticmethod(np.max)
+
+
+@irdl_op_definition
+class MinOp(ReduceOp):
+    """``relax.min``: the smallest element."""
+
+    name = "relax.min"
+    DTYPES: ClassVar[DtypeKind] = ANY_DTYPE
+    NUMPY_FN = staticmethod(np.min)
+
+
+REDUCE_OPS = (SumOp, MeanOp, MaxOp, MinOp)
