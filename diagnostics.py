@@ -201,7 +201,15 @@ _handlers: list[list[Diagnostic]] = []
 
 def emit_warning(op: Operation, message: str) -> None:
     """Report a warning about ``op`` (collected by the driver, else printed to stderr)."""
-    diagnostic = op_diagnostic(op, message, "warning")
+    _emit(op_diagnostic(op, message, "warning"))
+
+
+def emit_remark(op: Operation, message: str) -> None:
+    """Report a remark (information) about ``op``."""
+    _emit(op_diagnostic(op, message, "remark"))
+
+
+def _emit(diagnostic: Diagnostic) -> None:
     if _handlers:
         _handlers[-1].append(diagnostic)
     else:

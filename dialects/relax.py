@@ -1405,6 +1405,7 @@ STRUCTURAL_OPS: tuple[type[Operation], ...] = (
 
 def get_dialect() -> Dialect:
     """The relax dialect: structural ops, every operator of :mod:`xrelax.ops`, the types."""
+    from xrelax.dialects.relax_memory import MEMORY_OPS
     from xrelax.ops import OPERATORS
 
-    return Dialect("relax", [*STRUCTURAL_OPS, *OPERATORS], list(RELAX_TYPES))
+    return Dialect("relax", [*STRUCTURAL_OPS, *MEMORY_OPS, *OPERATORS], list(RELAX_TYPES))

@@ -477,12 +477,12 @@ MATCH_KINDS = ("equal", "store", "check", "any")
 
 @irdl_op_definition
 class MatchShapeOp(VMBuiltinOp):
-    """``vm.match_shape %x, %heap [store h0 "n", check h1 "k", equal 4 "4"] "main: parameter 'x'"``.
+    """``%y = vm.match_shape %x, %heap [store h0 "n", equal 4 "4"] "ctx" : T, H -> T2``.
 
     Checks the rank of a tensor or shape value and, per dimension, stores it into a heap
     slot (first occurrence of a variable), checks it against a slot or an integer, or
     skips it. The labels (printed symbolic expressions) and the context string go into
-    the error message.
+    the error message. The result is the value itself, with the matched type.
     """
 
     name = "vm.match_shape"
@@ -494,6 +494,7 @@ class MatchShapeOp(VMBuiltinOp):
     values = prop_def(DimsAttr)
     labels = prop_def(ArrayAttr[StringAttr])
     context = prop_def(StringAttr)
+    result = result_def()
     traits = traits_def(MemoryWriteEffect())
 
     def __init__(
@@ -502,8 +503,10 @@ class MatchShapeOp(VMBuiltinOp):
         heap: SSAValue,
         entries: Sequence[tuple[str, int, str]],
         context: str,
+        result_type: Attribute | None = None,
     ) -> None:
         super().__init__(
+            result_types=[result_type if result_type is not None else value.type],
             operands=[value, heap],
             properties={
                 "kinds": ArrayAttr(StringAttr(k) for k, _, _ in entries),
@@ -551,7 +554,8 @@ class MatchShapeOp(VMBuiltinOp):
         parser.parse_type()
         parser.parse_punctuation(",")
         parser.parse_type()
-        op = MatchShapeOp(value, heap, entries, context)
+        parser.parse_punctuation("->")
+        op = MatchShapeOp(value, heap, entries, context, parser.parse_type())
         op.attributes |= attrs
         return op
 
@@ -575,6 +579,8 @@ class MatchShapeOp(VMBuiltinOp):
         printer.print_attribute(self.value.type)
         printer.print_string(", ")
         printer.print_attribute(self.heap.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         if not len(self.kinds) == len(self.values.data) == len(self.labels):

@@ -10,6 +10,9 @@ from xdsl.passes import ModulePass
 # CLI name -> "module:class" of each pass xrelax defines.
 _PROJECT_PASSES: dict[str, str] = {
     "relax-normalize": "xrelax.transforms.normalize:NormalizePass",
+    "relax-to-non-dataflow": "xrelax.transforms.to_non_dataflow:ToNonDataflowPass",
+    "relax-call-tir-rewrite": "xrelax.transforms.call_tir_rewrite:CallTIRRewritePass",
+    "relax-plan-memory": "xrelax.transforms.plan_memory:PlanMemoryPass",
 }
 
 # Upstream xDSL passes that work on relax IR.

@@ -5,8 +5,8 @@
 // CHECK-LABEL: relax.func @builtins
 // CHECK-NEXT:    %h = vm.alloc_shape_heap 3 : !relax.tensor<[3], i64>
 // CHECK-NEXT:    vm.check_tensor %x {ndim = 2 : i64, dtype = "float32", context = "main: parameter 'x'"} : !relax.tensor<[n, 4], f32>
-// CHECK-NEXT:    vm.match_shape %x, %h [store h0 "n", equal 4 "4"] "main: parameter 'x'" : !relax.tensor<[n, 4], f32>, !relax.tensor<[3], i64>
-// CHECK-NEXT:    vm.match_shape %x, %h [check h0 "n", any ""] "main: parameter 'x'" : !relax.tensor<[n, 4], f32>, !relax.tensor<[3], i64>
+// CHECK-NEXT:    %{{.*}} = vm.match_shape %x, %h [store h0 "n", equal 4 "4"] "main: parameter 'x'" : !relax.tensor<[n, 4], f32>, !relax.tensor<[3], i64> -> !relax.tensor<[n, 4], f32>
+// CHECK-NEXT:    %y = vm.match_shape %x, %h [check h0 "n", any ""] "main: parameter 'x'" : !relax.tensor<[n, 4], f32>, !relax.tensor<[3], i64> -> !relax.tensor<[n, 4], f32>
 // CHECK-NEXT:    %s = vm.alloc_storage [64] {dtype = "float32"} : !relax.object
 // CHECK-NEXT:    %t = vm.alloc_tensor %s [0] shape [h0, 4] {dtype = "float32"} : !relax.tensor<[n, 4], f32>
 // CHECK-NEXT:    %sh = vm.make_shape %h [h0, 4] : !relax.shape<[n, 4]>
@@ -17,8 +17,8 @@
 relax.func @builtins(%x: !relax.tensor<[n, 4], f32>) -> !relax.tensor<[n, 4], f32> {
   %h = vm.alloc_shape_heap 3 : !relax.tensor<[3], i64>
   vm.check_tensor %x {ndim = 2 : i64, dtype = "float32", context = "main: parameter 'x'"} : !relax.tensor<[n, 4], f32>
-  vm.match_shape %x, %h [store h0 "n", equal 4 "4"] "main: parameter 'x'" : !relax.tensor<[n, 4], f32>, !relax.tensor<[3], i64>
-  vm.match_shape %x, %h [check h0 "n", any ""] "main: parameter 'x'" : !relax.tensor<[n, 4], f32>, !relax.tensor<[3], i64>
+  %0 = vm.match_shape %x, %h [store h0 "n", equal 4 "4"] "main: parameter 'x'" : !relax.tensor<[n, 4], f32>, !relax.tensor<[3], i64> -> !relax.tensor<[n, 4], f32>
+  %y = vm.match_shape %x, %h [check h0 "n", any ""] "main: parameter 'x'" : !relax.tensor<[n, 4], f32>, !relax.tensor<[3], i64> -> !relax.tensor<[n, 4], f32>
   %s = vm.alloc_storage [64] {dtype = "float32"} : !relax.object
   %t = vm.alloc_tensor %s [0] shape [h0, 4] {dtype = "float32"} : !relax.tensor<[n, 4], f32>
   %sh = vm.make_shape %h [h0, 4] : !relax.shape<[n, 4]>
