@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -47,8 +48,15 @@ _ERFC_CHEBYSHEV = np.array(
 """Chebyshev coefficients of erfc on [0, inf) (Numerical Recipes, 3rd ed., §6.2.2)."""
 
 
+_ERF_TAYLOR = np.array(
+    [2 / math.sqrt(math.pi) * (-1) ** k / (math.factorial(k) * (2 * k + 1)) for k in range(14)]
+)
+"""Coefficients of erf(x) / x as a polynomial in x * x (the Taylor series)."""
+
+
 def erf(x: np.ndarray) -> np.ndarray:
-    """The error function in float64, vectorized (absolute error below 1e-15)."""
+    """The error function in float64, vectorized (absolute error below 1e-15, relative
+    error below 1e-15 near 0)."""
     x = np.asarray(x, np.float64)
     z = np.abs(x)
     t = 2.0 / (2.0 + z)
@@ -58,7 +66,10 @@ def erf(x: np.ndarray) -> np.ndarray:
     for coefficient in _ERFC_CHEBYSHEV[:0:-1]:
         d, dd = ty * d - dd + coefficient, d
     erfc = t * np.exp(-z * z + 0.5 * (_ERFC_CHEBYSHEV[0] + ty * d) - dd)
-    return np.copysign(1.0 - erfc, x)
+    # 1 - erfc loses the relative accuracy of small values; the series keeps it.
+    near = np.clip(x, -0.5, 0.5)
+    series = near * np.polynomial.polynomial.polyval(near * near, _ERF_TAYLOR)
+    return np.where(z < 0.5, series, np.copysign(1.0 - erfc, x))
 
 
 def _rsqrt(x: np.ndarray) -> np.ndarray:
@@ -66,8 +77,11 @@ def _rsqrt(x: np.ndarray) -> np.ndarray:
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    # The tanh form never overflows, unlike 1 / (1 + exp(-x)).
-    return 0.5 * (1 + np.tanh(0.5 * np.asarray(x, np.float64)))
+    # exp of a non-positive argument never overflows and keeps the relative accuracy of
+    # tiny results, unlike 1 / (1 + exp(-x)) and the tanh form.
+    x = np.asarray(x, np.float64)
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
