@@ -15,6 +15,7 @@ import sympy
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
     FlatSymbolRefAttr,
     FunctionType,
     IntAttr,
@@ -73,6 +74,7 @@ from xdsl.utils.exceptions import VerifyException
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr, parse_dims_text, take_angle_body
 from xrelax.dialects.symbolic import Dims, SymbolicError
+from xrelax.dialects.traits import BindsSymbolicVars
 from xrelax.dialects.syntax import (
     parse_bracket_dims,
     parse_defined_operand,
@@ -606,7 +608,7 @@ class MatchShapeOp(IRDLOperation):
     value = operand_def()
     pattern = prop_def(DimsAttr)
     result = result_def()
-    traits = traits_def(_PatternDefinesVars(), DeducesResultType())
+    traits = traits_def(_PatternDefinesVars(), DeducesResultType(), BindsSymbolicVars())
 
     def __init__(self, value: SSAValue, pattern: Iterable[int | str | sympy.Expr]) -> None:
         dims = DimsAttr.of(pattern)
@@ -1138,6 +1140,8 @@ class CallPackedOp(IRDLOperation):
     callee = prop_def(StringAttr)
     args = var_operand_def()
     pure = opt_prop_def(UnitAttr)
+    op_attrs = opt_prop_def(DictionaryAttr)
+    """Attributes passed to the function as a trailing constant (the safety net's operators)."""
     res = var_result_def()
     traits = traits_def(_CallPackedEffects())
 
@@ -1147,10 +1151,15 @@ class CallPackedOp(IRDLOperation):
         args: Sequence[SSAValue],
         result_type: Attribute | None,
         pure: bool = False,
+        op_attrs: DictionaryAttr | None = None,
     ) -> None:
         super().__init__(
             operands=[args],
-            properties={"callee": StringAttr(callee), "pure": UnitAttr() if pure else None},
+            properties={
+                "callee": StringAttr(callee),
+                "pure": UnitAttr() if pure else None,
+                "op_attrs": op_attrs,
+            },
             result_types=[[result_type] if result_type is not None else []],
         )
 
@@ -1181,10 +1190,8 @@ class CallPackedOp(IRDLOperation):
         printer.print_string("(")
         printer.print_list(self.args, printer.print_operand)
         printer.print_string(")")
-        extra = dict(self.attributes)
-        if self.pure is not None:
-            extra = {"pure": self.pure, **extra}
-        printer.print_op_attributes(extra)
+        extra = {k: v for k, v in self.properties.items() if k != "callee"}
+        printer.print_op_attributes({**extra, **self.attributes})
         _print_functional_type(printer, self.args, self.res)
         if not self.res:
             printer.print_string(" -> ()")

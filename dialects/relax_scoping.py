@@ -20,6 +20,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xrelax.diagnostics import IRError
 from xrelax.dialects import symbolic
 from xrelax.dialects.dims import DimsAttr
+from xrelax.dialects.traits import BindsSymbolicVars
 from xrelax.dialects.relax import (
     CallTIROp,
     DataflowOp,
@@ -39,13 +40,13 @@ def defined_by_pattern(dims: Iterable) -> set[str]:
     return {d.name for d in dims if d.is_Symbol}
 
 
-def _type_binds(type_: Attribute) -> set[str]:
+def type_binds(type_: Attribute) -> set[str]:
     if isinstance(type_, TensorType | ShapeType) and isinstance(type_.shape, DimsAttr):
         return defined_by_pattern(type_.shape.data)
     if isinstance(type_, TupleType):
         names: set[str] = set()
         for element in type_.types:
-            names |= _type_binds(element)
+            names |= type_binds(element)
         return names
     return set()
 
@@ -61,7 +62,7 @@ def verify_function_scoping(func: Operation) -> None:
     params = func.function_type.inputs.data
     defined: set[str] = set()
     for type_ in params:
-        defined |= _type_binds(type_)
+        defined |= type_binds(type_)
     for index, type_ in enumerate(params):
         if missing := _undefined(type_free_vars(type_), defined):
             raise IRError(
@@ -97,6 +98,8 @@ def _walk_block(block: Block, visible: set[SSAValue], defined: set[str]) -> set[
                     "whole dimension first",
                 )
             defined = defined | binds
+        elif op.has_trait(BindsSymbolicVars):
+            defined = defined | BindsSymbolicVars.bound_names(op)
         uses: set[str] = set()
         if isinstance(op, ShapeOp):
             uses |= op.dims.free_vars()

@@ -80,6 +80,7 @@ from xdsl.utils.exceptions import VerifyException
 from xrelax.dialects import symbolic
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.symbolic import Dims
+from xrelax.dialects.traits import BindsSymbolicVars
 from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand, print_dims
 
 HEAP_SLOT_PREFIX = "h"
@@ -495,7 +496,7 @@ class MatchShapeOp(VMBuiltinOp):
     labels = prop_def(ArrayAttr[StringAttr])
     context = prop_def(StringAttr)
     result = result_def()
-    traits = traits_def(MemoryWriteEffect())
+    traits = traits_def(MemoryWriteEffect(), BindsSymbolicVars())
 
     def __init__(
         self,

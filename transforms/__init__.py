@@ -13,6 +13,9 @@ _PROJECT_PASSES: dict[str, str] = {
     "relax-to-non-dataflow": "xrelax.transforms.to_non_dataflow:ToNonDataflowPass",
     "relax-call-tir-rewrite": "xrelax.transforms.call_tir_rewrite:CallTIRRewritePass",
     "relax-plan-memory": "xrelax.transforms.plan_memory:PlanMemoryPass",
+    "relax-vm-memory-lower": "xrelax.transforms.vm_memory_lower:VMMemoryLowerPass",
+    "relax-vm-shape-lower": "xrelax.transforms.vm_shape_lower:VMShapeLowerPass",
+    "relax-codegen-vm": "xrelax.transforms.codegen_vm:CodegenVMPass",
 }
 
 # Upstream xDSL passes that work on relax IR.

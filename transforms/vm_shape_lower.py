@@ -1,0 +1,289 @@
+"""``relax-vm-shape-lower``: symbolic shapes -> the per-call shape heap.
+
+Every symbolic variable of a relax function gets a slot of a heap allocated at entry
+(``vm.alloc_shape_heap``), and so does every compound expression the function needs
+at run time (allocation sizes, tensor shapes, shape values, ``call_dps`` symbolic
+arguments, checked pattern dimensions). Then:
+
+* each parameter is checked (``vm.check_tensor``: rank and dtype) and matched
+  (``vm.match_shape``): the first occurrence of a variable stores it, later ones
+  check it; ``relax.match_shape`` likewise;
+* compound expressions are computed into their slots by generated tir shape
+  functions (``tir.prim_func @<f>_shape<k>`` taking the heap and the variables as
+  ``sym`` integers), called right after the binding site that makes them computable;
+  dimensions of a pattern that are expressions are checked after that;
+* every remaining symbolic dimension mentions only heap slots ``h<k>`` and integers:
+  ``relax.shape`` becomes ``vm.make_shape``, and the sizes of ``vm.alloc_storage`` /
+  ``vm.alloc_tensor`` and the ``sym`` arguments of ``relax.call_dps`` are rewritten.
+
+Run it after ``relax-to-non-dataflow`` and ``relax-vm-memory-lower``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import SymbolTable
+
+from xrelax.diagnostics import IRError
+from xrelax.dialects import dtypes, symbolic, tir, vm
+from xrelax.dialects.dims import DimsAttr
+from xrelax.dialects.relax import (
+    DataflowOp,
+    FuncOp,
+    MatchShapeOp,
+    ShapeOp,
+    ShapeType,
+    TensorType,
+)
+from xrelax.dialects.relax_memory import CallDPSOp
+from xrelax.dialects.symbolic import Dims
+
+HEAP_DTYPE = dtypes.I64
+
+
+def _needed_exprs(func: FuncOp) -> list[sympy.Expr]:
+    """Every symbolic expression the function needs at run time, in program order."""
+    exprs: list[sympy.Expr] = []
+    for type_ in func.function_type.inputs.data:
+        if isinstance(type_, TensorType | ShapeType) and type_.dims is not None:
+            exprs += type_.dims
+    for op in func.walk():
+        if isinstance(op, MatchShapeOp):
+            exprs += op.pattern.data
+        elif isinstance(op, ShapeOp):
+            exprs += op.dims.data
+        elif isinstance(op, CallDPSOp) and op.sym_args is not None:
+            exprs += op.sym_args.data
+        elif isinstance(op, vm.AllocStorageOp):
+            exprs += op.size.data
+        elif isinstance(op, vm.AllocTensorOp):
+            exprs += [*op.offset.data, *op.shape.data]
+    return exprs
+
+
+@dataclass
+class _Heap:
+    """Slot assignment of one function."""
+
+    slots: dict[sympy.Expr, int] = field(default_factory=dict)
+
+    def slot(self, expr: sympy.Expr) -> int:
+        if expr not in self.slots:
+            self.slots[expr] = len(self.slots)
+        return self.slots[expr]
+
+    def lower(self, expr: sympy.Expr) -> sympy.Expr:
+        """``expr`` as an integer or the slot symbol holding it."""
+        return expr if expr.is_Integer else vm.heap_slot(self.slots[expr])
+
+    def lower_dims(self, dims: Dims) -> Dims:
+        return tuple(self.lower(d) for d in dims)
+
+
+class _FunctionLowering:
+    """Lowers the shapes of one relax function."""
+
+    def __init__(self, func: FuncOp, module: Operation, rewriter: PatternRewriter) -> None:
+        self.func = func
+        self.name = func.sym_name.data
+        self.module = module
+        self.rewriter = rewriter
+        self.heap = _Heap()
+        exprs = _needed_exprs(func)
+        for expr in exprs:
+            for var in sorted(expr.free_symbols, key=lambda s: s.name):
+                self.heap.slot(var)
+        self.compound = list(
+            dict.fromkeys(e for e in exprs if not e.is_Integer and not e.is_Symbol)
+        )
+        for expr in self.compound:
+            self.heap.slot(expr)
+        self.shape_funcs = 0
+        self.heap_value: SSAValue | None = None
+
+    def run(self) -> None:
+        block = self.func.body.block
+        heap_type = TensorType.of([max(len(self.heap.slots), 1)], HEAP_DTYPE)
+        alloc = vm.AllocShapeHeapOp(max(len(self.heap.slots), 1), heap_type)
+        alloc.heap.name_hint = "shape_heap"
+        self.rewriter.insert(alloc, InsertPoint.at_start(block))
+        self.heap_value = alloc.heap
+        cursor: Operation = alloc
+        bound: set[str] = set()
+        computed: set[sympy.Expr] = set()
+        pending_checks: list[tuple[SSAValue, Dims, str, TensorType | ShapeType]] = []
+        for arg, param, type_ in zip(
+            block.args, self.func.param_names, self.func.function_type.inputs.data, strict=True
+        ):
+            context = f"{self.name}: parameter '{param}'"
+            if isinstance(type_, TensorType):
+                ndim = type_.ndim if type_.ndim is not None else -1
+                dtype = dtypes.numpy_name(type_.dtype) if type_.known_dtype is not None else ""
+                check = vm.CheckTensorOp(arg, ndim, dtype, context)
+                self.rewriter.insert(check, InsertPoint.after(cursor))
+                cursor = check
+            if isinstance(type_, TensorType | ShapeType) and type_.dims:
+                cursor = self._match(arg, type_.dims, bound, context, type_, cursor)[1]
+                pending_checks.append((arg, type_.dims, context, type_))
+        cursor = self._compute(bound, computed, cursor)
+        for value, dims, context, type_ in pending_checks:
+            cursor = self._check_exprs(value, dims, context, type_, cursor)
+        self._walk(block, bound, computed)
+        self._rewrite_shapes()
+
+    # ---------------------------------------------------------------- binding sites
+
+    def _match(
+        self,
+        value: SSAValue,
+        dims: Dims,
+        bound: set[str],
+        context: str,
+        result_type,
+        cursor: Operation,
+    ) -> tuple[SSAValue, Operation]:
+        """Store or check the plain dims of ``value``; expressions are checked later."""
+        entries: list[tuple[str, int, str]] = []
+        for dim in dims:
+            label = symbolic.format_expr(dim)
+            if dim.is_Integer:
+                entries.append(("equal", int(dim), label))
+            elif dim.is_Symbol:
+                kind = "check" if dim.name in bound else "store"
+                entries.append((kind, self.heap.slots[dim], label))
+                bound.add(dim.name)
+            else:
+                entries.append(("any", 0, label))
+        assert self.heap_value is not None
+        match = vm.MatchShapeOp(value, self.heap_value, entries, context, result_type)
+        self.rewriter.insert(match, InsertPoint.after(cursor))
+        return match.result, match
+
+    def _check_exprs(
+        self, value: SSAValue, dims: Dims, context: str, result_type, cursor: Operation
+    ) -> Operation:
+        if all(d.is_Integer or d.is_Symbol for d in dims):
+            return cursor
+        entries = [
+            ("any", 0, symbolic.format_expr(d))
+            if d.is_Integer or d.is_Symbol
+            else ("check", self.heap.slots[d], symbolic.format_expr(d))
+            for d in dims
+        ]
+        assert self.heap_value is not None
+        match = vm.MatchShapeOp(value, self.heap_value, entries, context, result_type)
+        self.rewriter.insert(match, InsertPoint.after(cursor))
+        return match
+
+    def _walk(self, block: Block, bound: set[str], computed: set[sympy.Expr]) -> None:
+        for op in list(block.ops):
+            if isinstance(op, DataflowOp):
+                raise IRError(op, "relax-vm-shape-lower needs relax-to-non-dataflow first")
+            if isinstance(op, MatchShapeOp):
+                self._lower_match_shape(op, bound, computed)
+            for region in op.regions:
+                for inner in region.blocks:
+                    self._walk(inner, set(bound), set(computed))
+
+    def _lower_match_shape(
+        self, op: MatchShapeOp, bound: set[str], computed: set[sympy.Expr]
+    ) -> None:
+        pattern = op.pattern.data
+        context = f"{self.name}: match_shape {symbolic.format_dims(pattern)}"
+        result, cursor = self._match(op.value, pattern, bound, context, op.result.type, op)
+        cursor = self._compute(bound, computed, cursor)
+        last = self._check_exprs(result, pattern, context, op.result.type, cursor)
+        final = last.results[0] if isinstance(last, vm.MatchShapeOp) else result
+        self.rewriter.replace_all_uses_with(op.result, final)
+        self.rewriter.erase(op)
+
+    def _compute(self, bound: set[str], computed: set[sympy.Expr], cursor: Operation) -> Operation:
+        """Compute the compound expressions that just became computable."""
+        ready = [e for e in self.compound if e not in computed and symbolic.free_vars(e) <= bound]
+        if not ready:
+            return cursor
+        computed.update(ready)
+        variables = sorted({name for e in ready for name in symbolic.free_vars(e)})
+        callee = self._shape_func(ready, variables)
+        assert self.heap_value is not None
+        call = CallDPSOp(
+            callee,
+            [self.heap_value],
+            [vm.heap_slot(self.heap.slots[symbolic.sym(v)]) for v in variables] or None,
+        )
+        self.rewriter.insert(call, InsertPoint.after(cursor))
+        return call
+
+    def _shape_func(self, exprs: list[sympy.Expr], variables: list[str]) -> str:
+        """A tir function computing ``exprs`` into their heap slots."""
+        while True:
+            name = f"{self.name}_shape{self.shape_funcs}"
+            self.shape_funcs += 1
+            if SymbolTable.lookup_symbol(self.module, name) is None:
+                break
+        heap_type = tir.BufferType.of([max(len(self.heap.slots), 1)], HEAP_DTYPE)
+        func = tir.PrimFuncOp(name, [heap_type], variables)
+        (buffer,) = func.body.block.args
+        buffer.name_hint = "H"
+        for expr in exprs:
+            value = tir.IndexOp(expr, HEAP_DTYPE)
+            store = tir.StoreOp(buffer, [self.heap.slots[expr]], value.result)
+            func.body.block.add_ops([value, store])
+        self.rewriter.insert(func, InsertPoint.before(self.func))
+        return name
+
+    # ------------------------------------------------------------------ uses of shapes
+
+    def _rewrite_shapes(self) -> None:
+        assert self.heap_value is not None
+        for op in list(self.func.walk()):
+            if isinstance(op, ShapeOp):
+                make = vm.MakeShapeOp(
+                    self.heap_value, self.heap.lower_dims(op.dims.data), op.result.type
+                )
+                make.result.name_hint = op.result.name_hint
+                self.rewriter.replace(op, make)
+            elif isinstance(op, CallDPSOp) and op.sym_args is not None:
+                if op.args and op.args[0] is self.heap_value:
+                    continue
+                op.sym_args = DimsAttr(self.heap.lower_dims(op.sym_args.data))
+            elif isinstance(op, vm.AllocStorageOp):
+                op.size = DimsAttr(self.heap.lower_dims(op.size.data))
+            elif isinstance(op, vm.AllocTensorOp):
+                op.offset = DimsAttr(self.heap.lower_dims(op.offset.data))
+                op.shape = DimsAttr(self.heap.lower_dims(op.shape.data))
+
+
+class LowerFunctionShapes(RewritePattern):
+    """Lower the symbolic shapes of one relax function onto its shape heap."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: FuncOp, rewriter: PatternRewriter) -> None:
+        if any(isinstance(o, vm.AllocShapeHeapOp) for o in op.body.block.ops):
+            return
+        module = op.parent_op()
+        assert module is not None
+        _FunctionLowering(op, module, rewriter).run()
+
+
+@dataclass(frozen=True)
+class VMShapeLowerPass(ModulePass):
+    """Lower symbolic shapes to the VM shape heap."""
+
+    name = "relax-vm-shape-lower"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(LowerFunctionShapes(), apply_recursively=False).rewrite_module(op)
