@@ -6,6 +6,12 @@ The Python API (DESIGN §8)::
     m = xrelax.parse(text)                        # a verified builtin.module
     m = xrelax.apply(m, "relax-normalize")        # run a pipeline string
     print(xrelax.print_module(m))
+    out = xrelax.interpret(m, "main", x, w)       # reference interpreter on numpy
+    exe = xrelax.compile(m)                       # default pipeline -> Executable
+    out = xrelax.VirtualMachine(exe)["main"](x, w)
+
+    @xrelax.register_func("my.packed")            # user packed function for call_packed
+    def my_packed(t): ...
 
 Errors are :class:`CompileError` whose message is the located one-line diagnostic.
 """
@@ -19,6 +25,8 @@ from xrelax.diagnostics import CompileError
 if TYPE_CHECKING:
     from xdsl.context import Context
     from xdsl.dialects.builtin import ModuleOp
+
+    from xrelax.backends.vm import Executable
 
 _CONTEXT: Context | None = None
 
@@ -86,6 +94,22 @@ def apply(module: ModuleOp, pipeline: str) -> ModuleOp:
     return module
 
 
+def compile(module: ModuleOp, pipeline: str = "relax-to-vm") -> Executable:  # noqa: A001
+    """Compile ``module`` (left unchanged) with ``pipeline`` into a VM ``Executable``."""
+    import xrelax.ops.runtime  # noqa: F401 - the safety-net kernels the executable may call
+    from xrelax.backends.vm.assembler import assemble
+
+    lowered = apply(module.clone(), pipeline)
+    return assemble(lowered)
+
+
+def interpret(module: ModuleOp, entry: str, *args: Any) -> Any:
+    """Run relax function ``entry`` with the reference interpreter (numpy arrays in/out)."""
+    from xrelax.backends.interpreter import interpret as run
+
+    return run(module, entry, *args)
+
+
 def print_module(module: ModuleOp, generic: bool = False) -> str:
     """The textual form of ``module`` (``generic=True``: MLIR's generic op form)."""
     from io import StringIO
@@ -106,8 +130,23 @@ def __getattr__(name: str) -> Any:
     if name in ("VirtualMachine", "register_func", "Executable", "ExecBuilder", "VMError"):
         from xrelax.backends import vm
 
+        if name == "VirtualMachine":
+            import xrelax.ops.runtime  # noqa: F401 - safety-net kernels for executables
         return getattr(vm, name)
     raise AttributeError(f"module 'xrelax' has no attribute '{name}'")
 
 
-__all__ = ["CompileError", "apply", "context", "parse", "print_module"]
+__all__ = [
+    "BlockBuilder",
+    "CompileError",
+    "Executable",
+    "VMError",
+    "VirtualMachine",
+    "apply",
+    "compile",
+    "context",
+    "interpret",
+    "parse",
+    "print_module",
+    "register_func",
+]

@@ -228,6 +228,10 @@ class RelaxFunctions(InterpreterFunctions):
         from xrelax.backends.vm.builtins import get_func
 
         name = op.callee.data
+        if name.startswith("relax.op."):
+            import xrelax.ops.runtime  # noqa: F401 - registers the safety-net kernels
+        if op.op_attrs is not None:
+            args = (*args, relax.show_type(op.op_attrs))
         try:
             func = get_func(name)
         except Exception:  # noqa: BLE001 - the registry's own error type is the VM's

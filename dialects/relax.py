@@ -74,7 +74,6 @@ from xdsl.utils.exceptions import VerifyException
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr, parse_dims_text, take_angle_body
 from xrelax.dialects.symbolic import Dims, SymbolicError
-from xrelax.dialects.traits import BindsSymbolicVars
 from xrelax.dialects.syntax import (
     parse_bracket_dims,
     parse_defined_operand,
@@ -86,6 +85,7 @@ from xrelax.dialects.syntax import (
     resolve_operands,
     split_properties,
 )
+from xrelax.dialects.traits import BindsSymbolicVars
 
 # ----------------------------------------------------------------------------------- types
 

@@ -20,7 +20,6 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xrelax.diagnostics import IRError
 from xrelax.dialects import symbolic
 from xrelax.dialects.dims import DimsAttr
-from xrelax.dialects.traits import BindsSymbolicVars
 from xrelax.dialects.relax import (
     CallTIROp,
     DataflowOp,
@@ -33,6 +32,7 @@ from xrelax.dialects.relax import (
     show_type,
     type_free_vars,
 )
+from xrelax.dialects.traits import BindsSymbolicVars
 
 
 def defined_by_pattern(dims: Iterable) -> set[str]:

@@ -77,11 +77,12 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from xrelax.diagnostics import IRError
 from xrelax.dialects import symbolic
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.symbolic import Dims
-from xrelax.dialects.traits import BindsSymbolicVars
 from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand, print_dims
+from xrelax.dialects.traits import BindsSymbolicVars
 
 HEAP_SLOT_PREFIX = "h"
 
@@ -136,7 +137,7 @@ REF = RefType()
 class CallArg:
     """One argument of a builtin call: an SSA value, an immediate or a constant."""
 
-    kind: str  # "value" | "imm" | "const"
+    kind: str  # "value" | "imm" | "const" | "shape" (symbolic dims over heap slots)
     value: Any
 
 
@@ -207,8 +208,7 @@ class AllocStorageOp(VMBuiltinOp):
             raise VerifyException("vm.alloc_storage takes one size")
 
     def call_args(self) -> list[CallArg]:
-        (size,) = shape_pattern(self.size.data)
-        return [_dim_arg(size, self), const_arg(self.dtype.data)]
+        return [_shape_arg(self.size.data, self), const_arg(self.dtype.data)]
 
 
 @irdl_op_definition
@@ -274,10 +274,12 @@ class AllocTensorOp(VMBuiltinOp):
         printer.print_attribute(self.tensor.type)
 
     def call_args(self) -> list[CallArg]:
-        (offset,) = shape_pattern(self.offset.data)
+        (offset,) = self.offset.data
+        if not offset.is_Integer:
+            raise IRError(self, "tensor offsets in a storage must be static")
         return [
             value_arg(self.storage),
-            _dim_arg(offset, self),
+            imm_arg(int(offset)),
             _shape_arg(self.shape.data, self),
             const_arg(self.dtype.data),
         ]
@@ -657,18 +659,9 @@ def _print_heap_dims(
     printer.print_attribute(result.type)
 
 
-def _dim_arg(entry: tuple[int, int], op: Operation) -> CallArg:
-    kind, value = entry
-    if kind == 0:
-        return imm_arg(value)
-    raise VerifyException(f"'{op.name}' needs a static value here after shape lowering")
-
-
 def _shape_arg(dims: Dims, op: Operation) -> CallArg:
-    pattern = shape_pattern(dims)
-    if all(kind == 0 for kind, _ in pattern):
-        return const_arg(tuple(value for _, value in pattern))
-    raise VerifyException(f"'{op.name}' shape must be resolved to a shape value by codegen")
+    """A shape argument: a constant tuple, or ``make_shape`` from the heap (codegen)."""
+    return CallArg("shape", dims)
 
 
 # ------------------------------------------------------------------------------ executable

@@ -10,12 +10,14 @@ from xdsl.passes import ModulePass
 # CLI name -> "module:class" of each pass xrelax defines.
 _PROJECT_PASSES: dict[str, str] = {
     "relax-normalize": "xrelax.transforms.normalize:NormalizePass",
+    "relax-legalize-ops": "xrelax.transforms.legalize_ops:LegalizeOpsPass",
     "relax-to-non-dataflow": "xrelax.transforms.to_non_dataflow:ToNonDataflowPass",
     "relax-call-tir-rewrite": "xrelax.transforms.call_tir_rewrite:CallTIRRewritePass",
     "relax-plan-memory": "xrelax.transforms.plan_memory:PlanMemoryPass",
     "relax-vm-memory-lower": "xrelax.transforms.vm_memory_lower:VMMemoryLowerPass",
     "relax-vm-shape-lower": "xrelax.transforms.vm_shape_lower:VMShapeLowerPass",
     "relax-codegen-vm": "xrelax.transforms.codegen_vm:CodegenVMPass",
+    "relax-to-vm": "xrelax.transforms.relax_to_vm:RelaxToVMPass",
 }
 
 # Upstream xDSL passes that work on relax IR.

@@ -43,10 +43,10 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.printer import Printer
 
 from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes, relax, vm
+from xrelax.dialects.relax import show_type
 from xrelax.dialects.relax_memory import CallDPSOp
 from xrelax.ops.base import OperatorOp
 
@@ -113,6 +113,8 @@ class _FunctionCodegen:
                 args.append(self.get(arg.value))
             elif arg.kind == "imm":
                 args.append(self.imm(arg.value))
+            elif arg.kind == "shape":
+                args.append(self.shape_value(arg.value))
             else:
                 args.append(self.const(arg.value))
         return args
@@ -131,8 +133,6 @@ class _FunctionCodegen:
         if isinstance(op, vm.MatchShapeOp):
             self.call(op.BUILTIN, self.builtin_args(op), None)
             self.bind(op.result, self.get(op.value))
-        elif isinstance(op, vm.AllocTensorOp):
-            self.call(op.BUILTIN, self.alloc_tensor_args(op), op.tensor)
         elif isinstance(op, vm.VMBuiltinOp):
             self.call(op.BUILTIN, self.builtin_args(op), op.results[0] if op.results else None)
         elif isinstance(op, CallDPSOp):
@@ -140,7 +140,7 @@ class _FunctionCodegen:
         elif isinstance(op, relax.CallPackedOp):
             args = [self.get(a) for a in op.args]
             if op.op_attrs is not None:
-                args.append(self.const(_attr_text(op.op_attrs)))
+                args.append(self.const(show_type(op.op_attrs)))
             self.call(op.callee.data, args, op.res[0] if op.res else None)
         elif isinstance(op, relax.CallOp):
             self.call(op.callee.string_value(), [self.get(a) for a in op.args], op.result)
@@ -163,17 +163,6 @@ class _FunctionCodegen:
             raise IRError(op, "operator is not legalized; run relax-legalize-ops first")
         else:
             raise IRError(op, "cannot generate VM code for this op (is the pipeline complete?)")
-
-    def alloc_tensor_args(self, op: vm.AllocTensorOp) -> list[SSAValue]:
-        (offset,) = vm.shape_pattern(op.offset.data)
-        if offset[0] != 0:
-            raise IRError(op, "tensor offsets must be static after shape lowering")
-        return [
-            self.get(op.storage),
-            self.imm(offset[1]),
-            self.shape_value(op.shape.data),
-            self.const(op.dtype.data),
-        ]
 
     def shape_value(self, dims) -> SSAValue:
         """A constant shape, or ``make_shape`` from the heap."""
@@ -226,14 +215,6 @@ def _dense_value(op: relax.ConstOp) -> np.ndarray:
     assert isinstance(type_, relax.TensorType) and type_.dims is not None
     shape = tuple(int(d) for d in type_.dims)
     return np.array(op.value.get_values(), dtype=dtypes.numpy_dtype(type_.dtype)).reshape(shape)
-
-
-def _attr_text(attr: Attribute) -> str:
-    from io import StringIO
-
-    stream = StringIO()
-    Printer(stream=stream).print_attribute(attr)
-    return stream.getvalue()
 
 
 class GenerateFunction(RewritePattern):

@@ -53,8 +53,12 @@ def list_funcs() -> list[str]:
 
 
 @register_func("vm.builtin.alloc_storage")
-def alloc_storage(size_bytes: int, dtype_hint: str) -> np.ndarray:
-    """A 64-byte aligned uint8 buffer of ``size_bytes`` bytes (any address when empty)."""
+def alloc_storage(size_bytes: int | tuple[int], dtype_hint: str) -> np.ndarray:
+    """A 64-byte aligned uint8 buffer of ``size_bytes`` bytes (any address when empty).
+
+    The size may be given as a one-element shape, as TVM's VM does."""
+    if isinstance(size_bytes, tuple):
+        (size_bytes,) = size_bytes
     if size_bytes < 0:
         raise VMError(f"alloc_storage: negative size {size_bytes}")
     raw = np.empty(size_bytes + STORAGE_ALIGNMENT, np.uint8)

@@ -30,8 +30,9 @@ class VirtualMachine:
     """Runs the functions of an ``Executable``: ``vm["main"](*args)``.
 
     Packed functions are looked up once, at construction, among the executable's own
-    functions, then the kernels ``kernel_loader(exe.library)`` returns, then the global
-    registry. A name found nowhere is an error unless ``allow_missing`` is set, in which
+    functions, then the kernels ``kernel_loader(exe.library)`` returns (by default the
+    tir -> numpy kernel backend compiles the library), then the global registry.
+    A name found nowhere is an error unless ``allow_missing`` is set, in which
     case calling it fails at run time.
     """
 
@@ -152,8 +153,10 @@ def _decode_function(exe: Executable, func: VMFunction, rng: range) -> list[Inst
 
 
 def _load_kernels(exe: Executable, loader: KernelLoader | None) -> Mapping[str, Callable]:
-    if loader is None or not exe.library:
+    if not exe.library:
         return {}
+    if loader is None:
+        from xrelax.backends.kernels import load_library as loader
     try:
         return dict(loader(exe.library))
     except VMError:

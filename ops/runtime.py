@@ -1,0 +1,56 @@
+"""The safety net at run time: every operator as a packed function ``relax.op.<name>``.
+
+``relax-legalize-ops`` turns an operator it cannot compile to a kernel (unknown
+shapes, data-dependent results) into ``call_packed "relax.op.<name>"`` whose
+trailing argument is the operator's attribute dictionary as text. Importing this
+module registers those functions; each allocates its result with the operator's
+numpy reference kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin
+from xdsl.ir import Attribute
+from xdsl.parser import Parser
+
+from xrelax.backends.vm.builtins import register_func
+from xrelax.ops import OPERATORS
+from xrelax.ops.base import OperatorOp
+
+PREFIX = "relax.op."
+
+
+@lru_cache(maxsize=1024)
+def parse_props(text: str) -> dict[str, Attribute]:
+    """An attribute dictionary ``{axis = 1 : i64}`` from its text."""
+    ctx = Context()
+    ctx.load_dialect(Builtin)
+    return dict(Parser(ctx, text).parse_optional_attr_dict())
+
+
+def _runtime_kernel(op_type: type[OperatorOp]) -> Callable[..., Any]:
+    def kernel(*args: Any) -> Any:
+        props: dict[str, Attribute] = {}
+        if args and isinstance(args[-1], str):
+            props, args = parse_props(args[-1]), args[:-1]
+        return op_type.reference(list(args), props)
+
+    kernel.__name__ = op_type.name.replace(".", "_")
+    kernel.__doc__ = f"``{op_type.name}`` at run time (its numpy reference kernel)."
+    return kernel
+
+
+def register_runtime_kernels() -> None:
+    """Register ``relax.op.<name>`` for every operator (idempotent)."""
+    for op_type in OPERATORS:
+        register_func(
+            PREFIX + op_type.name.removeprefix("relax."), _runtime_kernel(op_type), override=True
+        )
+
+
+register_runtime_kernels()

@@ -1,0 +1,213 @@
+"""``relax-run``: compile and execute a program on the VM (DESIGN §8).
+
+    relax-run FILE --entry main --inputs in.npz --outputs out.npz
+
+``FILE`` is relax-level ``.mlir`` (compiled with ``relax-to-vm``), vm-level ``.mlir``
+(``vm.func``), or an executable saved with ``--save-executable``. Inputs are keyed by
+parameter name; outputs are written as ``out0``, ``out1``, ... (tuples flattened in
+order). ``--load-packed F.py`` runs a Python file that registers packed functions
+(``@xrelax.register_func("name")``). Every error is one line on stderr and a
+non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+SAVED_MAGIC = b"XRLXVMEX"
+
+
+class RunError(Exception):
+    """A user-facing failure: printed as one line."""
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="relax-run", description=__doc__.split("\n\n")[0])
+    parser.add_argument("file", help="relax or vm .mlir, or a saved executable")
+    parser.add_argument("--entry", default="main", help="function to run (default: main)")
+    parser.add_argument("--inputs", help=".npz with one array per parameter, by name")
+    parser.add_argument("--outputs", help=".npz to write the results to (out0, out1, ...)")
+    parser.add_argument(
+        "--load-packed",
+        action="append",
+        default=[],
+        metavar="F.py",
+        help="Python file registering packed functions (repeatable)",
+    )
+    parser.add_argument(
+        "--allow-missing-packed",
+        action="store_true",
+        help="register a no-op for packed functions nobody registered",
+    )
+    parser.add_argument("--save-executable", metavar="PATH", help="save the compiled executable")
+    parser.add_argument("--print", action="store_true", help="print the results")
+    parser.add_argument(
+        "-p",
+        "--pipeline",
+        default="relax-to-vm",
+        help="pipeline for relax input (default: relax-to-vm)",
+    )
+    parser.add_argument(
+        "--interpret",
+        action="store_true",
+        help="run relax input with the reference interpreter instead of the VM",
+    )
+    return parser.parse_args(argv)
+
+
+def _load_executable(path: str, pipeline: str) -> Any:
+    import xrelax
+    from xrelax.backends.vm import Executable
+
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read()
+    except OSError as err:
+        raise RunError(f"cannot open '{path}': {err.strerror}") from None
+    if data.startswith(SAVED_MAGIC):
+        return Executable.from_bytes(data)
+    module = xrelax.parse(data.decode("utf-8", errors="replace"), path)
+    return xrelax.compile(module, pipeline if _has_relax(module) else "")
+
+
+def _has_relax(module: Any) -> bool:
+    from xrelax.dialects.relax import FuncOp
+
+    return any(isinstance(op, FuncOp) for op in module.ops)
+
+
+def _param_names(exe: Any, entry: str) -> list[str]:
+    for func in exe.global_funcs:
+        if func.name == entry:
+            return list(func.param_names)
+    available = ", ".join(f.name for f in exe.global_funcs) or "none"
+    raise RunError(f"no function '{entry}' in the program (functions: {available})")
+
+
+def _read_inputs(path: str | None, entry: str, params: list[str]) -> list[np.ndarray]:
+    arrays: dict[str, np.ndarray] = {}
+    if path is not None:
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                arrays = {key: npz[key] for key in npz.files}
+        except (OSError, ValueError) as err:
+            raise RunError(f"cannot read inputs '{path}': {err}") from None
+    missing = [p for p in params if p not in arrays]
+    if missing:
+        raise RunError(
+            f"{entry}: missing input '{missing[0]}' (parameters: {', '.join(params) or 'none'})"
+        )
+    unknown = sorted(set(arrays) - set(params))
+    if unknown:
+        raise RunError(f"{entry}: unknown input '{unknown[0]}' (parameters: {', '.join(params)})")
+    return [arrays[p] for p in params]
+
+
+def flatten_results(value: Any) -> list[Any]:
+    """A result as the list written to ``out0, out1, ...`` (tuples flattened in order)."""
+    if isinstance(value, tuple):
+        return [leaf for element in value for leaf in flatten_results(element)]
+    return [value]
+
+
+def _register_missing(exe: Any) -> None:
+    """Register a no-op (with a warning) for each packed function nobody provides."""
+    from xrelax.backends.kernels import load_library
+    from xrelax.backends.vm import list_funcs, register_func
+
+    known = {f.name for f in exe.global_funcs} | set(list_funcs())
+    if exe.library:
+        known |= set(load_library(exe.library))
+    for name in exe.func_names:
+        if name not in known:
+            print(
+                f"relax-run: warning: packed function '{name}' is not registered; using a no-op",
+                file=sys.stderr,
+            )
+            register_func(name, lambda *args: None)
+
+
+def _interpret(args: argparse.Namespace) -> Any:
+    import xrelax
+    from xrelax.backends.interpreter import InterpreterError
+    from xrelax.dialects.relax import FuncOp
+
+    try:
+        with open(args.file, encoding="utf-8") as stream:
+            module = xrelax.parse(stream.read(), args.file)
+    except OSError as err:
+        raise RunError(f"cannot open '{args.file}': {err.strerror}") from None
+    funcs = [op for op in module.ops if isinstance(op, FuncOp)]
+    func = next((f for f in funcs if f.sym_name.data == args.entry), None)
+    if func is None:
+        raise RunError(f"no relax function '{args.entry}' in '{args.file}'")
+    inputs = _read_inputs(args.inputs, args.entry, func.param_names)
+    try:
+        return xrelax.interpret(module, args.entry, *inputs)
+    except InterpreterError as err:
+        raise RunError(str(err)) from None
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Run relax-run with ``argv``; returns the exit code."""
+    args = _parse_args(argv)
+    import xrelax
+    from xrelax.backends.vm import VMError
+
+    for path in args.load_packed:
+        try:
+            runpy.run_path(path)
+        except OSError as err:
+            raise RunError(f"cannot load packed functions from '{path}': {err.strerror}") from None
+    if args.interpret:
+        result = _interpret(args)
+    else:
+        exe = _load_executable(args.file, args.pipeline)
+        if args.save_executable:
+            exe.save(args.save_executable)
+        inputs = _read_inputs(args.inputs, args.entry, _param_names(exe, args.entry))
+        if args.allow_missing_packed:
+            _register_missing(exe)
+        try:
+            result = xrelax.VirtualMachine(exe)[args.entry](*inputs)
+        except VMError as err:
+            raise RunError(str(err)) from None
+    outputs = flatten_results(result)
+    if args.outputs:
+        np.savez(args.outputs, **{f"out{i}": np.asarray(o) for i, o in enumerate(outputs)})
+    if args.print:
+        for index, value in enumerate(outputs):
+            array = np.asarray(value)
+            print(f"out{index}: {array.dtype}{list(array.shape)} = {array.tolist()}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point."""
+    from xrelax.backends.vm import VMError
+    from xrelax.diagnostics import CompileError
+
+    try:
+        return run(argv)
+    except (RunError, CompileError, VMError) as err:
+        print(f"relax-run: error: {str(err).splitlines()[0]}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:  # noqa: BLE001 - an internal error is still one line
+        print(f"relax-run: internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        if os.environ.get("XRELAX_DEBUG"):
+            traceback.print_exc()
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

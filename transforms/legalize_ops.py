@@ -1,0 +1,171 @@
+"""``relax-legalize-ops``: operators -> ``call_tir`` of generated kernels, or the safety net.
+
+An operator whose tensor operands and result have known shapes and dtypes (and whose
+shape operands are known) is built with its ``emit_te`` (the TE-style builder) into
+a ``tir.prim_func``; structurally identical kernels are shared. Variables no buffer
+binds become ``sym [...]`` arguments (call_tir_dyn). Anything else (unknown shape or
+dtype, data-dependent results such as ``unique``) becomes a ``call_packed`` of the
+operator's run-time kernel ``relax.op.<name>``, which allocates its result; the
+operator's attributes travel as ``op_attrs``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from io import StringIO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
+from xdsl.ir import Attribute, Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.printer import Printer
+from xdsl.traits import SymbolTable
+
+from xrelax.diagnostics import IRError
+from xrelax.dialects.relax import (
+    CallPackedOp,
+    CallTIROp,
+    FuncOp,
+    ShapeType,
+    TensorType,
+    TupleType,
+)
+from xrelax.dialects.tir import PrimFuncOp
+from xrelax.ops import te
+from xrelax.ops.base import OperatorOp
+
+RUNTIME_PREFIX = "relax.op."
+
+
+def runtime_name(op_type: type[OperatorOp]) -> str:
+    """The packed function implementing an operator at run time (``relax.op.add``)."""
+    return RUNTIME_PREFIX + op_type.name.removeprefix("relax.")
+
+
+def _known_tensor(type_: Attribute) -> bool:
+    return (
+        isinstance(type_, TensorType) and type_.dims is not None and type_.known_dtype is not None
+    )
+
+
+def is_legalizable(op: OperatorOp) -> bool:
+    """Whether ``op`` can become a ``call_tir`` (every shape and dtype known)."""
+    if op.DATA_DEPENDENT:
+        return False
+    results = op.results[0].type
+    outputs = results.types if isinstance(results, TupleType) else (results,)
+    if not all(_known_tensor(t) for t in outputs):
+        return False
+    for operand in op.operands:
+        type_ = operand.type
+        if isinstance(type_, ShapeType):
+            if type_.dims is None:
+                return False
+        elif not _known_tensor(type_):
+            return False
+    return True
+
+
+@dataclass
+class KernelTable:
+    """The prim_funcs of a module, keyed by structure so identical kernels are shared."""
+
+    module: ModuleOp
+    by_text: dict[str, str] = field(default_factory=dict)
+
+    def add(self, func: PrimFuncOp, anchor: Operation) -> str:
+        """The name of a kernel structurally equal to ``func`` (inserting it if new)."""
+        key = _structure_key(func)
+        existing = self.by_text.get(key)
+        if existing is not None:
+            return existing
+        base = func.sym_name.data
+        name, suffix = base, 0
+        while SymbolTable.lookup_symbol(self.module, name) is not None:
+            suffix += 1
+            name = f"{base}{suffix}"
+        func.sym_name = type(func.sym_name)(name)
+        self.module.body.block.insert_op_before(func, anchor)
+        self.by_text[key] = name
+        return name
+
+
+def _structure_key(func: PrimFuncOp) -> str:
+    stream = StringIO()
+    Printer(stream=stream).print_op(func)
+    return re.sub(r"@[\w$.]+", "@_", stream.getvalue(), count=1)
+
+
+class LegalizeOperator(RewritePattern):
+    """Replace one operator by a kernel call or a safety-net packed call."""
+
+    def __init__(self, kernels: KernelTable) -> None:
+        self.kernels = kernels
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, OperatorOp):
+            return
+        result_type = op.results[0].type
+        if is_legalizable(op):
+            self.to_call_tir(op, result_type, rewriter)
+        else:
+            props = DictionaryAttr(dict(op.properties)) if op.properties else None
+            call = CallPackedOp(runtime_name(type(op)), list(op.operands), result_type, True, props)
+            rewriter.replace(op, call)
+
+    def to_call_tir(
+        self, op: OperatorOp, result_type: Attribute, rewriter: PatternRewriter
+    ) -> None:
+        inputs: list[object] = []
+        tensors: list[te.Tensor] = []
+        args = []
+        for index, operand in enumerate(op.operands):
+            type_ = operand.type
+            if isinstance(type_, ShapeType):
+                inputs.append(type_.dims)
+                continue
+            assert isinstance(type_, TensorType) and type_.dims is not None
+            placeholder = te.placeholder(type_.dims, type_.dtype, f"x{index}")
+            inputs.append(placeholder)
+            tensors.append(placeholder)
+            args.append(operand)
+        try:
+            outputs = op.emit_te(inputs, result_type, dict(op.properties))
+        except NotImplementedError as err:
+            raise IRError(op, f"cannot legalize: {err}") from None
+        outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
+        short = op.name.removeprefix("relax.")
+        func, sym_params = te.create_prim_func(short, [*tensors, *outputs])
+        func_op = op.parent_op()
+        while func_op is not None and not isinstance(func_op, FuncOp):
+            func_op = func_op.parent_op()
+        assert func_op is not None
+        name = self.kernels.add(func, func_op)
+        call = CallTIROp(name, args, result_type, sym_params or None)
+        for old, new in zip(op.results, call.results, strict=True):
+            new.name_hint = old.name_hint
+        rewriter.replace(op, call)
+
+
+@dataclass(frozen=True)
+class LegalizeOpsPass(ModulePass):
+    """Legalize every relax operator."""
+
+    name = "relax-legalize-ops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        kernels = KernelTable(op)
+        for existing in op.ops:
+            if isinstance(existing, PrimFuncOp):
+                kernels.by_text.setdefault(_structure_key(existing), existing.sym_name.data)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([LegalizeOperator(kernels)], dce_enabled=False),
+            apply_recursively=False,
+        ).rewrite_module(op)

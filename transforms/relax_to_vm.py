@@ -1,0 +1,30 @@
+"""``relax-to-vm``: the default pipeline from relax to the vm dialect (DESIGN §6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.passes import ModulePass
+
+from xrelax.transforms.pass_manager import PipelinePass, parse_passes
+
+DEFAULT_PIPELINE = (
+    "relax-normalize",
+    "relax-legalize-ops",
+    "relax-to-non-dataflow",
+    "relax-call-tir-rewrite",
+    "relax-plan-memory",
+    "relax-vm-memory-lower",
+    "relax-vm-shape-lower",
+    "relax-codegen-vm",
+)
+
+
+@dataclass(frozen=True)
+class RelaxToVMPass(PipelinePass):
+    """Compile relax functions to ``vm.func`` (legalization, memory, shapes, codegen)."""
+
+    name = "relax-to-vm"
+
+    def passes(self) -> list[ModulePass]:
+        return parse_passes(",".join(DEFAULT_PIPELINE))
