@@ -26,7 +26,6 @@ import sympy
 from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
-    BoolAttr,
     DenseArrayBase,
     FloatAttr,
     IntAttr,
@@ -249,9 +248,7 @@ def prop_bool(props: Props, name: str, default: bool = False) -> bool:
     attr = props.get(name)
     if attr is None:
         return default
-    if isinstance(attr, IntegerAttr) and attr.type.width.data == 1:
-        return bool(attr.value.data)
-    if isinstance(attr, BoolAttr):
+    if isinstance(attr, IntegerAttr) and attr.type == dtypes.I1:
         return bool(attr.value.data)
     raise RelaxError(f"property '{name}' must be a boolean")
 

@@ -47,6 +47,7 @@ from xrelax.ops.base import (
 )
 
 _ONE = sympy.Integer(1)
+_I64_MAX, _I64_MIN = 2**63 - 1, -(2**63)
 
 
 def _show_dims(dims: Sequence[sympy.Expr]) -> str:
@@ -345,7 +346,13 @@ def _slice_bound(index: int, dim: sympy.Expr, stride: int) -> sympy.Expr:
 def slice_length(begin: int | None, end: int | None, stride: int, dim: sympy.Expr) -> sympy.Expr:
     """The length of ``x[begin:end:stride]`` along an axis of size ``dim`` (None: the
     default bound); exact for a static ``dim``."""
-    if stride > 0:
+    # No dimension reaches the i64 limits, so a bound there is the default one.
+    forward = stride > 0
+    if begin is not None and (begin <= _I64_MIN if forward else begin >= _I64_MAX):
+        begin = None
+    if end is not None and (end >= _I64_MAX if forward else end <= _I64_MIN):
+        end = None
+    if forward:
         first = sympy.Integer(0) if begin is None else _slice_bound(begin, dim, stride)
         last = dim if end is None else _slice_bound(end, dim, stride)
         span, low, high = last - first, begin, end

@@ -298,6 +298,8 @@ def test_safety_net(op, types, props, result):
         (SoftmaxOp, [tensor("[n, 3]")], {"axis": int_attr(-3)},
          ["axis -3 is out of range for rank 2"]),
         (SumOp, [tensor("[n, 3]")], {"axis": ints(0, -2)}, ["axis [0, -2] repeats an axis"]),
+        (SumOp, [tensor("[n, 3]")], {"keepdims": int_attr(1)},
+         ["property 'keepdims' must be a boolean"]),
         (PermuteDimsOp, [tensor("[n, 3]")], {"axes": ints(0)},
          ["expected axes to permute all 2 axes"]),
         (PermuteDimsOp, [tensor("[n, 3]")], {"axes": ints(1, 1)}, ["repeats an axis"]),

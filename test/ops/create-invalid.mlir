@@ -1,0 +1,32 @@
+// RUN: relax-opt %s --split-input-file --verify-diagnostics
+// Bad operands and attributes of the creation operators.
+
+relax.func @zeros_without_dtype(%s: !relax.shape<[n, 4]>) -> !relax.object {
+  // expected-error @+1 {{'relax.zeros' op expected a 'dtype' property}}
+  %0 = relax.zeros %s : (!relax.shape<[n, 4]>)
+  relax.return %s : !relax.shape<[n, 4]>
+}
+
+// -----
+
+relax.func @ones_of_a_tensor(%x: !relax.tensor<[n, 4], f32>) -> !relax.object {
+  // expected-error @+1 {{'relax.ones' op expected a shape shape operand, got !relax.tensor<[n, 4], f32>}}
+  %0 = relax.ones %x {dtype = f32} : (!relax.tensor<[n, 4], f32>)
+  relax.return %x : !relax.tensor<[n, 4], f32>
+}
+
+// -----
+
+relax.func @full_fill_not_scalar(%s: !relax.shape<[n, 4]>, %v: !relax.tensor<[1], f32>) -> !relax.object {
+  // expected-error @+1 {{'relax.full' op expected a 0-d tensor as fill value, got !relax.tensor<[1], f32>}}
+  %0 = relax.full %s, %v : (!relax.shape<[n, 4]>, !relax.tensor<[1], f32>)
+  relax.return %s : !relax.shape<[n, 4]>
+}
+
+// -----
+
+relax.func @arange_operands(%a: !relax.tensor<[], i64>, %b: !relax.tensor<[], i32>) -> !relax.object {
+  // expected-error @+1 {{'relax.arange' op expected an i64 tensor as end, got !relax.tensor<[], i32>}}
+  %0 = relax.arange %a, %b, %a : (!relax.tensor<[], i64>, !relax.tensor<[], i32>, !relax.tensor<[], i64>)
+  relax.return %a : !relax.tensor<[], i64>
+}

@@ -1,0 +1,32 @@
+// RUN: relax-opt %s --split-input-file -p relax-normalize | filecheck %s
+// Deduced result types of the creation operators (written without `-> result`).
+
+// CHECK-LABEL: relax.func @filled
+// CHECK:         relax.zeros {{.*}} -> !relax.tensor<[n, 4], f32>
+// CHECK-NEXT:    relax.ones {{.*}} -> !relax.tensor<[n, 4], i32>
+// CHECK-NEXT:    relax.full {{.*}} -> !relax.tensor<[n, 4], i64>
+// CHECK-NEXT:    relax.full {{.*}} -> !relax.tensor<[n, 4], f16>
+// CHECK-NEXT:    relax.zeros {{.*}} -> !relax.tensor<ndim=2, i1>
+// CHECK-NEXT:    relax.ones {{.*}} -> !relax.tensor<*, f32>
+relax.func @filled(%x: !relax.tensor<[n], f32>, %v: !relax.tensor<[], i64>, %r: !relax.shape<ndim=2>, %u: !relax.shape<*>) -> !relax.object {
+  %s = relax.shape [n, 4] : !relax.shape<[n, 4]>
+  %0 = relax.zeros %s {dtype = f32} : (!relax.shape<[n, 4]>)
+  %1 = relax.ones %s {dtype = i32} : (!relax.shape<[n, 4]>)
+  %2 = relax.full %s, %v : (!relax.shape<[n, 4]>, !relax.tensor<[], i64>)
+  %3 = relax.full %s, %v {dtype = f16} : (!relax.shape<[n, 4]>, !relax.tensor<[], i64>)
+  %4 = relax.zeros %r {dtype = i1} : (!relax.shape<ndim=2>)
+  %5 = relax.ones %u {dtype = f32} : (!relax.shape<*>)
+  relax.return %x : !relax.tensor<[n], f32>
+}
+
+// -----
+
+// The length of arange depends on the values of its operands: only the rank is known.
+// CHECK-LABEL: relax.func @arange
+// CHECK-NEXT:    relax.arange {{.*}} -> !relax.tensor<ndim=1, i64>
+// CHECK-NEXT:    relax.arange {{.*}} -> !relax.tensor<ndim=1, f32>
+relax.func @arange(%a: !relax.tensor<[], i64>, %b: !relax.tensor<[], i64>, %c: !relax.tensor<[], i64>) -> !relax.object {
+  %0 = relax.arange %a, %b, %c : (!relax.tensor<[], i64>, !relax.tensor<[], i64>, !relax.tensor<[], i64>)
+  %1 = relax.arange %a, %b, %c {dtype = f32} : (!relax.tensor<[], i64>, !relax.tensor<[], i64>, !relax.tensor<[], i64>)
+  relax.return %a : !relax.tensor<[], i64>
+}

@@ -1,0 +1,18 @@
+// RUN: relax-opt %s --split-input-file -p relax-normalize | filecheck %s
+// unique: sorted distinct values, a length that depends on the data, so only the rank
+// is known (the safety net); match_shape brings the result back to symbolic shapes.
+
+// CHECK-LABEL: relax.func @unique
+// CHECK-NEXT:    %0 = relax.unique {{.*}} -> !relax.tensor<ndim=1, i32>
+// CHECK-NEXT:    %1 = relax.match_shape %0 [k] : (!relax.tensor<ndim=1, i32>) -> !relax.tensor<[k], i32>
+// CHECK-NEXT:    %f = relax.astype %1 {dtype = f32} : (!relax.tensor<[k], i32>) -> !relax.tensor<[k], f32>
+// CHECK-NEXT:    %2 = relax.exp {{.*}} -> !relax.tensor<[k], f32>
+// CHECK-NEXT:    %3 = relax.unique {{.*}} -> !relax.tensor<ndim=1, ?>
+relax.func @unique(%x: !relax.tensor<[n, 4], i32>, %u: !relax.tensor<*, ?>) -> !relax.object {
+  %0 = relax.unique %x : (!relax.tensor<[n, 4], i32>)
+  %1 = relax.match_shape %0 [k] : (!relax.tensor<ndim=1, i32>)
+  %f = relax.astype %1 {dtype = f32} : (!relax.tensor<[k], i32>)
+  %2 = relax.exp %f : (!relax.tensor<[k], f32>)
+  %3 = relax.unique %u : (!relax.tensor<*, ?>)
+  relax.return %2 : !relax.tensor<[k], f32>
+}
