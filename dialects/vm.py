@@ -180,7 +180,7 @@ class AllocStorageOp(VMBuiltinOp):
 
     def __init__(self, size: sympy.Expr, result_type: Attribute, dtype: str = "uint8") -> None:
         super().__init__(
-            properties={"size": DimsAttr((size,)), "dtype": StringAttr(dtype)},
+            properties={"size": DimsAttr.of([size]), "dtype": StringAttr(dtype)},
             result_types=[result_type],
         )
 
@@ -236,7 +236,7 @@ class AllocTensorOp(VMBuiltinOp):
         super().__init__(
             operands=[storage],
             properties={
-                "offset": DimsAttr((offset,)),
+                "offset": DimsAttr.of([offset]),
                 "shape": DimsAttr(shape),
                 "dtype": StringAttr(dtype),
             },
