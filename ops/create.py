@@ -19,6 +19,7 @@ from xdsl.traits import Pure
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, show_type
+from xrelax.dialects.symbolic import Dims
 from xrelax.ops.base import (
     OperatorOp,
     Props,
@@ -31,7 +32,7 @@ from xrelax.ops.base import (
 )
 
 
-def _shape_of(shape: ShapeType) -> Any:
+def _shape_of(shape: ShapeType) -> Dims | int | None:
     """The result shape given by a shape operand: dims, else the rank, else None."""
     return shape.dims if shape.dims is not None else shape.ndim
 

@@ -50,10 +50,6 @@ _ONE = sympy.Integer(1)
 _I64_MAX, _I64_MIN = 2**63 - 1, -(2**63)
 
 
-def _show_dims(dims: Sequence[sympy.Expr]) -> str:
-    return symbolic.format_dims(dims)
-
-
 # ------------------------------------------------------------------------------ reshape
 
 
@@ -73,7 +69,7 @@ def _inferred_dim(total: sympy.Expr, known: sympy.Expr, x: TensorType, target: D
     """The size of the ``-1`` entry of a reshape: ``total`` elements over ``known``."""
     if symbolic.prove_equal(known, 0):
         raise RelaxError(
-            f"cannot infer the -1 entry of shape {_show_dims(target)}: the other entries "
+            f"cannot infer the -1 entry of shape {symbolic.format_dims(target)}: the other entries "
             "multiply to 0"
         )
     quotient = exact_quotient(total, known)
@@ -83,7 +79,7 @@ def _inferred_dim(total: sympy.Expr, known: sympy.Expr, x: TensorType, target: D
     if remainder.is_Integer and remainder != 0:
         raise RelaxError(
             f"cannot reshape {show_type(x)} ({symbolic.format_expr(total)} elements) to "
-            f"{_show_dims(target)}: the element count is not a multiple of "
+            f"{symbolic.format_dims(target)}: the element count is not a multiple of "
             f"{symbolic.format_expr(known)}"
         )
     return symbolic.floordiv(total, known)
@@ -107,22 +103,21 @@ class ReshapeOp(OperatorOp):
         if shape.dims is None:
             return tensor(shape.ndim, x.dtype)
         target = shape.dims
+        shown = symbolic.format_dims(target)
         inferred = [i for i, d in enumerate(target) if d == -1]
         if len(inferred) > 1:
-            raise RelaxError(f"expected at most one -1 entry in shape {_show_dims(target)}")
+            raise RelaxError(f"expected at most one -1 entry in shape {shown}")
         if any(symbolic.prove_lt(d, 0) and d != -1 for d in target):
-            raise RelaxError(
-                f"expected non-negative entries (or one -1) in shape {_show_dims(target)}"
-            )
+            raise RelaxError(f"expected non-negative entries (or one -1) in shape {shown}")
         if x.dims is None:
             return tensor(len(target) if inferred else target, x.dtype)
         total = dims_product(x.dims)
         if not inferred:
-            if symbolic.prove_not_equal(total, dims_product(target)):
+            count = dims_product(target)
+            if symbolic.prove_not_equal(total, count):
                 raise RelaxError(
                     f"cannot reshape {show_type(x)} ({symbolic.format_expr(total)} elements) "
-                    f"to {_show_dims(target)} ({symbolic.format_expr(dims_product(target))} "
-                    "elements)"
+                    f"to {shown} ({symbolic.format_expr(count)} elements)"
                 )
             return tensor(target, x.dtype)
         (index,) = inferred
