@@ -54,15 +54,15 @@ class ReduceOp(OperatorOp):
         if x.ndim is None:
             return tensor(None, x.dtype)
         reduced = set(range(x.ndim) if axis is None else normalize_axes(axis, x.ndim))
-        if x.dims is None and not (keepdims and len(reduced) == x.ndim):
-            return tensor(x.ndim if keepdims else x.ndim - len(reduced), x.dtype)
-        dims = x.dims if x.dims is not None else (sympy.Integer(1),) * x.ndim
+        one = sympy.Integer(1)
         if keepdims:
-            return tensor(
-                tuple(sympy.Integer(1) if i in reduced else d for i, d in enumerate(dims)),
-                x.dtype,
-            )
-        return tensor(tuple(d for i, d in enumerate(dims) if i not in reduced), x.dtype)
+            if x.dims is None and len(reduced) < x.ndim:
+                return tensor(x.ndim, x.dtype)
+            kept = x.dims if x.dims is not None else (one,) * x.ndim
+            return tensor(tuple(one if i in reduced else d for i, d in enumerate(kept)), x.dtype)
+        if x.dims is None:
+            return tensor(x.ndim - len(reduced), x.dtype)
+        return tensor(tuple(d for i, d in enumerate(x.dims) if i not in reduced), x.dtype)
 
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
