@@ -8,10 +8,14 @@ import io
 
 import pytest
 from opcheck import CTX, parse
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.ir import Block, Region
 from xdsl.printer import Printer
 
 from xrelax.diagnostics import IRError, LocatingParser, op_diagnostic, verify_module
+from xrelax.dialects.relax import FuncOp, ReturnOp, TensorType
 from xrelax.ops import OPERATORS
+from xrelax.ops.manipulate import ConcatOp
 
 T = "!relax.tensor<[n, 4], f32>"
 I1 = "!relax.tensor<[n, 4], i1>"
@@ -149,3 +153,14 @@ def test_properties_are_in_the_attribute_dictionary():
     assert set(op.properties) == {"axis", "keepdims"}
     assert not op.attributes
     assert "<{axis = array<i64: 1>, keepdims = true}>" in printed(module, generic=True)
+
+
+def test_python_builder_deduces_the_result():
+    a, b = TensorType.of(["m", 224], None), TensorType.of(["m * 2", 224], None)
+    block = Block(arg_types=[a, b])
+    concat = ConcatOp.build_deduced(block.args, axis=IntegerAttr(0, i64))
+    block.add_ops([concat, ReturnOp(concat.results[0])])
+    func = FuncOp("f", [a, b], concat.results[0].type, Region(block))
+    module = ModuleOp([func])
+    verify_module(module)
+    assert "-> !relax.tensor<[m * 3, 224], ?>" in printed(module)
