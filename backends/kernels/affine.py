@@ -1,0 +1,104 @@
+"""Affine index functions: ``index = sum(coeff[v] * v) + rest`` over loop variables.
+
+The coefficients and ``rest`` may use symbolic variables (known when the kernel
+runs) but no loop variable. :func:`flat_offset` turns a multi-dimensional access
+into its row-major element offset and cancels ``floordiv``/``floormod`` pairs, so
+the index functions of reshape-like accesses become affine again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from xrelax.dialects.symbolic import FloorDiv, FloorMod
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``sum(coeffs[v] * v) + rest``."""
+
+    coeffs: Mapping[str, sympy.Expr]
+    rest: sympy.Expr
+
+    def at(self, origin: Mapping[str, sympy.Expr]) -> sympy.Expr:
+        """The value when each variable ``v`` is ``origin[v]``."""
+        return sympy.expand(self.rest + sum(c * origin[v] for v, c in self.coeffs.items()))
+
+    def bounds(
+        self, lo: Mapping[str, sympy.Expr], extent: Mapping[str, sympy.Expr]
+    ) -> tuple[sympy.Expr, sympy.Expr]:
+        """The smallest and largest value over a non-empty box ``[lo, lo + extent)``."""
+        low = high = self.at(lo)
+        for var, coeff in self.coeffs.items():
+            span = coeff * (extent[var] - 1)
+            if coeff.is_Integer:
+                low, high = (low, high + span) if coeff > 0 else (low + span, high)
+            else:
+                low, high = low + sympy.Min(0, span), high + sympy.Max(0, span)
+        return sympy.expand(low), sympy.expand(high)
+
+
+def affine(
+    expr: sympy.Expr, variables: Collection[str], opaque: Collection[str] = ()
+) -> Affine | None:
+    """``expr`` as an affine function of ``variables``; None when it is not one or uses a
+    name of ``opaque`` (values that differ per iteration, e.g. let-bound loads)."""
+    expr = sympy.expand(expr)
+    names = {s.name for s in expr.free_symbols}
+    if names & set(opaque):
+        return None
+    coeffs: dict[str, sympy.Expr] = {}
+    rest = sympy.Integer(0)
+    for term in sympy.Add.make_args(expr):
+        used = [s for s in term.free_symbols if s.name in variables]
+        if not used:
+            rest += term
+            continue
+        if len(used) > 1:
+            return None
+        var = used[0]
+        coeff = sympy.expand(term / var)
+        if var in coeff.free_symbols:
+            return None
+        coeffs[var.name] = coeffs.get(var.name, sympy.Integer(0)) + coeff
+    return Affine({v: c for v, c in coeffs.items() if c != 0}, rest)
+
+
+def row_major_strides(dims: Sequence[sympy.Expr]) -> list[sympy.Expr]:
+    """The element strides of a C-contiguous buffer of ``dims``."""
+    strides, step = [], sympy.Integer(1)
+    for dim in reversed(dims):
+        strides.append(step)
+        step = sympy.expand(step * dim)
+    return strides[::-1]
+
+
+def flat_offset(indices: Sequence[sympy.Expr], dims: Sequence[sympy.Expr]) -> sympy.Expr:
+    """The row-major element offset of ``indices``, with floordiv/floormod pairs cancelled."""
+    offset = sum(
+        (i * s for i, s in zip(indices, row_major_strides(dims), strict=True)), sympy.Integer(0)
+    )
+    return sympy.expand(_expand_floors(sympy.expand(offset)))
+
+
+def _expand_floors(expr: sympy.Expr) -> sympy.Expr:
+    """``floormod(x, c)`` -> ``x - c * floordiv(x, c)`` and
+    ``floordiv(floordiv(x, a), b)`` -> ``floordiv(x, a * b)`` (positive divisors)."""
+    if expr.is_Atom:
+        return expr
+    args = [sympy.expand(_expand_floors(a)) for a in expr.args]
+    if isinstance(expr, FloorMod):
+        x, c = args
+        return x - c * _floordiv(x, c)
+    if isinstance(expr, FloorDiv):
+        return _floordiv(*args)
+    return expr.func(*args)
+
+
+def _floordiv(x: sympy.Expr, c: sympy.Expr) -> sympy.Expr:
+    if isinstance(x, FloorDiv):
+        return _floordiv(x.args[0], sympy.expand(x.args[1] * c))
+    return FloorDiv(x, c)

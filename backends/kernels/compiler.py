@@ -1,0 +1,142 @@
+"""Compiling ``tir.prim_func``s to kernels: code generation, the cache, ``load_library``.
+
+The generated function has three parts: the entry (:mod:`signature`), then each
+top-level op in order: a loop nest (or a store outside any loop) vectorized
+(:mod:`vectorize`) or, when not recognised, run as a scalar loop nest
+(:mod:`scalar`); any other op computed once as a scalar. Kernels are cached by the
+prim_func's printed text with its name normalised, so identical prim_funcs share
+one compiled function.
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+import os
+import sys
+from io import StringIO
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.builtin import Builtin
+from xdsl.dialects.math import Math
+from xdsl.ir import Operation, SSAValue
+from xdsl.printer import Printer
+
+from xrelax.backends.kernels import runtime
+from xrelax.backends.kernels.buffers import Buffer
+from xrelax.backends.kernels.kernel import CompiledKernel, Kernel, KernelPath
+from xrelax.backends.kernels.nest import NotVectorizable, read_nest
+from xrelax.backends.kernels.scalar import ScalarEmitter
+from xrelax.backends.kernels.signature import emit_entry
+from xrelax.backends.kernels.source import Source
+from xrelax.backends.kernels.tree import Scalar
+from xrelax.backends.kernels.vectorize import vectorize_nest
+from xrelax.diagnostics import LocatingParser, verify_module
+from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects.dims import Sym
+from xrelax.dialects.tir import ForOp, PrimFuncOp, StoreOp, Tir
+
+DEBUG_ENV = "XRELAX_KERNEL_DEBUG"
+"""Set to ``1`` to print, for each compiled kernel, which path each store took."""
+
+_COMPILED: dict[str, CompiledKernel] = {}
+_KERNELS: dict[tuple[str, str], Kernel] = {}
+_file_ids = itertools.count()
+
+
+def compile_prim_func(func: PrimFuncOp) -> Kernel:
+    """The kernel of ``func``: ``kernel(*buffers, *sym_ints)`` writes the outputs in place."""
+    name = func.sym_name.data
+    stream = StringIO()
+    Printer(stream=stream).print_op(func)
+    key = stream.getvalue().replace(f"@{name}(", "@kernel(", 1)
+    kernel = _KERNELS.get((name, key))
+    if kernel is None:
+        compiled = _COMPILED.get(key)
+        if compiled is None:
+            compiled = _COMPILED[key] = _generate(func)
+        kernel = _KERNELS[(name, key)] = Kernel(compiled, name)
+    if os.environ.get(DEBUG_ENV) == "1":
+        for path in kernel.paths:
+            print(f"[xrelax.kernels] @{name} {path}", file=sys.stderr)
+    return kernel
+
+
+def load_library(mlir_text: str) -> dict[str, Kernel]:
+    """Parse a module of ``tir.prim_func``s and compile each, by name."""
+    ctx = Context()
+    for dialect in (Builtin, Sym, Tir, Arith, Math):
+        ctx.load_dialect(dialect)
+    module = LocatingParser(ctx, mlir_text, "<kernel library>").parse_module()
+    verify_module(module)
+    return {
+        op.sym_name.data: compile_prim_func(op)
+        for op in module.body.block.ops
+        if isinstance(op, PrimFuncOp)
+    }
+
+
+def _generate(func: PrimFuncOp) -> CompiledKernel:
+    src = Source()
+    kname = src.fresh("name")
+    function = src.fresh("kernel")
+    paths: list[KernelPath] = []
+    with src.indented(f"def {function}({kname}, *args):"):
+        buffers, copy_back = emit_entry(src, func, kname)
+        values: dict[SSAValue, str] = {}
+        scalar = ScalarEmitter(src, buffers, values)
+        with src.indented('with np.errstate(all="ignore"):'):
+            nests = itertools.count()
+            for op in func.body.block.ops:
+                if isinstance(op, ForOp | StoreOp):
+                    paths += _nest(src, op, buffers, scalar, kname, next(nests))
+                else:
+                    scalar.op(op, {})
+        for line in copy_back:
+            src.line(line)
+    text = src.text()
+    filename = f"<xrelax-kernel-{next(_file_ids)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"np": np, "rt": runtime, **src.namespace}
+    exec(compile(text, filename, "exec"), namespace)
+    return CompiledKernel(
+        namespace[function],
+        text,
+        tuple(paths),
+        len(func.body.block.args),
+        tuple(func.sym_param_names),
+    )
+
+
+def _nest(
+    src: Source,
+    op: Operation,
+    buffers: dict[SSAValue, Buffer],
+    scalar: ScalarEmitter,
+    kname: str,
+    index: int,
+) -> list[KernelPath]:
+    def outer(value: SSAValue) -> Scalar:
+        return Scalar(dtypes.numpy_dtype(value.type), scalar.values[value])
+
+    try:
+        nest = read_nest([op], outer)
+        return [
+            KernelPath(index, _describe(s.buffer, s.indices, buffers), p.path, p.detail)
+            for p in vectorize_nest(src, nest, buffers, kname)
+            for s in (p.statement,)
+        ]
+    except NotVectorizable as reason:
+        scalar.op(op, {})
+        stores = [s for s in op.walk() if isinstance(s, StoreOp)]
+        return [
+            KernelPath(index, _describe(s.buffer, s.indices.data, buffers), "scalar", str(reason))
+            for s in stores
+        ]
+
+
+def _describe(buffer: SSAValue, indices: tuple, buffers: dict[SSAValue, Buffer]) -> str:
+    label = buffers[buffer].label if buffer in buffers else buffer.name_hint or "?"
+    return f"%{label}[{', '.join(symbolic.format_expr(i) for i in indices)}]"

@@ -1,0 +1,81 @@
+"""The compiled kernel: a callable writing its output buffers in place."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from xrelax.backends.kernels.runtime import KernelError
+
+__all__ = ["CompiledKernel", "Kernel", "KernelError", "KernelPath"]
+
+
+@dataclass(frozen=True)
+class KernelPath:
+    """How one store of a prim_func was compiled.
+
+    ``path`` is ``elementwise``, ``reduce``, ``matmul``, ``einsum``, ``init`` (an
+    initial value fused into the next reduction) or ``scalar`` (the fallback loop
+    nest); ``detail`` lists the access kinds used (``view``, ``strided``, ``reshape``,
+    ``pad``, ``gather``, ``split into N``) or, for ``scalar``, why.
+    """
+
+    nest: int
+    statement: str
+    path: str
+    detail: str
+
+    def __str__(self) -> str:
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"nest {self.nest}: {self.statement}: {self.path}{detail}"
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledKernel:
+    """Generated code shared by every prim_func of the same structure."""
+
+    function: Callable[..., None]
+    source: str
+    paths: tuple[KernelPath, ...]
+    buffers: int
+    sym_params: tuple[str, ...]
+
+
+class Kernel(functools.partial):
+    """``kernel(*buffers, *sym_ints)``: runs a prim_func on numpy arrays, writing its
+    output buffers in place (destination passing). Raises :class:`KernelError` when
+    the arguments do not match the signature."""
+
+    name: str
+    compiled: CompiledKernel
+
+    def __new__(cls, compiled: CompiledKernel, name: str) -> Kernel:
+        kernel = super().__new__(cls, compiled.function, name)
+        kernel.name = name
+        kernel.compiled = compiled
+        return kernel
+
+    @property
+    def paths(self) -> tuple[KernelPath, ...]:
+        """How each store was compiled (see :class:`KernelPath`)."""
+        return self.compiled.paths
+
+    @property
+    def source(self) -> str:
+        """The generated Python source."""
+        return self.compiled.source
+
+    @property
+    def sym_params(self) -> tuple[str, ...]:
+        """The names of the integer arguments after the buffers."""
+        return self.compiled.sym_params
+
+    def __repr__(self) -> str:
+        return (
+            f"<Kernel @{self.name}: {self.compiled.buffers} buffers, sym {list(self.sym_params)}>"
+        )
+
+    def __reduce__(self) -> Any:
+        raise TypeError("kernels are not picklable; compile the prim_func again")

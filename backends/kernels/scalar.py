@@ -1,0 +1,111 @@
+"""Ops as scalar Python: the fallback for loop nests the vectorizer does not recognise,
+and the ops outside any loop (computed once, before the nests that use them).
+
+Every op becomes one line on numpy scalars, with the same numpy functions as the
+vectorized code, so both paths share numpy's semantics.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.ir import Operation, SSAValue
+
+from xrelax.backends.kernels.buffers import Buffer
+from xrelax.backends.kernels.nest import constant_value
+from xrelax.backends.kernels.numpy_ops import CAST, SELECT, numpy_op
+from xrelax.backends.kernels.source import Source
+from xrelax.backends.kernels.vectorize import dtype_code
+from xrelax.dialects import dtypes
+from xrelax.dialects.tir import AllocBufferOp, ForOp, IndexOp, LetOp, LoadOp, StoreOp
+
+
+class ScalarEmitter:
+    """Emits ops one by one; ``values`` names the SSA values computed so far."""
+
+    def __init__(self, src: Source, buffers: dict[SSAValue, Buffer], values: dict[SSAValue, str]):
+        self.src = src
+        self.buffers = buffers
+        self.values = values
+
+    def ops(self, ops: list[Operation], names: dict[str, str]) -> None:
+        """Emit ``ops``; ``names`` maps the enclosing loop variables to Python names."""
+        names = dict(names)
+        for op in ops:
+            self.op(op, names)
+
+    def op(self, op: Operation, names: dict[str, str]) -> None:
+        """Emit one op (a loop with its body); a let adds to ``names``."""
+        src = self.src
+        if isinstance(op, ForOp):
+            var = src.fresh(op.var_name)
+            lo, hi = src.py(op.lower, names), src.py(op.upper, names)
+            with src.indented(f"for {var} in range({lo}, {hi}):"):
+                self.ops(list(op.body.block.ops), {**names, op.var_name: var})
+        elif isinstance(op, AllocBufferOp):
+            self.allocate(op)
+        elif isinstance(op, LoadOp):
+            buffer = self.buffers[op.buffer]
+            index = self._index(op.indices.data, names)
+            name = self._name(op.result)
+            if op.pad is None:
+                src.line(f"{name} = {buffer.name}[{index}]")
+            else:
+                inside = (
+                    " and ".join(
+                        f"0 <= {src.py(i, names)} < {src.py(d)}"
+                        for i, d in zip(op.indices.data, buffer.dims, strict=True)
+                    )
+                    or "True"
+                )
+                pad = self.values[op.pad]
+                src.line(f"{name} = {buffer.name}[{index}] if {inside} else {pad}")
+        elif isinstance(op, StoreOp):
+            buffer = self.buffers[op.buffer]
+            src.line(
+                f"{buffer.name}[{self._index(op.indices.data, names)}] = {self.values[op.value]}"
+            )
+        elif isinstance(op, IndexOp):
+            dtype = dtype_code(dtypes.numpy_dtype(op.result.type))
+            src.line(f"{self._name(op.result)} = {dtype}({src.py(op.expr, names)})")
+        elif isinstance(op, LetOp):
+            var = src.fresh(op.var_name)
+            src.line(f"{var} = int({self.values[op.value]})")
+            names[op.var_name] = var
+            if not isinstance(op.parent_op(), ForOp):
+                src.py_names[op.var_name] = var
+        elif isinstance(op, arith.ConstantOp):
+            dtype = dtypes.numpy_dtype(op.result.type)
+            self.values[op.result] = src.const(constant_value(op), dtype)
+        else:
+            self._compute(op)
+
+    def allocate(self, op: AllocBufferOp) -> None:
+        """``T = np.empty(shape, dtype)`` for a local buffer."""
+        type_ = op.buffer.type
+        dtype = dtypes.numpy_dtype(type_.dtype)
+        name = self.src.fresh(op.buffer.name_hint or "buffer")
+        shape = "".join(f"{self.src.py(d)}, " for d in type_.dims)
+        self.src.line(f"{name} = np.empty(({shape}), {dtype_code(dtype)})")
+        self.buffers[op.buffer] = Buffer(name, op.buffer.name_hint or name, type_.dims, dtype)
+
+    def _compute(self, op: Operation) -> None:
+        fn = numpy_op(op)
+        args = [self.values[v] for v in op.operands]
+        name = self._name(op.results[0])
+        if fn is SELECT:
+            self.src.line(f"{name} = {args[1]} if {args[0]} else {args[2]}")
+        elif fn is CAST:
+            dtype = dtype_code(dtypes.numpy_dtype(op.results[0].type))
+            self.src.line(f"{name} = rt.cast({args[0]}, np.dtype({dtype}))")
+        else:
+            self.src.line(f"{name} = {fn.fn}({', '.join(args)})")
+
+    def _name(self, value: SSAValue) -> str:
+        name = self.src.fresh(f"v_{value.name_hint}" if value.name_hint else "v")
+        self.values[value] = name
+        return name
+
+    def _index(self, indices: tuple, names: dict[str, str]) -> str:
+        if not indices:
+            return "()"
+        return ", ".join(self.src.py(i, names) for i in indices)

@@ -1,0 +1,119 @@
+"""Building the Python source of a kernel: indented lines, fresh names, constants."""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import sympy
+
+from xrelax.dialects import symbolic
+
+RESERVED = {"np", "rt", "range", "min", "max", "int", "len", "isinstance", "None", "True", "False"}
+
+
+class Source:
+    """The lines of one generated function and the namespace they need."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.depth = 0
+        self.taken: set[str] = set(RESERVED)
+        self.namespace: dict[str, Any] = {}
+        self._constants: dict[tuple[str, str], str] = {}
+        self.py_names: dict[str, str] = {}
+        """Python names of the symbolic variables known at run time."""
+
+    def line(self, text: str) -> None:
+        """Append ``text`` at the current indentation."""
+        self.lines.append("    " * self.depth + text)
+
+    @contextmanager
+    def indented(self, header: str) -> Iterator[None]:
+        """``header:`` followed by an indented block."""
+        self.line(header)
+        self.depth += 1
+        mark = len(self.lines)
+        yield
+        if len(self.lines) == mark:
+            self.line("pass")
+        self.depth -= 1
+
+    def fresh(self, base: str) -> str:
+        """A new Python identifier based on ``base``."""
+        base = re.sub(r"\W", "_", base) or "v"
+        if base[0].isdigit():
+            base = "v" + base
+        name, k = base, 0
+        while name in self.taken or keyword.iskeyword(name):
+            k += 1
+            name = f"{base}{k}"
+        self.taken.add(name)
+        return name
+
+    def bind_symbol(self, var: str) -> str:
+        """The Python name of the run-time symbolic variable ``var`` (created once)."""
+        if var not in self.py_names:
+            self.py_names[var] = self.fresh(var)
+        return self.py_names[var]
+
+    def const(self, value: Any, dtype: np.dtype) -> str:
+        """A global name holding the numpy scalar ``value`` of ``dtype``."""
+        scalar = dtype.type(value)
+        key = (dtype.str, repr(scalar.item()) if dtype.kind != "f" else scalar.tobytes().hex())
+        if key not in self._constants:
+            name = self.fresh(f"c{len(self._constants)}")
+            self.namespace[name] = scalar
+            self._constants[key] = name
+        return self._constants[key]
+
+    def dtype(self, dtype: np.dtype) -> str:
+        """A global name holding the numpy dtype ``dtype``."""
+        key = ("dtype", dtype.str)
+        if key not in self._constants:
+            name = self.fresh(f"dtype_{dtype.name}")
+            self.namespace[name] = dtype
+            self._constants[key] = name
+        return self._constants[key]
+
+    def py(self, expr: sympy.Expr, names: Mapping[str, str] | None = None) -> str:
+        """Python code computing the symbolic expression ``expr`` at run time."""
+        mapping = dict(self.py_names)
+        if names:
+            mapping.update(names)
+        return symbolic.to_python(sympy.expand(expr), mapping)
+
+    def text(self) -> str:
+        """The source."""
+        return "\n".join(self.lines) + "\n"
+
+
+def numpy_expr(expr: sympy.Expr, names: Mapping[str, str]) -> str:
+    """Python code for ``expr`` whose variables may be numpy arrays (``names`` maps them)."""
+    if expr.is_Integer:
+        return str(int(expr))
+    if expr.is_Symbol:
+        return names[expr.name]
+    if expr.is_Add:
+        return "(" + " + ".join(numpy_expr(a, names) for a in expr.args) + ")"
+    if expr.is_Mul:
+        return "(" + " * ".join(numpy_expr(a, names) for a in expr.args) + ")"
+    if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
+        return f"({numpy_expr(expr.base, names)} ** {int(expr.exp)})"
+    if isinstance(expr, symbolic.FloorDiv):
+        a, b = (numpy_expr(x, names) for x in expr.args)
+        return f"({a} // {b})"
+    if isinstance(expr, symbolic.FloorMod):
+        a, b = (numpy_expr(x, names) for x in expr.args)
+        return f"({a} % {b})"
+    if isinstance(expr, sympy.Min | sympy.Max):
+        fn = "np.minimum" if isinstance(expr, sympy.Min) else "np.maximum"
+        code = numpy_expr(expr.args[0], names)
+        for arg in expr.args[1:]:
+            code = f"{fn}({code}, {numpy_expr(arg, names)})"
+        return code
+    raise symbolic.SymbolicError(f"cannot translate symbolic expression {expr}")

@@ -1,0 +1,580 @@
+"""Vectorizing a loop nest: each statement becomes whole-array numpy operations.
+
+A statement runs over its loops' box. Its loads become arrays over that box (see
+:mod:`views`), its expression tree numpy ufunc calls written in place where possible
+(into the output view, or into a temporary nothing else reads). A store whose indices
+omit some loop variables, of ``combine(load of the same element, expr)``, is a
+reduction over those variables: ``combine.reduce`` over their axes, started from the
+initial value stored just before when there is one. A sum of products becomes
+``np.matmul`` (batched, operands transposed and reshaped, im2col for convolutions) or
+``np.einsum``. Selects on affine conditions split the box first (:mod:`splitting`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+from xdsl.ir import SSAValue
+
+from xrelax.backends.kernels import views
+from xrelax.backends.kernels.buffers import Array, Axis, Buffer, Domain
+from xrelax.backends.kernels.nest import Nest, NotVectorizable, check_fission
+from xrelax.backends.kernels.numpy_ops import CAST, REDUCTIONS, SELECT
+from xrelax.backends.kernels.source import Source, numpy_expr
+from xrelax.backends.kernels.splitting import Piece, split
+from xrelax.backends.kernels.tree import (
+    Apply,
+    Const,
+    Index,
+    Load,
+    Node,
+    Scalar,
+    Statement,
+    use_counts,
+    walk,
+)
+from xrelax.dialects.symbolic import prove_le, prove_lt
+
+
+@dataclass(frozen=True)
+class StatementPath:
+    """How one statement was compiled: ``path`` and the access kinds it used."""
+
+    statement: Statement
+    path: str
+    detail: str
+
+
+def vectorize_nest(
+    src: Source, nest: Nest, buffers: dict[SSAValue, Buffer], kname: str
+) -> list[StatementPath]:
+    """Emit the nest as numpy code; :class:`NotVectorizable` (and nothing emitted) if a
+    statement is not recognised or the statements may not run one after another."""
+    check_fission(nest)
+    mark, depth = len(src.lines), src.depth
+    try:
+        return _NestVectorizer(src, nest, buffers, kname).emit()
+    except NotVectorizable:
+        del src.lines[mark:]
+        src.depth = depth
+        raise
+
+
+def dtype_code(dtype: np.dtype) -> str:
+    """The numpy scalar type of ``dtype`` as code (``np.float32``)."""
+    return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+
+
+@dataclass(frozen=True)
+class _Reduction:
+    combine: str
+    expr: Node
+
+
+def _reduction(statement: Statement, value: Node) -> _Reduction | None:
+    """``combine(load of the stored element, expr)``, if ``value`` has that form."""
+    if not isinstance(value, Apply) or value.op.fn not in REDUCTIONS or len(value.args) != 2:
+        return None
+    for k, arg in enumerate(value.args):
+        if (
+            isinstance(arg, Load)
+            and arg.buffer is statement.buffer
+            and arg.pad is None
+            and all(
+                sympy.expand(a - b) == 0
+                for a, b in zip(arg.indices, statement.indices, strict=True)
+            )
+        ):
+            return _Reduction(value.op.fn, value.args[1 - k])
+    return None
+
+
+def _identity(combine: str, dtype: np.dtype) -> object:
+    """The value ``combine`` leaves unchanged (reducing from it needs no ``initial``)."""
+    if combine in ("np.add", "np.bitwise_or"):
+        return 0
+    if combine == "np.multiply":
+        return 1
+    if combine == "np.bitwise_and":
+        return -1
+    is_max = combine in ("np.maximum", "np.fmax")
+    if dtype.kind == "f":
+        return -np.inf if is_max else np.inf
+    if dtype == np.bool_:
+        return not is_max
+    return np.iinfo(dtype).min if is_max else np.iinfo(dtype).max
+
+
+def _positive(extent: sympy.Expr) -> bool:
+    return prove_lt(0, extent)
+
+
+class _NestVectorizer:
+    def __init__(self, src: Source, nest: Nest, buffers: dict[SSAValue, Buffer], kname: str):
+        self.src = src
+        self.nest = nest
+        self.buffers = buffers
+        self.kname = kname
+
+    def emit(self) -> list[StatementPath]:
+        paths: list[StatementPath] = []
+        statements = self.nest.statements
+        k = 0
+        while k < len(statements):
+            statement, init = statements[k], None
+            if k + 1 < len(statements) and self._is_init_of(statement, statements[k + 1]):
+                init = statement
+                paths.append(StatementPath(statement, "init", "fused into the reduction"))
+                k += 1
+                statement = statements[k]
+            paths.append(self.statement(statement, init))
+            k += 1
+        return paths
+
+    def _is_init_of(self, init: Statement, statement: Statement) -> bool:
+        if init.buffer is not statement.buffer or not isinstance(init.value, Const | Scalar):
+            return False
+        if _reduction(statement, statement.value) is None:
+            return False
+        if len(init.indices) != len(statement.indices) or any(
+            sympy.expand(a - b) != 0 for a, b in zip(init.indices, statement.indices, strict=True)
+        ):
+            return False
+        count = len(init.loops)
+        if tuple(loop.op for loop in statement.loops[:count]) != tuple(
+            loop.op for loop in init.loops
+        ):
+            return False
+        used = {s.name for i in statement.indices for s in i.free_symbols}
+        return {loop.var for loop in statement.loops[:count]} <= used and not (
+            {loop.var for loop in statement.loops[count:]} & used
+        )
+
+    def statement(self, statement: Statement, init: Statement | None) -> StatementPath:
+        names = statement.loop_vars
+        for loop in statement.loops:
+            bound_vars = {s.name for s in (loop.lo.free_symbols | loop.hi.free_symbols)}
+            if bound_vars & (set(names) | set(self.nest.lets)):
+                raise NotVectorizable("a loop bound depends on another loop variable")
+        used = {s.name for i in statement.indices for s in i.free_symbols}
+        reduce_vars = {v for v in names if v not in used}
+        reduction = _reduction(statement, statement.value)
+        if reduce_vars and reduction is None:
+            raise NotVectorizable(
+                "the stored-to indices omit a loop variable but the value is not a reduction"
+            )
+        if reduction is not None and any(
+            isinstance(n, Load) and n.buffer is statement.buffer
+            for n in walk(reduction.expr, self.nest.lets)
+        ):
+            raise NotVectorizable("a reduction reads its own buffer besides its accumulator")
+        pieces = split(statement.loops, statement.value, reduce_vars)
+        notes: set[str] = set()
+        path = "elementwise"
+        for piece in pieces:
+            path = self._piece(statement, piece, reduce_vars, init, notes)
+        if reduction is None and not reduce_vars:
+            path = "elementwise"
+        detail = ", ".join(sorted(notes))
+        if len(pieces) > 1:
+            detail = (
+                f"{detail}, split into {len(pieces)}" if detail else f"split into {len(pieces)}"
+            )
+        return StatementPath(statement, path, detail)
+
+    def _piece(
+        self,
+        statement: Statement,
+        piece: Piece,
+        reduce_vars: set[str],
+        init: Statement | None,
+        notes: set[str],
+    ) -> str:
+        axes = []
+        for loop in piece.loops:
+            extent = loop.extent if prove_le(loop.lo, loop.hi) else sympy.Max(0, loop.extent)
+            axes.append(Axis(loop.var, loop.lo, extent))
+        domain = Domain(tuple(axes))
+        out_domain = Domain(tuple(a for a in axes if a.var not in reduce_vars))
+        ev = Evaluator(self.src, self.buffers, domain, self.nest.lets, self.kname, piece.value)
+        buffer = self.buffers[statement.buffer]
+        out_guard = [a.extent for a in out_domain.axes if not _positive(a.extent)]
+        with self._guard(out_guard):
+            dest = views.store_target(ev, buffer, statement.indices, out_domain)
+            reduction = _reduction(statement, piece.value)
+            if reduction is None or not reduce_vars:
+                ev.store(piece.value, dest, statement.buffer)
+                path = "elementwise"
+            else:
+                fused = init if piece.first else None
+                reduce_guard = [
+                    a.extent
+                    for a in domain.axes
+                    if a.var in reduce_vars and not _positive(a.extent)
+                ]
+                with self._guard(reduce_guard):
+                    path = ev.reduce(reduction, dest, out_domain, fused, statement, buffer)
+                if reduce_guard and fused is not None:
+                    with self.src.indented("else:"):
+                        self.src.line(f"np.copyto({dest.code}, {ev.value(fused.value).code})")
+        notes |= ev.notes
+        return path
+
+    @contextlib.contextmanager
+    def _guard(self, extents: list[sympy.Expr]) -> Iterator[None]:
+        if not extents:
+            yield
+            return
+        condition = " and ".join(f"{self.src.py(e)} > 0" for e in extents)
+        with self.src.indented(f"if {condition}:"):
+            yield
+
+
+class Evaluator:
+    """Generates the arrays of one statement's nodes over its domain (memoised)."""
+
+    def __init__(
+        self,
+        src: Source,
+        buffers: dict[SSAValue, Buffer],
+        domain: Domain,
+        lets: dict[str, Node],
+        kname: str,
+        root: Node,
+    ) -> None:
+        self.src = src
+        self.buffers = buffers
+        self.domain = domain
+        self.lets = lets
+        self.kname = kname
+        self.uses = use_counts(root)
+        self.memo: dict[int, Array] = {}
+        self.var_memo: dict[int, frozenset[str]] = {}
+        self.aranges: dict[str, str] = {}
+        self.notes: set[str] = set()
+
+    def note(self, kind: str) -> None:
+        """Record an access kind for the debug listing."""
+        self.notes.add(kind)
+
+    def bind(
+        self, code: str, variables: frozenset[str], dtype: np.dtype, owned: bool = False
+    ) -> Array:
+        """``code`` held in a variable (a name is used as it is)."""
+        if code.isidentifier():
+            return Array(code, variables, dtype, owned)
+        name = self.src.fresh("t")
+        self.src.line(f"{name} = {code}")
+        return Array(name, variables, dtype, owned)
+
+    # ------------------------------------------------------------------ values
+
+    def value(self, node: Node) -> Array:
+        """The array (or scalar) of ``node`` over the domain."""
+        if id(node) not in self.memo:
+            self.memo[id(node)] = self._value(node)
+        return self.memo[id(node)]
+
+    def _value(self, node: Node) -> Array:
+        if isinstance(node, Const):
+            return Array(self.src.const(node.value, node.dtype), frozenset(), node.dtype)
+        if isinstance(node, Scalar):
+            return Array(node.name, frozenset(), node.dtype)
+        if isinstance(node, Index):
+            index = self.index_array(node.expr)
+            if node.dtype == np.int64:
+                return index
+            if index.vars:
+                return self.bind(
+                    f"{index.code}.astype({dtype_code(node.dtype)})", index.vars, node.dtype
+                )
+            return Array(f"{dtype_code(node.dtype)}({index.code})", frozenset(), node.dtype)
+        if isinstance(node, Load):
+            return views.load(self, node)
+        assert isinstance(node, Apply)
+        return self._apply(node, None)
+
+    def node_vars(self, node: Node) -> frozenset[str]:
+        """The loop variables ``node`` depends on."""
+        if id(node) not in self.var_memo:
+            names = set(self.domain.names)
+            found: set[str] = set()
+            for sub in walk(node, self.lets):
+                exprs = (
+                    sub.indices
+                    if isinstance(sub, Load)
+                    else (sub.expr,)
+                    if isinstance(sub, Index)
+                    else ()
+                )
+                for expr in exprs:
+                    found |= {s.name for s in expr.free_symbols} & names
+            self.var_memo[id(node)] = frozenset(found)
+        return self.var_memo[id(node)]
+
+    def arange(self, var: str) -> str:
+        """An integer array of ``var``'s values along its axis."""
+        if var not in self.aranges:
+            axis = self.domain.axes[self.domain.position(var)]
+            code = f"np.arange({self.src.py(axis.lo)}, {self.src.py(axis.lo + axis.extent)})"
+            if len(self.domain.axes) > 1:
+                shape = ["1"] * len(self.domain.axes)
+                shape[self.domain.position(var)] = "-1"
+                code += f".reshape(({', '.join(shape)}))"
+            self.aranges[var] = self.bind(code, frozenset({var}), np.dtype(np.int64)).code
+        return self.aranges[var]
+
+    def index_array(self, expr: sympy.Expr) -> Array:
+        """The int64 values of an index expression over the domain."""
+        names = dict(self.src.py_names)
+        variables: set[str] = set()
+        for s in expr.free_symbols:
+            if s.name in self.domain.names:
+                names[s.name] = self.arange(s.name)
+                variables.add(s.name)
+            elif s.name in self.lets:
+                let = self.value(self.lets[s.name])
+                names[s.name] = let.code
+                variables |= let.vars
+        if not variables:
+            return Array(f"np.int64({self.src.py(expr)})", frozenset(), np.dtype(np.int64))
+        return self.bind(
+            numpy_expr(sympy.expand(expr), names),
+            frozenset(variables),
+            np.dtype(np.int64),
+            owned=True,
+        )
+
+    def _apply(self, node: Apply, dest: Array | None) -> Array:
+        variables = self.node_vars(node)
+        if node.op is SELECT:
+            cond, then, other = (self.value(a) for a in node.args)
+            if dest is not None:
+                self.src.line(f"np.copyto({dest.code}, {other.code})")
+                self.src.line(f"np.copyto({dest.code}, {then.code}, where={cond.code})")
+                return dest
+            code = f"np.where({cond.code}, {then.code}, {other.code})"
+            return self.bind(code, variables, node.dtype, owned=bool(variables))
+        if node.op is CAST:
+            (x,) = (self.value(a) for a in node.args)
+            if dest is not None:
+                self.src.line(f"np.copyto({dest.code}, {x.code}, casting='unsafe')")
+                return dest
+            if x.vars:
+                return self.bind(
+                    f"{x.code}.astype({dtype_code(node.dtype)})", x.vars, node.dtype, True
+                )
+            return self.bind(
+                f"rt.cast({x.code}, np.dtype({dtype_code(node.dtype)}))", x.vars, node.dtype
+            )
+        args = [self.value(a) for a in node.args]
+        variables = frozenset().union(*(a.vars for a in args))
+        call = f"{node.op.fn}({', '.join(a.code for a in args)}"
+        if not node.op.ufunc:
+            result = self.bind(call + ")", variables, node.dtype, owned=bool(variables))
+            if dest is not None:
+                self.src.line(f"np.copyto({dest.code}, {result.code})")
+                return dest
+            return result
+        if dest is not None:
+            self.src.line(f"{call}, out={dest.code})")
+            return dest
+        for arg, array in zip(node.args, args, strict=True):
+            if (
+                array.owned
+                and self.uses.get(id(arg), 0) == 1
+                and array.vars == variables
+                and array.dtype == node.dtype
+            ):
+                self.src.line(f"{call}, out={array.code})")
+                return Array(array.code, variables, node.dtype, owned=True)
+        return self.bind(call + ")", variables, node.dtype, owned=bool(variables))
+
+    # ------------------------------------------------------------------ statements
+
+    def store(self, value: Node, dest: Array, target: SSAValue) -> None:
+        """Write ``value`` into ``dest``, computing its spine of ufuncs in place there."""
+        reads_target = any(
+            isinstance(n, Load) and n.buffer is target for n in walk(value, self.lets)
+        )
+        if not isinstance(value, Apply):
+            self.src.line(f"np.copyto({dest.code}, {self.value(value).code})")
+            return
+        if not reads_target:
+            self._into(value, dest)
+        else:
+            self._apply(value, dest)
+
+    def _into(self, node: Apply, dest: Array) -> None:
+        if node.op.ufunc and node.dtype == dest.dtype:
+            for arg in node.args:
+                if (
+                    isinstance(arg, Apply)
+                    and self.uses.get(id(arg), 0) == 1
+                    and arg.dtype == dest.dtype
+                    and id(arg) not in self.memo
+                    and self.node_vars(arg) == dest.vars
+                ):
+                    self._into(arg, dest)
+                    self.memo[id(arg)] = dest
+                    break
+        self._apply(node, dest)
+
+    def reduce(
+        self,
+        reduction: _Reduction,
+        dest: Array,
+        out_domain: Domain,
+        init: Statement | None,
+        statement: Statement,
+        buffer: Buffer,
+    ) -> str:
+        """Emit the reduction into ``dest``; its path name."""
+        out_vars = out_domain.names
+        red_vars = [v for v in self.domain.names if v not in out_vars]
+        initial = None if init is None else self.value(init.value)
+        identity = (
+            init is not None
+            and isinstance(init.value, Const)
+            and init.value.value
+            == init.value.dtype.type(_identity(reduction.combine, init.value.dtype))
+        )
+        expr = reduction.expr
+        if (
+            reduction.combine == "np.add"
+            and isinstance(expr, Apply)
+            and expr.op.fn == "np.multiply"
+        ):
+            plan = _contraction(self, expr, out_vars, red_vars)
+            if plan is not None:
+                path = plan.emit(self, dest, buffer, statement, out_domain, initial is not None)
+                if initial is not None and not identity:
+                    self.src.line(f"np.add({dest.code}, {initial.code}, out={dest.code})")
+                return path
+        x = self.value(expr)
+        axes = tuple(self.domain.position(v) for v in red_vars)
+        if not set(red_vars) <= x.vars:
+            shape = [
+                self.src.py(a.extent) if a.var in x.vars or a.var in red_vars else "1"
+                for a in self.domain.axes
+            ]
+            x = self.bind(
+                f"np.broadcast_to({x.code}, ({', '.join(shape)},))", x.vars | set(red_vars), x.dtype
+            )
+        fn = reduction.combine
+        axis = f"axis={axes if len(axes) > 1 else axes[0]}"
+        if initial is not None:
+            extra = "" if identity else f", initial={initial.code}"
+            if set(out_vars) <= x.vars:
+                self.src.line(f"{fn}.reduce({x.code}, {axis}, out={dest.code}{extra})")
+            else:
+                reduced = self.bind(f"{fn}.reduce({x.code}, {axis}{extra})", x.vars, dest.dtype)
+                self.src.line(f"np.copyto({dest.code}, {reduced.code})")
+        else:
+            reduced = self.bind(f"{fn}.reduce({x.code}, {axis})", x.vars, dest.dtype)
+            self.src.line(f"{fn}({dest.code}, {reduced.code}, out={dest.code})")
+        return "reduce"
+
+
+@dataclass(frozen=True)
+class _Contraction:
+    """``sum over K of left * right`` as a batched matrix product: output axes
+    ``P + L + R`` (batch, left-only, right-only), contracted axes ``K``."""
+
+    left: Node
+    right: Node
+    batch: list[str]
+    left_only: list[str]
+    right_only: list[str]
+    contracted: list[str]
+
+    def emit(
+        self,
+        ev: Evaluator,
+        dest: Array,
+        buffer: Buffer,
+        statement: Statement,
+        out_domain: Domain,
+        fused: bool,
+    ) -> str:
+        """Emit the product into ``dest`` (added to it unless ``fused``); the path name."""
+        domain = ev.domain
+        ext = {a.var: ev.src.py(a.extent) for a in domain.axes}
+        vector = not self.left_only and not self.right_only
+
+        def product(vs: list[str]) -> str:
+            return " * ".join(f"({ext[v]})" for v in vs) or "1"
+
+        def operand(node: Node, groups: list[list[str]]) -> str:
+            array = ev.value(node)
+            own = ev.node_vars(node)
+            private = [
+                v
+                for v in domain.names
+                if v in own and v not in out_domain.names and v not in self.contracted
+            ]
+            code = array.code
+            if private:
+                axes = tuple(domain.position(v) for v in private)
+                code = ev.bind(
+                    f"np.add.reduce({code}, axis={axes}, keepdims=True)", array.vars, array.dtype
+                ).code
+            order = [v for g in groups for v in g]
+            perm = [domain.position(v) for v in order] + [
+                k for k, v in enumerate(domain.names) if v not in order
+            ]
+            if perm != sorted(perm):
+                code = f"{code}.transpose({', '.join(map(str, perm))})"
+            shape = [ext[v] if v in own else "1" for v in self.batch]
+            shape += [product(g) for g in groups[1:] if g or not vector]
+            return ev.bind(f"{code}.reshape(({', '.join(shape)},))", array.vars, array.dtype).code
+
+        left = operand(self.left, [self.batch, self.left_only, self.contracted])
+        right = operand(self.right, [self.batch, self.contracted, self.right_only])
+        if vector:
+            call, path = f"np.einsum('...k,...k->...', {left}, {right}", "einsum"
+        else:
+            call, path = f"np.matmul({left}, {right}", "matmul"
+        out_shape = [ext[v] for v in self.batch]
+        if not vector:
+            out_shape += [product(self.left_only), product(self.right_only)]
+        if fused and (vector or views.is_whole(buffer, statement.indices, out_domain)):
+            out = dest.code if vector else f"{dest.code}.reshape(({', '.join(out_shape)},))"
+            ev.src.line(f"{call}, out={out})")
+            return path
+        full = [ext[v] for v in out_domain.names]
+        result = ev.bind(call + ")", frozenset(out_domain.names), dest.dtype)
+        reshaped = f"{result.code}.reshape(({', '.join(full)},))" if full else result.code
+        if fused:
+            ev.src.line(f"np.copyto({dest.code}, {reshaped})")
+        else:
+            ev.src.line(f"np.add({dest.code}, {reshaped}, out={dest.code})")
+        return path
+
+
+def _contraction(
+    ev: Evaluator, expr: Apply, out_vars: list[str], red_vars: list[str]
+) -> _Contraction | None:
+    a, b = expr.args
+    va, vb = ev.node_vars(a), ev.node_vars(b)
+    if not set(out_vars) <= va | vb or not set(red_vars) <= va | vb:
+        return None
+    contracted = [v for v in red_vars if v in va and v in vb]
+    if not contracted:
+        return None
+    shared = {v for v in out_vars if v in va and v in vb}
+    for p in range(len(out_vars) + 1):
+        batch, rest = out_vars[:p], out_vars[p:]
+        if not shared <= set(batch):
+            continue
+        for left, right, vl, vr in ((a, b, va, vb), (b, a, vb, va)):
+            q = 0
+            while q < len(rest) and rest[q] in vl and rest[q] not in vr:
+                q += 1
+            if all(v in vr and v not in vl for v in rest[q:]):
+                return _Contraction(left, right, batch, rest[:q], rest[q:], contracted)
+    return None

@@ -1,0 +1,267 @@
+"""Buffer accesses over an iteration domain as numpy arrays.
+
+A load whose indices are affine in the loop variables becomes a view: basic slicing
+(identity, transpose, broadcast, slices, offsets, negative steps) when each dimension
+follows at most one loop variable, else an ``np.ndarray`` strided over the buffer's
+memory (sliding windows, diagonals). A load that is affine only through its row-major
+offset (a reshape: ``floordiv``/``floormod`` pairs) is a strided view of the flat
+buffer. A ``pad`` load reads a padded copy (fill, then copy into the valid box).
+Anything else (data-dependent indices, other divisions) is a fancy-indexing gather.
+Indices that cannot be proven in bounds are checked when the kernel runs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import sympy
+
+from xrelax.backends.kernels.affine import Affine, affine, flat_offset, row_major_strides
+from xrelax.backends.kernels.buffers import Array, Buffer, Domain
+from xrelax.backends.kernels.nest import NotVectorizable
+from xrelax.backends.kernels.tree import Const, Load, Scalar
+from xrelax.dialects.symbolic import prove_equal, prove_le, prove_lt, sym
+
+if TYPE_CHECKING:
+    from xrelax.backends.kernels.vectorize import Evaluator
+
+
+def load(ev: Evaluator, node: Load) -> Array:
+    """The array of the values ``node`` loads over the domain."""
+    buffer = ev.buffers[node.buffer]
+    forms = [affine(i, ev.domain.names, ev.lets) for i in node.indices]
+    if node.pad is not None:
+        if all(f is not None for f in forms) and isinstance(node.pad, Const | Scalar):
+            ev.note("pad")
+            return _padded(ev, buffer, forms, ev.value(node.pad).code)  # type: ignore[arg-type]
+        ev.note("gather")
+        return _gather(ev, buffer, node)
+    if all(f is not None for f in forms):
+        _check_bounds(ev, buffer, forms, ev.domain)  # type: ignore[arg-type]
+        return _affine_view(ev, buffer, forms, ev.domain)  # type: ignore[arg-type]
+    flat = affine(flat_offset(node.indices, buffer.dims), ev.domain.names, ev.lets)
+    if flat is not None:
+        ev.note("reshape")
+        return _flat_view(ev, buffer, flat)
+    ev.note("gather")
+    return _gather(ev, buffer, node)
+
+
+def store_target(
+    ev: Evaluator, buffer: Buffer, indices: tuple[sympy.Expr, ...], domain: Domain
+) -> Array:
+    """A writable view of the elements a statement writes, one axis per axis of
+    ``domain`` (its loops minus the reduced ones); the indices must follow each of these
+    loop variables in exactly one dimension."""
+    forms = [affine(i, ev.domain.names, ev.lets) for i in indices]
+    if any(f is None for f in forms):
+        raise NotVectorizable("the stored-to indices are not affine in the loop variables")
+    seen: list[str] = []
+    for form in forms:
+        assert form is not None
+        if len(form.coeffs) > 1 or any(not c.is_Integer for c in form.coeffs.values()):
+            raise NotVectorizable("a stored-to dimension mixes loop variables")
+        seen += list(form.coeffs)
+    if sorted(seen) != sorted(domain.names):
+        raise NotVectorizable("the stored-to indices do not follow each loop variable once")
+    _check_bounds(ev, buffer, forms, domain)  # type: ignore[arg-type]
+    return _affine_view(ev, buffer, forms, domain, writable=True)  # type: ignore[arg-type]
+
+
+def is_whole(buffer: Buffer, indices: tuple[sympy.Expr, ...], domain: Domain) -> bool:
+    """Whether ``indices`` visit the whole buffer in order: the view is the buffer itself."""
+    axes = domain.axes
+    return len(indices) == len(axes) == len(buffer.dims) and all(
+        index == sym(axis.var) and prove_equal(axis.lo, 0) and prove_equal(axis.extent, dim)
+        for index, axis, dim in zip(indices, axes, buffer.dims, strict=True)
+    )
+
+
+def _check_bounds(ev: Evaluator, buffer: Buffer, forms: list[Affine], domain: Domain) -> None:
+    lows, extents = domain.lows(), domain.extents()
+    for dim, (form, size) in enumerate(zip(forms, buffer.dims, strict=True)):
+        low, high = form.bounds(lows, extents)
+        if prove_le(0, low) and prove_lt(high, size):
+            continue
+        lo, hi, n = ev.src.py(low), ev.src.py(high), ev.src.py(size)
+        ev.src.line(f"if not (0 <= {lo} and {hi} < {n}):")
+        ev.src.line(f"    rt.bounds_error({ev.kname}, {buffer.label!r}, {dim}, {lo}, {hi}, {n})")
+
+
+def _affine_view(
+    ev: Evaluator, buffer: Buffer, forms: list[Affine], domain: Domain, writable: bool = False
+) -> Array:
+    used = [v for f in forms for v in f.coeffs]
+    variables = frozenset(used)
+    basic = len(used) == len(variables) and all(
+        len(f.coeffs) <= 1 and all(c.is_Integer for c in f.coeffs.values()) for f in forms
+    )
+    code = (
+        _basic_view(ev, buffer, forms, domain)
+        if basic
+        else _strided_view(ev, buffer, forms, domain)
+    )
+    if basic and not writable:
+        ev.note("view")
+    elif not basic:
+        ev.note("strided")
+    return ev.bind(code, variables, buffer.dtype)
+
+
+def _basic_view(ev: Evaluator, buffer: Buffer, forms: list[Affine], domain: Domain) -> str:
+    """``A[slices]``, transposed to domain order, with new axes for absent variables."""
+    names = domain.names
+    lows, extents = domain.lows(), domain.extents()
+    parts: list[str] = []
+    order: list[str] = []
+    for form, size in zip(forms, buffer.dims, strict=True):
+        start = form.at(lows)
+        if not form.coeffs:
+            parts.append(ev.src.py(start))
+            continue
+        ((var, coeff),) = form.coeffs.items()
+        order.append(var)
+        parts.append(_slice(ev, start, int(coeff), extents[var], size))
+    positions = [names.index(v) for v in order]
+    if positions == sorted(positions):
+        index: list[str] = []
+        cursor = 0
+        part_iter = iter(parts)
+        for form in forms:
+            if form.coeffs:
+                (var,) = form.coeffs
+                position = names.index(var)
+                index += ["None"] * len([n for n in names[cursor:position] if n not in order])
+                cursor = position + 1
+            index.append(next(part_iter))
+        index += ["None"] * len([n for n in names[cursor:] if n not in order])
+        if all(p == ":" for p in index):
+            return buffer.name
+        return f"{buffer.name}[{', '.join(index)}{', ...' if not order else ''}]"
+    perm = sorted(range(len(order)), key=lambda k: positions[k])
+    code = f"{buffer.name}[{', '.join(parts)}].transpose({', '.join(map(str, perm))})"
+    if len(order) < len(names):
+        code += "[" + ", ".join(":" if n in order else "None" for n in names) + "]"
+    return code
+
+
+def _slice(
+    ev: Evaluator, start: sympy.Expr, step: int, extent: sympy.Expr, size: sympy.Expr
+) -> str:
+    stop = sympy.expand(start + step * extent)
+    if step == 1 and prove_equal(start, 0) and prove_equal(stop, size):
+        return ":"
+    lo = ev.src.py(start)
+    if step > 0:
+        return f"{lo}:{ev.src.py(stop)}" + (f":{step}" if step != 1 else "")
+    if prove_equal(stop, -1):
+        return f"{lo}::{step}"
+    if prove_le(0, stop):
+        return f"{lo}:{ev.src.py(stop)}:{step}"
+    return f"{lo}:rt.slice_stop({ev.src.py(stop)}):{step}"
+
+
+def _strided_view(ev: Evaluator, buffer: Buffer, forms: list[Affine], domain: Domain) -> str:
+    """An ``np.ndarray`` over the buffer's memory with one (byte) stride per domain axis."""
+    pairs = list(zip(forms, row_major_strides(buffer.dims), strict=True))
+    offset = sympy.expand(sum((f.at(domain.lows()) * s for f, s in pairs), sympy.Integer(0)))
+    strides = [
+        sympy.expand(sum((f.coeffs.get(a.var, 0) * s for f, s in pairs), sympy.Integer(0)))
+        for a in domain.axes
+    ]
+    return _ndarray(ev, buffer, offset, strides, {v for f in forms for v in f.coeffs}, domain)
+
+
+def _flat_view(ev: Evaluator, buffer: Buffer, flat: Affine) -> Array:
+    offset = flat.at(ev.domain.lows())
+    strides = [flat.coeffs.get(axis.var, sympy.Integer(0)) for axis in ev.domain.axes]
+    code = _ndarray(ev, buffer, offset, strides, set(flat.coeffs), ev.domain)
+    return ev.bind(code, frozenset(flat.coeffs), buffer.dtype)
+
+
+def _ndarray(
+    ev: Evaluator,
+    buffer: Buffer,
+    offset: sympy.Expr,
+    strides: list[sympy.Expr],
+    used: set[str],
+    domain: Domain,
+) -> str:
+    size = buffer.dtype.itemsize
+    shape = [ev.src.py(a.extent) if a.var in used else "1" for a in domain.axes]
+    byte_strides = [
+        ev.src.py(sympy.expand(s * size)) if a.var in used else "0"
+        for s, a in zip(strides, domain.axes, strict=True)
+    ]
+    return (
+        f"np.ndarray(({''.join(s + ', ' for s in shape)}), {buffer.name}.dtype, {buffer.name}, "
+        f"{ev.src.py(sympy.expand(offset * size))}, ({''.join(s + ', ' for s in byte_strides)}))"
+    )
+
+
+def _padded(ev: Evaluator, buffer: Buffer, forms: list[Affine], pad: str) -> Array:
+    """The view of a copy of ``buffer`` padded with ``pad`` so that every index is valid."""
+    lows, extents = ev.domain.lows(), ev.domain.extents()
+    befores: list[sympy.Expr] = []
+    dims: list[sympy.Expr] = []
+    for dim, (form, size) in enumerate(zip(forms, buffer.dims, strict=True)):
+        low, high = form.bounds(lows, extents)
+        before = _pad_amount(ev, sympy.Max(0, -low), f"pad{dim}_lo")
+        after = _pad_amount(ev, sympy.Max(0, high + 1 - size), f"pad{dim}_hi")
+        befores.append(before)
+        dims.append(sympy.expand(size + before + after) if before != 0 or after != 0 else size)
+    if all(d is size for d, size in zip(dims, buffer.dims, strict=True)):
+        _check_bounds(ev, buffer, forms, ev.domain)
+        return _affine_view(ev, buffer, forms, ev.domain)
+    padded = ev.src.fresh(f"{buffer.name}_pad")
+    sizes = []
+    for d, dim in enumerate(dims):
+        if dim.is_Integer or dim is buffer.dims[d]:
+            sizes.append(dim)
+        else:
+            size_name = ev.src.fresh(f"{padded}_d{d}")
+            ev.src.line(f"{size_name} = {ev.src.py(dim)}")
+            ev.src.py_names[size_name] = size_name
+            sizes.append(sym(size_name))
+    shape = "".join(f"{ev.src.py(d)}, " for d in sizes)
+    ev.src.line(f"{padded} = np.full(({shape}), {pad}, {buffer.name}.dtype)")
+    box = ", ".join(
+        ":" if before == 0 and dim is size else f"{ev.src.py(before)}:{ev.src.py(before + size)}"
+        for before, size, dim in zip(befores, buffer.dims, dims, strict=True)
+    )
+    ev.src.line(f"{padded}[{box}] = {buffer.name}")
+    shifted = [
+        Affine(f.coeffs, sympy.expand(f.rest + b)) for f, b in zip(forms, befores, strict=True)
+    ]
+    view = Buffer(padded, buffer.label, tuple(sizes), buffer.dtype)
+    return _affine_view(ev, view, shifted, ev.domain)
+
+
+def _pad_amount(ev: Evaluator, amount: sympy.Expr, name: str) -> sympy.Expr:
+    """How far an access reaches past one side: a constant, or a run-time variable."""
+    if amount.is_Integer or prove_le(amount, 0):
+        return sympy.Integer(max(int(amount), 0)) if amount.is_Integer else sympy.Integer(0)
+    var = ev.src.fresh(name)
+    ev.src.line(f"{var} = {ev.src.py(amount)}")
+    ev.src.py_names[var] = var
+    return sym(var)
+
+
+def _gather(ev: Evaluator, buffer: Buffer, node: Load) -> Array:
+    """Fancy indexing with index arrays computed over the domain."""
+    indices = [ev.index_array(i) for i in node.indices]
+    variables = frozenset().union(*(a.vars for a in indices))
+    if node.pad is None:
+        code = f"{buffer.name}[{', '.join(a.code for a in indices)}]"
+        return ev.bind(code, variables, buffer.dtype, owned=True)
+    pad = ev.value(node.pad)
+    valid = " & ".join(
+        f"(({a.code}) >= 0) & (({a.code}) < {ev.src.py(size)})"
+        for a, size in zip(indices, buffer.dims, strict=True)
+    )
+    clipped = ", ".join(
+        f"np.clip({a.code}, 0, max({ev.src.py(size)} - 1, 0))"
+        for a, size in zip(indices, buffer.dims, strict=True)
+    )
+    code = f"np.where({valid}, {buffer.name}[{clipped}], {pad.code})"
+    return ev.bind(code, variables | pad.vars, buffer.dtype, owned=True)

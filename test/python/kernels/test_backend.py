@@ -1,0 +1,319 @@
+"""The kernel backend on hand-written prim_funcs: the call_tir.mlir example, the entry's
+shape checks and their messages, the cache, ``load_library``, the scalar fallback and
+the debug listing, and what vectorized code must get right (strides, empty loops,
+out-of-bounds accesses, non-constant reduction starts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import xrelax
+from xrelax.backends.kernels import DEBUG_ENV, KernelError, compile_prim_func, load_library
+from xrelax.dialects.tir import PrimFuncOp
+
+EXAMPLES = Path(__file__).parents[3] / "examples"
+RNG = np.random.default_rng(1)
+
+
+def prim_funcs(text: str) -> dict[str, PrimFuncOp]:
+    module = xrelax.parse(text)
+    return {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, PrimFuncOp)}
+
+
+def kernel_of(body: str):
+    """Compile the single prim_func of ``builtin.module { body }``."""
+    (func,) = prim_funcs(f"builtin.module {{\n{body}\n}}").values()
+    return compile_prim_func(func)
+
+
+ADD = """
+tir.prim_func @add(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[m], f32>, %C: !tir.buffer<[n, m], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, m) {
+      %a = tir.load %A[i, j] : f32
+      %b = tir.load %B[j] : f32
+      %c = arith.addf %a, %b : f32
+      tir.store %C[i, j], %c : f32
+    }
+  }
+}"""
+
+
+def test_tir_exp_of_the_call_tir_example_runs():
+    funcs = prim_funcs((EXAMPLES / "call_tir.mlir").read_text())
+    kernel = compile_prim_func(funcs["tir_exp"])
+    assert [p.path for p in kernel.paths] == ["elementwise"]
+    for n in (0, 1, 7, 1000):
+        x = RNG.standard_normal(n).astype(np.float32)
+        y = np.empty_like(x)
+        assert kernel(x, y) is None
+        np.testing.assert_allclose(y, np.exp(x), rtol=1e-6)
+
+
+def test_load_library_compiles_every_prim_func():
+    exp_text = (EXAMPLES / "call_tir.mlir").read_text()
+    start = exp_text.index("tir.prim_func")
+    exp_func = exp_text[start : exp_text.index("relax.func")]
+    kernels = load_library(f"builtin.module {{\n{ADD}\n{exp_func}\n}}\n")
+    assert sorted(kernels) == ["add", "tir_exp"]
+    a, b = RNG.random((2, 3), np.float32), RNG.random(3, np.float32)
+    c = np.empty_like(a)
+    kernels["add"](a, b, c)
+    np.testing.assert_allclose(c, a + b)
+
+
+def test_identical_prim_funcs_share_one_compiled_kernel():
+    first = kernel_of(ADD)
+    renamed = kernel_of(ADD.replace("@add", "@plus"))
+    assert renamed.compiled is first.compiled
+    assert renamed.name == "plus" and first.name == "add"
+    assert kernel_of(ADD) is first
+    other = kernel_of(ADD.replace("arith.addf", "arith.mulf"))
+    assert other.compiled is not first.compiled
+
+
+# ----------------------------------------------------------------------------- shape checks
+
+SCALE = """
+tir.prim_func @scale(%A: !tir.buffer<[n, 4], f32>, %B: !tir.buffer<[n * 2, 4], f32>) sym [s] {
+  tir.for i in [0, n) {
+    tir.for j in [0, 4) {
+      %a = tir.load %A[i, j] : f32
+      tir.store %B[i * 2, j], %a : f32
+      tir.store %B[i * 2 + 1, j], %a : f32
+    }
+  }
+}"""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            lambda: (
+                np.ones((3, 4), np.float32),
+                np.ones(5, np.float32),
+                np.ones((3, 4), np.float32),
+            ),
+            "kernel @add: buffer #1 %B dimension 0 is 5, expected m = 4",
+        ),
+        (
+            lambda: (
+                np.ones((3, 4), np.float32),
+                np.ones(4, np.float32),
+                np.ones((2, 4), np.float32),
+            ),
+            "kernel @add: buffer #2 %C dimension 0 is 2, expected n = 3",
+        ),
+        (
+            lambda: (np.ones((3, 4)), np.ones(4, np.float32), np.ones((3, 4), np.float32)),
+            "kernel @add: buffer #0 %A: expected dtype float32, got float64",
+        ),
+        (
+            lambda: (np.ones(3, np.float32), np.ones(4, np.float32), np.ones((3, 4), np.float32)),
+            "kernel @add: buffer #0 %A: expected rank 2, got rank 1 (shape (3,))",
+        ),
+        (
+            lambda: ([[1.0]], np.ones(4, np.float32), np.ones((3, 4), np.float32)),
+            "kernel @add: buffer #0 %A: expected a numpy array, got list",
+        ),
+        (
+            lambda: (np.ones((3, 4), np.float32), np.ones(4, np.float32)),
+            "kernel @add: expected 3 arguments (3 buffers, 0 sym values), got 2",
+        ),
+    ],
+)
+def test_signature_mismatch_messages(args, message):
+    kernel = kernel_of(ADD)
+    with pytest.raises(KernelError) as info:
+        kernel(*args())
+    assert str(info.value) == message
+    assert isinstance(info.value, ValueError)
+
+
+def test_expression_and_constant_dimension_messages():
+    kernel = kernel_of(SCALE)
+    a = np.ones((3, 4), np.float32)
+    with pytest.raises(
+        KernelError,
+        match=r"^kernel @scale: buffer #1 %B dimension 0 is 5, expected n \* 2 = 6 \(n = 3\)$",
+    ):
+        kernel(a, np.ones((5, 4), np.float32), 0)
+    with pytest.raises(
+        KernelError, match=r"^kernel @scale: buffer #1 %B dimension 1 is 3, expected 4$"
+    ):
+        kernel(a, np.ones((6, 3), np.float32), 0)
+    with pytest.raises(
+        KernelError, match=r"^kernel @scale: sym argument #0 's' must be an integer, got float$"
+    ):
+        kernel(a, np.ones((6, 4), np.float32), 1.5)
+    b = np.zeros((6, 4), np.float32)
+    kernel(a, b, np.int64(2))
+    np.testing.assert_array_equal(b, 1)
+
+
+def test_out_of_bounds_access_is_an_error():
+    kernel = kernel_of(
+        """
+tir.prim_func @shift(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+    %a = tir.load %A[i + 1] : f32
+    tir.store %B[i], %a : f32
+  }
+}"""
+    )
+    with pytest.raises(KernelError) as info:
+        kernel(np.ones(3, np.float32), np.ones(3, np.float32))
+    assert str(info.value) == (
+        "kernel @shift: buffer %A dimension 0 is accessed at indices [1, 3], outside [0, 3)"
+    )
+
+
+# ----------------------------------------------------------------------------- fallback
+
+CUMSUM = """
+tir.prim_func @cumsum(%A: !tir.buffer<[n], f32>, %C: !tir.buffer<[n], f32>) {
+  %first = tir.load %A[0] : f32
+  tir.store %C[0], %first : f32
+  tir.for i in [1, n) {
+    %p = tir.load %C[i - 1] : f32
+    %a = tir.load %A[i] : f32
+    %s = arith.addf %p, %a : f32
+    tir.store %C[i], %s : f32
+  }
+}"""
+
+
+def test_unrecognised_nest_falls_back_to_correct_scalar_loops(capsys, monkeypatch):
+    monkeypatch.setenv(DEBUG_ENV, "1")
+    kernel = kernel_of(CUMSUM)
+    assert [p.path for p in kernel.paths] == ["elementwise", "scalar"]
+    assert (
+        kernel.paths[1].detail == "a statement reads a buffer written in the nest at another index"
+    )
+    listing = capsys.readouterr().err
+    assert "[xrelax.kernels] @cumsum nest 1: %C[i]: scalar (a statement reads a buffer" in listing
+    x = RNG.random(9).astype(np.float32)
+    c = np.empty_like(x)
+    kernel(x, c)
+    np.testing.assert_allclose(c, np.cumsum(x), rtol=1e-6)
+
+
+def test_triangular_loop_falls_back():
+    kernel = kernel_of(
+        """
+tir.prim_func @tril_sum(%A: !tir.buffer<[n, n], f32>, %S: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+    %z = arith.constant 0.0 : f32
+    tir.store %S[i], %z : f32
+    tir.for j in [0, i + 1) {
+      %s = tir.load %S[i] : f32
+      %a = tir.load %A[i, j] : f32
+      %t = arith.addf %s, %a : f32
+      tir.store %S[i], %t : f32
+    }
+  }
+}"""
+    )
+    assert {p.path for p in kernel.paths} == {"scalar"}
+    a = RNG.random((5, 5)).astype(np.float32)
+    s = np.empty(5, np.float32)
+    kernel(a, s)
+    np.testing.assert_allclose(s, np.tril(a).sum(1), rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------- vectorized edge cases
+
+
+def test_non_contiguous_arguments():
+    kernel = kernel_of(ADD)
+    a = RNG.random((4, 3)).astype(np.float32).T
+    b = RNG.random(8).astype(np.float32)[::2]
+    c = np.zeros((4, 3), np.float32).T
+    kernel(a, b, c)
+    np.testing.assert_allclose(c, a + b)
+
+
+def test_empty_loops_do_nothing():
+    kernel = kernel_of(ADD)
+    c = np.zeros((0, 3), np.float32)
+    kernel(np.zeros((0, 3), np.float32), np.ones(3, np.float32), c)
+    assert c.shape == (0, 3)
+
+
+def test_reduction_accumulates_onto_a_computed_start():
+    kernel = kernel_of(
+        """
+tir.prim_func @bias_rowsum(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[n], f32>, %C: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+    %b = tir.load %B[i] : f32
+    tir.store %C[i], %b : f32
+    tir.for k in [0, m) {
+      %c = tir.load %C[i] : f32
+      %a = tir.load %A[i, k] : f32
+      %s = arith.addf %c, %a : f32
+      tir.store %C[i], %s : f32
+    }
+  }
+}"""
+    )
+    assert [p.path for p in kernel.paths] == ["elementwise", "reduce"]
+    a, b = RNG.random((3, 5)).astype(np.float32), RNG.random(3).astype(np.float32)
+    c = np.empty(3, np.float32)
+    kernel(a, b, c)
+    np.testing.assert_allclose(c, b + a.sum(1), rtol=1e-6)
+
+
+def test_top_level_scalars_and_data_dependent_select():
+    kernel = kernel_of(
+        """
+tir.prim_func @pick(%A: !tir.buffer<[n], f32>, %K: !tir.buffer<[], i64>, %B: !tir.buffer<[n], f32>, %S: !tir.buffer<[], f32>) {
+  %k = tir.load %K[] : i64
+  tir.let t = %k : i64
+  %at = tir.load %A[t] : f32
+  tir.store %S[], %at : f32
+  tir.for i in [0, n) {
+    %a = tir.load %A[i] : f32
+    %zero = arith.constant 0.0 : f32
+    %pos = arith.cmpf ogt, %a, %zero : f32
+    %neg = arith.negf %a : f32
+    %v = arith.select %pos, %a, %neg : f32
+    %w = arith.addf %v, %at : f32
+    tir.store %B[i], %w : f32
+  }
+}"""
+    )
+    assert [p.path for p in kernel.paths] == ["elementwise", "elementwise"]
+    a = RNG.standard_normal(6).astype(np.float32)
+    b, s = np.empty_like(a), np.empty((), np.float32)
+    kernel(a, np.asarray(4), b, s)
+    assert s == a[4]
+    np.testing.assert_allclose(b, np.abs(a) + a[4])
+
+
+def test_integer_semantics_match_numpy():
+    kernel = kernel_of(
+        """
+tir.prim_func @int_ops(%A: !tir.buffer<[n], i32>, %B: !tir.buffer<[n], i32>, %Q: !tir.buffer<[n], i32>, %R: !tir.buffer<[n], i32>, %T: !tir.buffer<[n], i32>) {
+  tir.for i in [0, n) {
+    %a = tir.load %A[i] : i32
+    %b = tir.load %B[i] : i32
+    %q = arith.floordivsi %a, %b : i32
+    tir.store %Q[i], %q : i32
+    %r = arith.remsi %a, %b : i32
+    tir.store %R[i], %r : i32
+    %t = arith.divsi %a, %b : i32
+    tir.store %T[i], %t : i32
+  }
+}"""
+    )
+    a = np.array([7, -7, 7, -7, 0, 5], np.int32)
+    b = np.array([2, 2, -2, -2, 3, 5], np.int32)
+    q, r, t = (np.empty_like(a) for _ in range(3))
+    kernel(a, b, q, r, t)
+    np.testing.assert_array_equal(q, a // b)
+    np.testing.assert_array_equal(r, np.fmod(a, b))
+    np.testing.assert_array_equal(t, np.trunc(a / b).astype(np.int32))
