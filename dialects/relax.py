@@ -40,6 +40,8 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     IRDLOperation,
+    OptOperandDef,
+    VarOperandDef,
     irdl_attr_definition,
     irdl_op_definition,
     lazy_traits_def,
@@ -782,6 +784,12 @@ class DeducedResultOp(IRDLOperation):
         values = resolve_operands(parser, operands, parse_paren_types(parser), pos)
         result = _parse_optional_result(parser)
         if result is None:
+            expected = _operand_count(cls)
+            if not expected[0] <= len(values) <= expected[1]:
+                counts = f"{expected[0]}" if expected[0] == expected[1] else f"at least {expected[0]}"
+                parser.raise_error(
+                    f"'{cls.name}' op expected {counts} operands, got {len(values)}", start, pos
+                )
             try:
                 result = cls.deduce([v.type for v in values], props)
             except (VerifyException, SymbolicError) as err:
@@ -803,6 +811,13 @@ class DeducedResultOp(IRDLOperation):
         except SymbolicError as err:
             raise VerifyException(str(err)) from err
         check_declared_type(self.results[0].type, deduced)
+
+
+def _operand_count(op_type: type[IRDLOperation]) -> tuple[int, float]:
+    """The (minimum, maximum) number of operands ``op_type`` takes."""
+    defs = [d for _, d in op_type.get_irdl_definition().operands]
+    fixed = sum(1 for d in defs if not isinstance(d, VarOperandDef | OptOperandDef))
+    return fixed, (fixed if len(defs) == fixed else float("inf"))
 
 
 @lru_cache(maxsize=65536)

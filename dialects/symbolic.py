@@ -290,15 +290,15 @@ def _sort_key(expr: sympy.Expr) -> tuple[int, str]:
     return (0 if expr.is_Integer else 1, str(expr))
 
 
-def _term_order(term: sympy.Expr) -> tuple[int, int, bool, str]:
+def _term_order(term: sympy.Expr) -> tuple[int, int, bool, bool, str]:
     """Sum terms print highest degree first, plain variables before function calls,
-    constants last, ties by text."""
+    added before subtracted, constants last, ties by text."""
     coeff, monomial = term.as_coeff_Mul()
     if monomial == 1:
-        return (1, 0, False, "")
+        return (1, 0, False, False, "")
     degree = sum(int(e) for _, e in monomial.as_powers_dict().items() if e.is_Integer)
-    has_call = bool(monomial.atoms(sympy.Function))
-    return (0, -degree, has_call, _format_product(monomial))
+    has_call = any(not base.is_Symbol for base in monomial.as_powers_dict())
+    return (0, -degree, has_call, bool(coeff < 0), _format_product(monomial))
 
 
 def _format_term(term: sympy.Expr, first: bool) -> str:

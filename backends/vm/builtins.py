@@ -54,9 +54,7 @@ def list_funcs() -> list[str]:
 
 @register_func("vm.builtin.alloc_storage")
 def alloc_storage(size_bytes: int | tuple[int], dtype_hint: str) -> np.ndarray:
-    """A 64-byte aligned uint8 buffer of ``size_bytes`` bytes (any address when empty).
-
-    The size may be given as a one-element shape, as TVM's VM does."""
+    """A 64-byte aligned byte buffer; the size may be a one-element shape, as in TVM."""
     if isinstance(size_bytes, tuple):
         (size_bytes,) = size_bytes
     if size_bytes < 0:
