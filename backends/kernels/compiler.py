@@ -43,6 +43,7 @@ DEBUG_ENV = "XRELAX_KERNEL_DEBUG"
 
 _COMPILED: dict[str, CompiledKernel] = {}
 _KERNELS: dict[tuple[str, str], Kernel] = {}
+_LIBRARIES: dict[str, dict[str, Kernel]] = {}
 _file_ids = itertools.count()
 
 
@@ -65,7 +66,14 @@ def compile_prim_func(func: PrimFuncOp) -> Kernel:
 
 
 def load_library(mlir_text: str) -> dict[str, Kernel]:
-    """Parse a module of ``tir.prim_func``s and compile each, by name."""
+    """Parse a module of ``tir.prim_func``s and compile each, by name (the same text is
+    parsed once)."""
+    if mlir_text not in _LIBRARIES:
+        _LIBRARIES[mlir_text] = _load(mlir_text)
+    return dict(_LIBRARIES[mlir_text])
+
+
+def _load(mlir_text: str) -> dict[str, Kernel]:
     ctx = Context()
     for dialect in (Builtin, Sym, Tir, Arith, Math):
         ctx.load_dialect(dialect)

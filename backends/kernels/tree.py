@@ -106,6 +106,16 @@ def children(node: Node) -> tuple[Node, ...]:
     return ()
 
 
+def _operands(node: Node, lets: dict[str, Node]) -> list[Node]:
+    """The operands of ``node`` and the values of the let variables its indices use."""
+    found = list(children(node))
+    if isinstance(node, Load | Index):
+        exprs = node.indices if isinstance(node, Load) else (node.expr,)
+        for expr in exprs:
+            found += [lets[s.name] for s in expr.free_symbols if s.name in lets]
+    return found
+
+
 def walk(root: Node, lets: dict[str, Node]) -> Iterator[Node]:
     """Every node of ``root`` once, including the values of let variables its loads use."""
     stack, seen = [root], set()
@@ -115,15 +125,12 @@ def walk(root: Node, lets: dict[str, Node]) -> Iterator[Node]:
             continue
         seen.add(id(node))
         yield node
-        stack.extend(children(node))
-        if isinstance(node, Load | Index):
-            exprs = node.indices if isinstance(node, Load) else (node.expr,)
-            for expr in exprs:
-                stack.extend(lets[s.name] for s in expr.free_symbols if s.name in lets)
+        stack.extend(_operands(node, lets))
 
 
-def use_counts(root: Node) -> dict[int, int]:
-    """How many times each node (by id) is an operand within ``root``."""
+def use_counts(root: Node, lets: dict[str, Node]) -> dict[int, int]:
+    """How many times each node (by id) is used within ``root`` (as an operand or as the
+    value of a let variable an index uses)."""
     counts: dict[int, int] = {}
     stack, seen = [root], set()
     while stack:
@@ -131,7 +138,7 @@ def use_counts(root: Node) -> dict[int, int]:
         if id(node) in seen:
             continue
         seen.add(id(node))
-        for child in children(node):
-            counts[id(child)] = counts.get(id(child), 0) + 1
-            stack.append(child)
+        for operand in _operands(node, lets):
+            counts[id(operand)] = counts.get(id(operand), 0) + 1
+            stack.append(operand)
     return counts

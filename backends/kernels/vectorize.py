@@ -5,9 +5,9 @@ A statement runs over its loops' box. Its loads become arrays over that box (see
 (into the output view, or into a temporary nothing else reads). A store whose indices
 omit some loop variables, of ``combine(load of the same element, expr)``, is a
 reduction over those variables: ``combine.reduce`` over their axes, started from the
-initial value stored just before when there is one. A sum of products becomes
-``np.matmul`` (batched, operands transposed and reshaped, im2col for convolutions) or
-``np.einsum``. Selects on affine conditions split the box first (:mod:`splitting`).
+initial value stored just before when there is one. A sum of products becomes a
+matrix product (:mod:`contraction`). Selects on affine conditions split the box first
+(:mod:`splitting`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from xdsl.ir import SSAValue
 
 from xrelax.backends.kernels import views
 from xrelax.backends.kernels.buffers import Array, Axis, Buffer, Domain
+from xrelax.backends.kernels.contraction import plan_contraction
 from xrelax.backends.kernels.nest import Nest, NotVectorizable, check_fission
 from xrelax.backends.kernels.numpy_ops import CAST, REDUCTIONS, SELECT
 from xrelax.backends.kernels.source import Source, numpy_expr
@@ -251,7 +252,7 @@ class Evaluator:
         self.domain = domain
         self.lets = lets
         self.kname = kname
-        self.uses = use_counts(root)
+        self.uses = use_counts(root, lets)
         self.memo: dict[int, Array] = {}
         self.var_memo: dict[int, frozenset[str]] = {}
         self.aranges: dict[str, str] = {}
@@ -350,13 +351,13 @@ class Evaluator:
         )
 
     def _apply(self, node: Apply, dest: Array | None) -> Array:
-        variables = self.node_vars(node)
         if node.op is SELECT:
             cond, then, other = (self.value(a) for a in node.args)
             if dest is not None:
                 self.src.line(f"np.copyto({dest.code}, {other.code})")
                 self.src.line(f"np.copyto({dest.code}, {then.code}, where={cond.code})")
                 return dest
+            variables = cond.vars | then.vars | other.vars
             code = f"np.where({cond.code}, {then.code}, {other.code})"
             return self.bind(code, variables, node.dtype, owned=bool(variables))
         if node.op is CAST:
@@ -449,7 +450,8 @@ class Evaluator:
             and isinstance(expr, Apply)
             and expr.op.fn == "np.multiply"
         ):
-            plan = _contraction(self, expr, out_vars, red_vars)
+            left, right = (self.value(a) for a in expr.args)
+            plan = plan_contraction(left, right, out_vars, red_vars)
             if plan is not None:
                 path = plan.emit(self, dest, buffer, statement, out_domain, initial is not None)
                 if initial is not None and not identity:
@@ -478,103 +480,3 @@ class Evaluator:
             reduced = self.bind(f"{fn}.reduce({x.code}, {axis})", x.vars, dest.dtype)
             self.src.line(f"{fn}({dest.code}, {reduced.code}, out={dest.code})")
         return "reduce"
-
-
-@dataclass(frozen=True)
-class _Contraction:
-    """``sum over K of left * right`` as a batched matrix product: output axes
-    ``P + L + R`` (batch, left-only, right-only), contracted axes ``K``."""
-
-    left: Node
-    right: Node
-    batch: list[str]
-    left_only: list[str]
-    right_only: list[str]
-    contracted: list[str]
-
-    def emit(
-        self,
-        ev: Evaluator,
-        dest: Array,
-        buffer: Buffer,
-        statement: Statement,
-        out_domain: Domain,
-        fused: bool,
-    ) -> str:
-        """Emit the product into ``dest`` (added to it unless ``fused``); the path name."""
-        domain = ev.domain
-        ext = {a.var: ev.src.py(a.extent) for a in domain.axes}
-        vector = not self.left_only and not self.right_only
-
-        def product(vs: list[str]) -> str:
-            return " * ".join(f"({ext[v]})" for v in vs) or "1"
-
-        def operand(node: Node, groups: list[list[str]]) -> str:
-            array = ev.value(node)
-            own = ev.node_vars(node)
-            private = [
-                v
-                for v in domain.names
-                if v in own and v not in out_domain.names and v not in self.contracted
-            ]
-            code = array.code
-            if private:
-                axes = tuple(domain.position(v) for v in private)
-                code = ev.bind(
-                    f"np.add.reduce({code}, axis={axes}, keepdims=True)", array.vars, array.dtype
-                ).code
-            order = [v for g in groups for v in g]
-            perm = [domain.position(v) for v in order] + [
-                k for k, v in enumerate(domain.names) if v not in order
-            ]
-            if perm != sorted(perm):
-                code = f"{code}.transpose({', '.join(map(str, perm))})"
-            shape = [ext[v] if v in own else "1" for v in self.batch]
-            shape += [product(g) for g in groups[1:] if g or not vector]
-            return ev.bind(f"{code}.reshape(({', '.join(shape)},))", array.vars, array.dtype).code
-
-        left = operand(self.left, [self.batch, self.left_only, self.contracted])
-        right = operand(self.right, [self.batch, self.contracted, self.right_only])
-        if vector:
-            call, path = f"np.einsum('...k,...k->...', {left}, {right}", "einsum"
-        else:
-            call, path = f"np.matmul({left}, {right}", "matmul"
-        out_shape = [ext[v] for v in self.batch]
-        if not vector:
-            out_shape += [product(self.left_only), product(self.right_only)]
-        if fused and (vector or views.is_whole(buffer, statement.indices, out_domain)):
-            out = dest.code if vector else f"{dest.code}.reshape(({', '.join(out_shape)},))"
-            ev.src.line(f"{call}, out={out})")
-            return path
-        full = [ext[v] for v in out_domain.names]
-        result = ev.bind(call + ")", frozenset(out_domain.names), dest.dtype)
-        reshaped = f"{result.code}.reshape(({', '.join(full)},))" if full else result.code
-        if fused:
-            ev.src.line(f"np.copyto({dest.code}, {reshaped})")
-        else:
-            ev.src.line(f"np.add({dest.code}, {reshaped}, out={dest.code})")
-        return path
-
-
-def _contraction(
-    ev: Evaluator, expr: Apply, out_vars: list[str], red_vars: list[str]
-) -> _Contraction | None:
-    a, b = expr.args
-    va, vb = ev.node_vars(a), ev.node_vars(b)
-    if not set(out_vars) <= va | vb or not set(red_vars) <= va | vb:
-        return None
-    contracted = [v for v in red_vars if v in va and v in vb]
-    if not contracted:
-        return None
-    shared = {v for v in out_vars if v in va and v in vb}
-    for p in range(len(out_vars) + 1):
-        batch, rest = out_vars[:p], out_vars[p:]
-        if not shared <= set(batch):
-            continue
-        for left, right, vl, vr in ((a, b, va, vb), (b, a, vb, va)):
-            q = 0
-            while q < len(rest) and rest[q] in vl and rest[q] not in vr:
-                q += 1
-            if all(v in vr and v not in vl for v in rest[q:]):
-                return _Contraction(left, right, batch, rest[:q], rest[q:], contracted)
-    return None

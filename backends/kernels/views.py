@@ -29,16 +29,16 @@ if TYPE_CHECKING:
 def load(ev: Evaluator, node: Load) -> Array:
     """The array of the values ``node`` loads over the domain."""
     buffer = ev.buffers[node.buffer]
-    forms = [affine(i, ev.domain.names, ev.lets) for i in node.indices]
+    forms = _affine_forms(ev, node.indices)
     if node.pad is not None:
-        if all(f is not None for f in forms) and isinstance(node.pad, Const | Scalar):
+        if forms is not None and isinstance(node.pad, Const | Scalar):
             ev.note("pad")
-            return _padded(ev, buffer, forms, ev.value(node.pad).code)  # type: ignore[arg-type]
+            return _padded(ev, buffer, forms, ev.value(node.pad).code)
         ev.note("gather")
         return _gather(ev, buffer, node)
-    if all(f is not None for f in forms):
-        _check_bounds(ev, buffer, forms, ev.domain)  # type: ignore[arg-type]
-        return _affine_view(ev, buffer, forms, ev.domain)  # type: ignore[arg-type]
+    if forms is not None:
+        _check_bounds(ev, buffer, forms, ev.domain)
+        return _affine_view(ev, buffer, forms, ev.domain)
     flat = affine(flat_offset(node.indices, buffer.dims), ev.domain.names, ev.lets)
     if flat is not None:
         ev.note("reshape")
@@ -53,19 +53,23 @@ def store_target(
     """A writable view of the elements a statement writes, one axis per axis of
     ``domain`` (its loops minus the reduced ones); the indices must follow each of these
     loop variables in exactly one dimension."""
-    forms = [affine(i, ev.domain.names, ev.lets) for i in indices]
-    if any(f is None for f in forms):
+    forms = _affine_forms(ev, indices)
+    if forms is None:
         raise NotVectorizable("the stored-to indices are not affine in the loop variables")
     seen: list[str] = []
     for form in forms:
-        assert form is not None
         if len(form.coeffs) > 1 or any(not c.is_Integer for c in form.coeffs.values()):
             raise NotVectorizable("a stored-to dimension mixes loop variables")
         seen += list(form.coeffs)
     if sorted(seen) != sorted(domain.names):
         raise NotVectorizable("the stored-to indices do not follow each loop variable once")
-    _check_bounds(ev, buffer, forms, domain)  # type: ignore[arg-type]
-    return _affine_view(ev, buffer, forms, domain, writable=True)  # type: ignore[arg-type]
+    _check_bounds(ev, buffer, forms, domain)
+    return _affine_view(ev, buffer, forms, domain, writable=True)
+
+
+def _affine_forms(ev: Evaluator, indices: tuple[sympy.Expr, ...]) -> list[Affine] | None:
+    forms = [affine(i, ev.domain.names, ev.lets) for i in indices]
+    return None if any(f is None for f in forms) else forms  # type: ignore[return-value]
 
 
 def is_whole(buffer: Buffer, indices: tuple[sympy.Expr, ...], domain: Domain) -> bool:
@@ -209,14 +213,14 @@ def _padded(ev: Evaluator, buffer: Buffer, forms: list[Affine], pad: str) -> Arr
         before = _pad_amount(ev, sympy.Max(0, -low), f"pad{dim}_lo")
         after = _pad_amount(ev, sympy.Max(0, high + 1 - size), f"pad{dim}_hi")
         befores.append(before)
-        dims.append(sympy.expand(size + before + after) if before != 0 or after != 0 else size)
-    if all(d is size for d, size in zip(dims, buffer.dims, strict=True)):
+        dims.append(sympy.expand(size + before + after))
+    if all(d == size for d, size in zip(dims, buffer.dims, strict=True)):
         _check_bounds(ev, buffer, forms, ev.domain)
         return _affine_view(ev, buffer, forms, ev.domain)
     padded = ev.src.fresh(f"{buffer.name}_pad")
     sizes = []
-    for d, dim in enumerate(dims):
-        if dim.is_Integer or dim is buffer.dims[d]:
+    for d, (dim, size) in enumerate(zip(dims, buffer.dims, strict=True)):
+        if dim.is_Integer or dim == size:
             sizes.append(dim)
         else:
             size_name = ev.src.fresh(f"{padded}_d{d}")
@@ -226,7 +230,7 @@ def _padded(ev: Evaluator, buffer: Buffer, forms: list[Affine], pad: str) -> Arr
     shape = "".join(f"{ev.src.py(d)}, " for d in sizes)
     ev.src.line(f"{padded} = np.full(({shape}), {pad}, {buffer.name}.dtype)")
     box = ", ".join(
-        ":" if before == 0 and dim is size else f"{ev.src.py(before)}:{ev.src.py(before + size)}"
+        ":" if dim == size else f"{ev.src.py(before)}:{ev.src.py(before + size)}"
         for before, size, dim in zip(befores, buffer.dims, dims, strict=True)
     )
     ev.src.line(f"{padded}[{box}] = {buffer.name}")
@@ -239,8 +243,10 @@ def _padded(ev: Evaluator, buffer: Buffer, forms: list[Affine], pad: str) -> Arr
 
 def _pad_amount(ev: Evaluator, amount: sympy.Expr, name: str) -> sympy.Expr:
     """How far an access reaches past one side: a constant, or a run-time variable."""
-    if amount.is_Integer or prove_le(amount, 0):
-        return sympy.Integer(max(int(amount), 0)) if amount.is_Integer else sympy.Integer(0)
+    if prove_le(amount, 0):
+        return sympy.Integer(0)
+    if amount.is_Integer:
+        return amount
     var = ev.src.fresh(name)
     ev.src.line(f"{var} = {ev.src.py(amount)}")
     ev.src.py_names[var] = var

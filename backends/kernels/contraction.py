@@ -1,0 +1,121 @@
+"""Sums of products as matrix products: ``sum over K of left * right``.
+
+The output axes split into ``P + L + R`` (in output order): batch axes (in either
+operand; numpy broadcasts those an operand lacks), axes of the left operand only and of
+the right operand only; ``K`` are the contracted axes (in both). Each operand is
+transposed to ``(P, L, K)`` / ``(P, K, R)`` and reshaped into matrices (a copy only when
+the view does not allow it: im2col for convolutions), then ``np.matmul``, or
+``np.einsum`` when ``L`` and ``R`` are empty (batched dot products). Reduction axes in
+one operand only are summed out first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from xrelax.backends.kernels import views
+from xrelax.backends.kernels.buffers import Array, Buffer, Domain
+from xrelax.backends.kernels.tree import Statement
+
+if TYPE_CHECKING:
+    from xrelax.backends.kernels.vectorize import Evaluator
+
+
+@dataclass(frozen=True)
+class Contraction:
+    """``sum over K of left * right`` as a batched matrix product: output axes
+    ``P + L + R`` (batch, left-only, right-only), contracted axes ``K``."""
+
+    left: Array
+    right: Array
+    batch: list[str]
+    left_only: list[str]
+    right_only: list[str]
+    contracted: list[str]
+
+    def emit(
+        self,
+        ev: Evaluator,
+        dest: Array,
+        buffer: Buffer,
+        statement: Statement,
+        out_domain: Domain,
+        fused: bool,
+    ) -> str:
+        """Emit the product into ``dest`` (added to it unless ``fused``); the path name."""
+        domain = ev.domain
+        ext = {a.var: ev.src.py(a.extent) for a in domain.axes}
+        vector = not self.left_only and not self.right_only
+
+        def product(vs: list[str]) -> str:
+            return " * ".join(f"({ext[v]})" for v in vs) or "1"
+
+        def operand(array: Array, groups: list[list[str]]) -> str:
+            own = array.vars
+            private = [
+                v
+                for v in domain.names
+                if v in own and v not in out_domain.names and v not in self.contracted
+            ]
+            code = array.code
+            if private:
+                axes = tuple(domain.position(v) for v in private)
+                code = ev.bind(
+                    f"np.add.reduce({code}, axis={axes}, keepdims=True)", array.vars, array.dtype
+                ).code
+            order = [v for g in groups for v in g]
+            perm = [domain.position(v) for v in order] + [
+                k for k, v in enumerate(domain.names) if v not in order
+            ]
+            if perm != sorted(perm):
+                code = f"{code}.transpose({', '.join(map(str, perm))})"
+            shape = [ext[v] if v in own else "1" for v in self.batch]
+            shape += [product(g) for g in groups[1:] if g or not vector]
+            return ev.bind(f"{code}.reshape(({', '.join(shape)},))", array.vars, array.dtype).code
+
+        left = operand(self.left, [self.batch, self.left_only, self.contracted])
+        right = operand(self.right, [self.batch, self.contracted, self.right_only])
+        if vector:
+            call, path = f"np.einsum('...k,...k->...', {left}, {right}", "einsum"
+        else:
+            call, path = f"np.matmul({left}, {right}", "matmul"
+        out_shape = [ext[v] for v in self.batch]
+        if not vector:
+            out_shape += [product(self.left_only), product(self.right_only)]
+        if fused and (vector or views.is_whole(buffer, statement.indices, out_domain)):
+            out = dest.code if vector else f"{dest.code}.reshape(({', '.join(out_shape)},))"
+            ev.src.line(f"{call}, out={out})")
+            return path
+        full = [ext[v] for v in out_domain.names]
+        result = ev.bind(call + ")", frozenset(out_domain.names), dest.dtype)
+        reshaped = f"{result.code}.reshape(({', '.join(full)},))" if full else result.code
+        if fused:
+            ev.src.line(f"np.copyto({dest.code}, {reshaped})")
+        else:
+            ev.src.line(f"np.add({dest.code}, {reshaped}, out={dest.code})")
+        return path
+
+
+def plan_contraction(
+    a: Array, b: Array, out_vars: list[str], red_vars: list[str]
+) -> Contraction | None:
+    """A plan for ``sum over red_vars of a * b`` as a (batched) matrix product."""
+    va, vb = a.vars, b.vars
+    if not set(out_vars) <= va | vb or not set(red_vars) <= va | vb:
+        return None
+    contracted = [v for v in red_vars if v in va and v in vb]
+    if not contracted:
+        return None
+    shared = {v for v in out_vars if v in va and v in vb}
+    for p in range(len(out_vars) + 1):
+        batch, rest = out_vars[:p], out_vars[p:]
+        if not shared <= set(batch):
+            continue
+        for left, right, vl, vr in ((a, b, va, vb), (b, a, vb, va)):
+            q = 0
+            while q < len(rest) and rest[q] in vl and rest[q] not in vr:
+                q += 1
+            if all(v in vr and v not in vl for v in rest[q:]):
+                return Contraction(left, right, batch, rest[:q], rest[q:], contracted)
+    return None
