@@ -439,24 +439,17 @@ def _as_condition(cond: Any) -> Expr:
 
 # ----------------------------------------------------------------------------- reductions
 
-_REDUCE_INIT: dict[str, Callable[[Attribute], int | float | bool]] = {
-    "sum": lambda dt: False if dtypes.is_bool(dt) else 0,
-    "prod": lambda dt: True if dtypes.is_bool(dt) else 1,
-    "max": lambda dt: (
-        False
-        if dtypes.is_bool(dt)
-        else -np.inf
-        if dtypes.is_float(dt)
-        else int(np.iinfo(dtypes.numpy_dtype(dt)).min)
-    ),
-    "min": lambda dt: (
-        True
-        if dtypes.is_bool(dt)
-        else np.inf
-        if dtypes.is_float(dt)
-        else int(np.iinfo(dtypes.numpy_dtype(dt)).max)
-    ),
-}
+def _reduce_init(combiner: str, dtype: Attribute) -> int | float | bool:
+    """The value a reduction starts from (the identity of its combination)."""
+    if combiner in ("sum", "prod"):
+        return 0 if combiner == "sum" else 1
+    is_max = combiner == "max"
+    if dtypes.is_bool(dtype):
+        return not is_max
+    if dtypes.is_float(dtype):
+        return -np.inf if is_max else np.inf
+    info = np.iinfo(dtypes.numpy_dtype(dtype))
+    return int(info.min if is_max else info.max)
 
 
 def _reduce(combiner: str, expr: Any, axis: IterVar | Iterable[IterVar]) -> Expr:
@@ -542,8 +535,10 @@ def _as_index(value: Any) -> sympy.Expr:
         let = _LetVar("t", integer=True)
         let.value = value
         return let
-    if isinstance(value, bool):
+    if isinstance(value, bool | np.bool_):
         raise TypeError("a bool is not an index")
+    if isinstance(value, np.integer):
+        value = int(value)
     return as_expr(value) if isinstance(value, int | str) else sympy.expand(value)
 
 
@@ -775,7 +770,6 @@ class _Emitter:
         self.params = params
         self.stages = stages
         self.buffers: dict[int, SSAValue] = {}
-        self.shape_vars: set[str] = set()
         order: list[str] = []
         for t in [*params, *stages]:
             for d in t.shape:
@@ -821,7 +815,7 @@ class _Emitter:
         if not isinstance(body, Reduce):
             scope.store(inner, target, indices, body)
             return
-        init = const(_REDUCE_INIT[body.combiner](body.dtype), body.dtype)
+        init = const(_reduce_init(body.combiner, body.dtype), body.dtype)
         scope.store(inner, target, indices, init)
         update_block = _loops(inner, body.axes, names)
         old = Load(stage, tuple(stage.axes), None, body.dtype)

@@ -265,9 +265,10 @@ class Evaluator:
     def bind(
         self, code: str, variables: frozenset[str], dtype: np.dtype, owned: bool = False
     ) -> Array:
-        """``code`` held in a variable (a name is used as it is)."""
+        """``code`` held in a variable. A name is used as it is, and never owned: it
+        refers to an array something else may still read."""
         if code.isidentifier():
-            return Array(code, variables, dtype, owned)
+            return Array(code, variables, dtype)
         name = self.src.fresh("t")
         self.src.line(f"{name} = {code}")
         return Array(name, variables, dtype, owned)

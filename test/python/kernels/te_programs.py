@@ -340,7 +340,7 @@ def strided_slice(dim: int, begin: int, end: int, stride: int):
 
 
 def reduce(op: str, rank: int, axes: Sequence[int], keepdims: bool, dtype=F32):
-    """``relax.sum/mean/max/min`` over ``axes``."""
+    """``relax.sum/mean/max/min`` (and a product) over ``axes``."""
     X = te.placeholder(shape_vars("n", rank), dtype, "x")
     raxes = {a: te.reduce_axis(0, X.shape[a], f"r{a}") for a in axes}
     out = [1 if a in raxes else d for a, d in enumerate(X.shape) if keepdims or a not in raxes]
@@ -359,7 +359,13 @@ def reduce(op: str, rank: int, axes: Sequence[int], keepdims: bool, dtype=F32):
             else:
                 index.append(next(it))
         value = X[index]
-        combiner = {"sum": te.sum, "mean": te.sum, "max": te.max, "min": te.min}[op]
+        combiner = {
+            "sum": te.sum,
+            "mean": te.sum,
+            "max": te.max,
+            "min": te.min,
+            "prod": te.prod,
+        }[op]
         result = combiner(value, axis=list(raxes.values()))
         return result / te.index(count, dtype) if op == "mean" else result
 

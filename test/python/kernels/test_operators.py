@@ -269,6 +269,16 @@ def test_reduce_int(op, data):
     tp.check(f"{op}_i32", [X, Y], [x], [np.asarray(ref(x, axis=tuple(axes)), np.int32)])
 
 
+def test_product_and_boolean_reductions():
+    X, Y = tp.reduce("prod", 2, [1], False)
+    x = floats((3, 4), 0.5, 1.5)
+    tp.check("prod", [X, Y], [x], [x.prod(axis=1)], rtol=1e-5)
+    for op, ref in (("max", np.any), ("min", np.all)):
+        X, Y = tp.reduce(op, 2, [0], True, dtype=dtypes.I1)
+        x = RNG.random((4, 5)) < 0.3
+        tp.check(f"{op}_i1", [X, Y], [x], [ref(x, axis=0, keepdims=True)])
+
+
 def test_sum_over_an_empty_axis_is_zero():
     X, Y = tp.reduce("sum", 2, [1], False)
     tp.check("sum_empty", [X, Y], [floats((3, 0))], [np.zeros(3, np.float32)])
