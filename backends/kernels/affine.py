@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from xrelax.dialects.symbolic import FloorDiv, FloorMod
+from xrelax.dialects.symbolic import FloorDiv, FloorMod, prove_le, prove_lt
 
 
 @dataclass(frozen=True)
@@ -102,3 +102,22 @@ def _floordiv(x: sympy.Expr, c: sympy.Expr) -> sympy.Expr:
     if isinstance(x, FloorDiv):
         return _floordiv(x.args[0], sympy.expand(x.args[1] * c))
     return FloorDiv(x, c)
+
+
+def drop_vanishing_floors(
+    expr: sympy.Expr,
+    variables: Collection[str],
+    lows: Mapping[str, sympy.Expr],
+    extents: Mapping[str, sympy.Expr],
+) -> sympy.Expr:
+    """``expr`` with each ``floordiv(x, c)`` that is 0 over the box (``0 <= x < c``)
+    replaced by 0, e.g. the wrap-around term of an unravelled leading dimension."""
+    zero = {}
+    for term in expr.atoms(FloorDiv):
+        form = affine(term.args[0], variables)
+        if form is None or not set(form.coeffs) <= set(lows):
+            continue
+        low, high = form.bounds(lows, extents)
+        if prove_le(0, low) and prove_lt(high, term.args[1]):
+            zero[term] = sympy.Integer(0)
+    return sympy.expand(expr.xreplace(zero)) if zero else expr

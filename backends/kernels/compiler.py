@@ -47,17 +47,22 @@ _LIBRARIES: dict[str, dict[str, Kernel]] = {}
 _file_ids = itertools.count()
 
 
-def compile_prim_func(func: PrimFuncOp) -> Kernel:
-    """The kernel of ``func``: ``kernel(*buffers, *sym_ints)`` writes the outputs in place."""
+def compile_prim_func(func: PrimFuncOp, *, vectorize: bool = True) -> Kernel:
+    """The kernel of ``func``: ``kernel(*buffers, *sym_ints)`` writes the outputs in place.
+
+    ``vectorize=False`` runs every loop nest as scalar loops (to compare against).
+    """
     name = func.sym_name.data
     stream = StringIO()
     Printer(stream=stream).print_op(func)
     key = stream.getvalue().replace(f"@{name}(", "@kernel(", 1)
+    if not vectorize:
+        key = "scalar " + key
     kernel = _KERNELS.get((name, key))
     if kernel is None:
         compiled = _COMPILED.get(key)
         if compiled is None:
-            compiled = _COMPILED[key] = _generate(func)
+            compiled = _COMPILED[key] = _generate(func, vectorize)
         kernel = _KERNELS[(name, key)] = Kernel(compiled, name)
     if os.environ.get(DEBUG_ENV) == "1":
         for path in kernel.paths:
@@ -86,7 +91,7 @@ def _load(mlir_text: str) -> dict[str, Kernel]:
     }
 
 
-def _generate(func: PrimFuncOp) -> CompiledKernel:
+def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
     src = Source()
     kname = src.fresh("name")
     function = src.fresh("kernel")
@@ -99,7 +104,7 @@ def _generate(func: PrimFuncOp) -> CompiledKernel:
             nests = itertools.count()
             for op in func.body.block.ops:
                 if isinstance(op, ForOp | StoreOp):
-                    paths += _nest(src, op, buffers, scalar, kname, next(nests))
+                    paths += _nest(src, op, buffers, scalar, kname, next(nests), vectorize)
                 else:
                     scalar.op(op, {})
         for line in copy_back:
@@ -125,11 +130,14 @@ def _nest(
     scalar: ScalarEmitter,
     kname: str,
     index: int,
+    vectorize: bool,
 ) -> list[KernelPath]:
     def outer(value: SSAValue) -> Scalar:
         return Scalar(dtypes.numpy_dtype(value.type), scalar.values[value])
 
     try:
+        if not vectorize:
+            raise NotVectorizable("vectorize=False")
         nest = read_nest([op], outer)
         return [
             KernelPath(index, _describe(s.buffer, s.indices, buffers), p.path, p.detail)

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING
 
 import sympy
 
-from xrelax.backends.kernels.affine import Affine, affine, flat_offset, row_major_strides
+from xrelax.backends.kernels.affine import (
+    Affine,
+    affine,
+    drop_vanishing_floors,
+    flat_offset,
+    row_major_strides,
+)
 from xrelax.backends.kernels.buffers import Array, Buffer, Domain
 from xrelax.backends.kernels.nest import NotVectorizable
 from xrelax.backends.kernels.tree import Const, Load, Scalar
@@ -39,7 +45,13 @@ def load(ev: Evaluator, node: Load) -> Array:
     if forms is not None:
         _check_bounds(ev, buffer, forms, ev.domain)
         return _affine_view(ev, buffer, forms, ev.domain)
-    flat = affine(flat_offset(node.indices, buffer.dims), ev.domain.names, ev.lets)
+    offset = drop_vanishing_floors(
+        flat_offset(node.indices, buffer.dims),
+        ev.domain.names,
+        ev.domain.lows(),
+        ev.domain.extents(),
+    )
+    flat = affine(offset, ev.domain.names, ev.lets)
     if flat is not None:
         ev.note("reshape")
         return _flat_view(ev, buffer, flat)

@@ -170,6 +170,23 @@ def test_reshape_flatten_and_back(a, b, c):
         assert kernel.paths[0].detail == "reshape", kernel.paths
 
 
+def test_reshape_recognised_with_floormod_on_every_index():
+    a, b, c = (tp.sym(v) for v in "abc")
+    X = tp.te.placeholder((a, b, c), F32, "x")
+    Y = tp.te.compute(
+        (a * b * c,),
+        lambda f: X[
+            tp.floormod(tp.floordiv(f, b * c), a),
+            tp.floormod(tp.floordiv(f, c), b),
+            tp.floormod(f, c),
+        ],
+        "y",
+    )
+    x = floats((2, 3, 4))
+    kernel = tp.check("flatten_wrapped", [X, Y], [x], [x.ravel()])
+    assert kernel.paths[0].detail == "reshape"
+
+
 @pytest.mark.parametrize("axes", list(itertools.permutations(range(3))))
 def test_permute_dims(axes):
     X, Y = tp.permute_dims(3, axes)
