@@ -121,7 +121,7 @@ REDUCTIONS = {
 """Combining ufuncs a reduction may use (associative and commutative)."""
 
 
-class UnsupportedOp(Exception):
+class UnsupportedOp(ValueError):
     """A scalar op the kernel backend cannot compute."""
 
 
@@ -136,18 +136,18 @@ def numpy_op(op: Operation) -> NumpyOp:
         )
         predicate = names[op.predicate.value.data]
         if predicate not in table:
-            raise UnsupportedOp(f"'{op.name}' predicate '{predicate}'")
+            raise UnsupportedOp(f"the kernel backend cannot compute '{op.name} {predicate}'")
         return NumpyOp(table[predicate])
     if op.name == "arith.uitofp" and op.operands[0].type == dtypes.I1:
         return CAST
     if op.name == "arith.extui" and op.operands[0].type == dtypes.I1:
         return CAST
     if op.name == "arith.extsi" and op.operands[0].type == dtypes.I1:
-        raise UnsupportedOp("'arith.extsi' of i1")
+        raise UnsupportedOp("the kernel backend cannot compute 'arith.extsi' of an i1")
     if op.name == "arith.trunci":
         return (
             NumpyOp("rt.truncate_to_bool", ufunc=False) if op.results[0].type == dtypes.I1 else CAST
         )
     if op.name not in _BY_NAME:
-        raise UnsupportedOp(f"'{op.name}'")
+        raise UnsupportedOp(f"the kernel backend cannot compute '{op.name}'")
     return _BY_NAME[op.name]

@@ -317,3 +317,17 @@ tir.prim_func @int_ops(%A: !tir.buffer<[n], i32>, %B: !tir.buffer<[n], i32>, %Q:
     np.testing.assert_array_equal(q, a // b)
     np.testing.assert_array_equal(r, np.fmod(a, b))
     np.testing.assert_array_equal(t, np.trunc(a / b).astype(np.int32))
+
+
+def test_ops_without_a_numpy_equivalent_are_a_compile_error():
+    with pytest.raises(ValueError, match=r"^the kernel backend cannot compute 'arith.cmpf ult'$"):
+        kernel_of(
+            """
+tir.prim_func @unordered(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], i1>) {
+  tir.for i in [0, n) {
+    %a = tir.load %A[i] : f32
+    %c = arith.cmpf ult, %a, %a : f32
+    tir.store %B[i], %c : i1
+  }
+}"""
+        )
