@@ -110,14 +110,14 @@ def drop_vanishing_floors(
     lows: Mapping[str, sympy.Expr],
     extents: Mapping[str, sympy.Expr],
 ) -> sympy.Expr:
-    """``expr`` with each ``floordiv(x, c)`` that is 0 over the box (``0 <= x < c``)
-    replaced by 0, e.g. the wrap-around term of an unravelled leading dimension."""
-    zero = {}
-    for term in expr.atoms(FloorDiv):
+    """``expr`` with ``floordiv(x, c) -> 0`` and ``floormod(x, c) -> x`` wherever
+    ``0 <= x < c`` over the box (e.g. the wrap-around of an unravelled leading index)."""
+    replaced = {}
+    for term in expr.atoms(FloorDiv, FloorMod):
         form = affine(term.args[0], variables)
         if form is None or not set(form.coeffs) <= set(lows):
             continue
         low, high = form.bounds(lows, extents)
         if prove_le(0, low) and prove_lt(high, term.args[1]):
-            zero[term] = sympy.Integer(0)
-    return sympy.expand(expr.xreplace(zero)) if zero else expr
+            replaced[term] = sympy.Integer(0) if isinstance(term, FloorDiv) else term.args[0]
+    return sympy.expand(expr.xreplace(replaced)) if replaced else expr

@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import sympy
+
 from xrelax.backends.kernels import views
 from xrelax.backends.kernels.buffers import Array, Buffer, Domain
-from xrelax.backends.kernels.tree import Statement
 
 if TYPE_CHECKING:
     from xrelax.backends.kernels.vectorize import Evaluator
@@ -39,7 +40,7 @@ class Contraction:
         ev: Evaluator,
         dest: Array,
         buffer: Buffer,
-        statement: Statement,
+        indices: tuple[sympy.Expr, ...],
         out_domain: Domain,
         fused: bool,
     ) -> str:
@@ -83,7 +84,7 @@ class Contraction:
         out_shape = [ext[v] for v in self.batch]
         if not vector:
             out_shape += [product(self.left_only), product(self.right_only)]
-        if fused and (vector or views.is_whole(buffer, statement.indices, out_domain)):
+        if fused and (vector or views.is_contiguous(buffer, indices, out_domain)):
             out = dest.code if vector else f"{dest.code}.reshape(({', '.join(out_shape)},))"
             ev.src.line(f"{call}, out={out})")
             return path

@@ -16,7 +16,7 @@ import sympy
 from xdsl.dialects import arith
 from xdsl.ir import Block, Operation, SSAValue
 
-from xrelax.backends.kernels.numpy_ops import numpy_op
+from xrelax.backends.kernels.numpy_ops import MULTIPLY, numpy_op
 from xrelax.backends.kernels.tree import (
     Apply,
     Const,
@@ -114,6 +114,12 @@ class _Reader:
             self.values[op.result] = Const(dtype, constant_value(op))
         elif isinstance(op, AllocBufferOp):
             raise NotVectorizable("a buffer is allocated inside the loop nest")
+        elif isinstance(op, arith.NegfOp):
+            # numpy 2.4's np.negative reads 32-bit strided inputs wrongly when the output
+            # is strided too; multiplying by -1 is exact (signed zeros and NaN included).
+            dtype = dtypes.numpy_dtype(op.result.type)
+            minus_one = Const(dtype, dtype.type(-1))
+            self.values[op.result] = Apply(dtype, MULTIPLY, (self.value(op.operand), minus_one))
         else:
             args = tuple(self.value(v) for v in op.operands)
             dtype = dtypes.numpy_dtype(op.results[0].type)

@@ -26,6 +26,8 @@ class NumpyOp:
 SELECT = NumpyOp("select", ufunc=False)
 """``arith.select``: ``np.where`` (or a fill through a mask into a destination)."""
 
+MULTIPLY = NumpyOp("np.multiply")
+
 CAST = NumpyOp("cast", ufunc=False)
 """A conversion with numpy ``astype`` semantics to the result type."""
 
@@ -34,7 +36,7 @@ _BY_NAME: dict[str, NumpyOp] = {
     "arith.addi": NumpyOp("np.add"),
     "arith.subf": NumpyOp("np.subtract"),
     "arith.subi": NumpyOp("np.subtract"),
-    "arith.mulf": NumpyOp("np.multiply"),
+    "arith.mulf": MULTIPLY,
     "arith.muli": NumpyOp("np.multiply"),
     "arith.divf": NumpyOp("np.divide"),
     "arith.divsi": NumpyOp("rt.truncdiv", ufunc=False),

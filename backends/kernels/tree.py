@@ -8,7 +8,7 @@ are kept beside the statements.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,3 +142,20 @@ def use_counts(root: Node, lets: dict[str, Node]) -> dict[int, int]:
             counts[id(operand)] = counts.get(id(operand), 0) + 1
             stack.append(operand)
     return counts
+
+
+def map_indices(node: Node, fn: Callable[[sympy.Expr], sympy.Expr], memo: dict[int, Node]) -> Node:
+    """``node`` with ``fn`` applied to every index expression (loads and index values)."""
+    if id(node) in memo:
+        return memo[id(node)]
+    result = node
+    if isinstance(node, Load):
+        pad = None if node.pad is None else map_indices(node.pad, fn, memo)
+        indices = tuple(fn(i) for i in node.indices)
+        result = Load(node.dtype, node.buffer, indices, pad, node.position)
+    elif isinstance(node, Index):
+        result = Index(node.dtype, fn(node.expr))
+    elif isinstance(node, Apply):
+        result = Apply(node.dtype, node.op, tuple(map_indices(a, fn, memo) for a in node.args))
+    memo[id(node)] = result
+    return result

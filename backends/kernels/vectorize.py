@@ -23,6 +23,7 @@ from xdsl.ir import SSAValue
 from xrelax.backends.kernels import views
 from xrelax.backends.kernels.buffers import Array, Axis, Buffer, Domain
 from xrelax.backends.kernels.contraction import plan_contraction
+from xrelax.backends.kernels.loop_split import split_divided_loops
 from xrelax.backends.kernels.nest import Nest, NotVectorizable, check_fission
 from xrelax.backends.kernels.numpy_ops import CAST, REDUCTIONS, SELECT
 from xrelax.backends.kernels.source import Source, numpy_expr
@@ -155,7 +156,8 @@ class _NestVectorizer:
             {loop.var for loop in statement.loops[count:]} & used
         )
 
-    def statement(self, statement: Statement, init: Statement | None) -> StatementPath:
+    def statement(self, original: Statement, init: Statement | None) -> StatementPath:
+        statement = split_divided_loops(original, self.nest.lets)
         names = statement.loop_vars
         for loop in statement.loops:
             bound_vars = {s.name for s in (loop.lo.free_symbols | loop.hi.free_symbols)}
@@ -185,7 +187,9 @@ class _NestVectorizer:
             detail = (
                 f"{detail}, split into {len(pieces)}" if detail else f"split into {len(pieces)}"
             )
-        return StatementPath(statement, path, detail)
+        if statement is not original:
+            detail = f"{detail}, loops split" if detail else "loops split"
+        return StatementPath(original, path, detail)
 
     def _piece(
         self,
@@ -454,7 +458,9 @@ class Evaluator:
             left, right = (self.value(a) for a in expr.args)
             plan = plan_contraction(left, right, out_vars, red_vars)
             if plan is not None:
-                path = plan.emit(self, dest, buffer, statement, out_domain, initial is not None)
+                path = plan.emit(
+                    self, dest, buffer, statement.indices, out_domain, initial is not None
+                )
                 if initial is not None and not identity:
                     self.src.line(f"np.add({dest.code}, {initial.code}, out={dest.code})")
                 return path

@@ -70,13 +70,63 @@ def store_target(
         raise NotVectorizable("the stored-to indices are not affine in the loop variables")
     seen: list[str] = []
     for form in forms:
-        if len(form.coeffs) > 1 or any(not c.is_Integer for c in form.coeffs.values()):
+        if any(not c.is_Integer for c in form.coeffs.values()) or not _mixed_radix(
+            form, domain.extents()
+        ):
             raise NotVectorizable("a stored-to dimension mixes loop variables")
         seen += list(form.coeffs)
     if sorted(seen) != sorted(domain.names):
         raise NotVectorizable("the stored-to indices do not follow each loop variable once")
     _check_bounds(ev, buffer, forms, domain)
     return _affine_view(ev, buffer, forms, domain, writable=True)
+
+
+def _mixed_radix(form: Affine, extents: dict[str, sympy.Expr]) -> bool:
+    """Whether distinct values of the variables give distinct indices: one variable, or
+    positive coefficients each at least the span of the smaller ones (``c * o + i``)."""
+    if len(form.coeffs) <= 1:
+        return True
+    ordered = sorted(form.coeffs.items(), key=lambda item: int(item[1]))
+    if int(ordered[0][1]) <= 0:
+        return False
+    span = sympy.Integer(0)
+    for var, coeff in ordered:
+        if not prove_le(span + 1, coeff) and span != 0:
+            return False
+        span = sympy.expand(span + coeff * (extents[var] - 1))
+    return True
+
+
+def _affine_forms(ev: Evaluator, indices: tuple[sympy.Expr, ...]) -> list[Affine] | None:
+    forms = [affine(i, ev.domain.names, ev.lets) for i in indices]
+    return None if any(f is None for f in forms) else forms  # type: ignore[return-value]
+
+
+def is_contiguous(buffer: Buffer, indices: tuple[sympy.Expr, ...], domain: Domain) -> bool:
+    """Whether ``indices`` visit consecutive elements of the buffer in the domain's
+    row-major order, so that the target view can be reshaped without a copy."""
+    strides = row_major_strides([a.extent for a in domain.axes])
+    walk = sum(
+        (sym(a.var) * s for a, s in zip(domain.axes, strides, strict=True)), sympy.Integer(0)
+    )
+    form = affine(sympy.expand(flat_offset(indices, buffer.dims) - walk), domain.names)
+    return form is not None and not form.coeffs
+
+
+def _mixed_radix(form: Affine, extents: dict[str, sympy.Expr]) -> bool:
+    """Whether distinct values of the variables give distinct indices: one variable, or
+    positive coefficients each at least the span of the smaller ones (``c * o + i``)."""
+    if len(form.coeffs) <= 1:
+        return True
+    ordered = sorted(form.coeffs.items(), key=lambda item: int(item[1]))
+    if int(ordered[0][1]) <= 0:
+        return False
+    span = sympy.Integer(0)
+    for var, coeff in ordered:
+        if not prove_le(span + 1, coeff) and span != 0:
+            return False
+        span = sympy.expand(span + coeff * (extents[var] - 1))
+    return True
 
 
 def _affine_forms(ev: Evaluator, indices: tuple[sympy.Expr, ...]) -> list[Affine] | None:

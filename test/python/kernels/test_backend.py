@@ -331,3 +331,44 @@ tir.prim_func @unordered(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], i1>) {
   }
 }"""
         )
+
+
+def test_loop_divided_by_a_constant_is_split_into_views():
+    kernel = kernel_of(
+        """
+tir.prim_func @upsample(%A: !tir.buffer<[n, 3], f32>, %B: !tir.buffer<[n * 2, 3], f32>) {
+  tir.for i in [0, n * 2) {
+    tir.for j in [0, 3) {
+      %a = tir.load %A[floordiv(i, 2), j] : f32
+      %p = tir.index floormod(i, 2) : i64
+      %f = arith.sitofp %p : i64 to f32
+      %s = arith.addf %a, %f : f32
+      tir.store %B[i, j], %s : f32
+    }
+  }
+}"""
+    )
+    assert [(p.path, p.detail) for p in kernel.paths] == [("elementwise", "strided, view, loops split")]
+    a = RNG.random((4, 3)).astype(np.float32)
+    b = np.empty((8, 3), np.float32)
+    kernel(a, b)
+    np.testing.assert_allclose(b, np.repeat(a, 2, axis=0) + np.tile([[0], [1]], (4, 1)))
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_negation_of_strided_columns(dtype):
+    # np.negative of numpy 2.4 misreads 32-bit strided inputs into strided outputs.
+    kernel = kernel_of(
+        f"""
+tir.prim_func @negate_column(%A: !tir.buffer<[n, 4], {dtype}>, %B: !tir.buffer<[n, 4], {dtype}>) {{
+  tir.for i in [0, n) {{
+    %a = tir.load %A[i, 1] : {dtype}
+    %b = arith.negf %a : {dtype}
+    tir.store %B[i, 2], %b : {dtype}
+  }}
+}}"""
+    )
+    a = np.arange(16, dtype="float32" if dtype == "f32" else "float64").reshape(4, 4)
+    b = np.zeros_like(a)
+    kernel(a, b)
+    np.testing.assert_array_equal(b[:, 2], -a[:, 1])

@@ -405,7 +405,8 @@ def test_conv2d(attrs, groups, cg, og, data):
     X, W, Y = tp.conv(2, [kh, kw], [sh, sw], [ph, pw], [dh, dw], groups, (cin, cout))
     x, w = floats((2, cin, h, w_)), floats((cout, cg, kh, kw))
     expected = conv_reference(x, w, [sh, sw], [ph, pw], [dh, dw], groups)
-    tp.check("conv2d", [X, W, Y], [x, w], [expected], rtol=1e-4, atol=1e-5)
+    kernel = tp.check("conv2d", [X, W, Y], [x, w], [expected], rtol=1e-4, atol=1e-5)
+    assert kernel.paths[-1].path == "matmul" and "gather" not in kernel.paths[-1].detail
 
 
 @SETTINGS

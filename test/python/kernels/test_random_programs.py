@@ -1,7 +1,8 @@
 """Random TE programs: the vectorized kernel computes what the scalar loop nests compute.
 
 Each program draws an expression tree over loads of several shapes of access
-(identity, transposed, reversed, broadcast, constant index, padded, data-dependent),
+(identity, transposed, reversed, broadcast, constant index, padded, data-dependent,
+divided, modular),
 constants, index values, arithmetic, comparisons with selects (data-dependent and
 splittable index conditions) and casts; optionally a reduction stage feeds it.
 """
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from xrelax.backends.kernels import compile_prim_func
 from xrelax.dialects import dtypes
-from xrelax.dialects.symbolic import sym
+from xrelax.dialects.symbolic import floordiv, floormod, sym
 from xrelax.ops import te
 
 F32, I32, I64 = dtypes.F32, dtypes.I32, dtypes.I64
@@ -34,6 +35,8 @@ LEAVES = {
     "A shifted, padded": lambda i, j: A.get((i - 1, j + 1), pad=0.5),
     "A taken": lambda i, j: A[IDX[i], j],
     "index": lambda i, j: te.index(i * 2 - j, F32),
+    "A halved column": lambda i, j: A[i, floordiv(j, 2)],
+    "B rotated": lambda i, j: B[floormod(i + j, m)],
 }
 UNARY = {
     "neg": lambda x: -x,
