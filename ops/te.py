@@ -439,6 +439,7 @@ def _as_condition(cond: Any) -> Expr:
 
 # ----------------------------------------------------------------------------- reductions
 
+
 def _reduce_init(combiner: str, dtype: Attribute) -> int | float | bool:
     """The value a reduction starts from (the identity of its combination)."""
     if combiner in ("sum", "prod"):

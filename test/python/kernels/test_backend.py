@@ -348,7 +348,9 @@ tir.prim_func @upsample(%A: !tir.buffer<[n, 3], f32>, %B: !tir.buffer<[n * 2, 3]
   }
 }"""
     )
-    assert [(p.path, p.detail) for p in kernel.paths] == [("elementwise", "strided, view, loops split")]
+    assert [(p.path, p.detail) for p in kernel.paths] == [
+        ("elementwise", "strided, view, loops split")
+    ]
     a = RNG.random((4, 3)).astype(np.float32)
     b = np.empty((8, 3), np.float32)
     kernel(a, b)
