@@ -404,6 +404,10 @@ class DeducesResultType(OpTrait):
 # ------------------------------------------------------------------------- structural ops
 
 
+PRIMITIVE_ATTR = "primitive"
+"""Marks a pure relax function made by ``relax-fuse-ops`` (callable in dataflow regions)."""
+
+
 class RelaxFunctionCallable(CallableOpInterface):
     """``relax.func`` is callable: its body, parameter and result types."""
 
@@ -460,6 +464,11 @@ class FuncOp(IRDLOperation):
     def result_type(self) -> Attribute:
         """The declared result type."""
         return self.function_type.outputs.data[0]
+
+    @property
+    def is_primitive(self) -> bool:
+        """Whether this is a pure function made by fusion (``attributes {primitive}``)."""
+        return PRIMITIVE_ATTR in self.attributes
 
     @property
     def param_names(self) -> list[str]:
@@ -1299,10 +1308,13 @@ class CallOp(IRDLOperation):
 
     def verify_(self) -> None:
         if _inside_dataflow(self):
-            raise VerifyException(
-                "relax.call is not allowed in a relax.dataflow region (the callee may have "
-                "effects); call it outside the region"
-            )
+            callee = SymbolTable.lookup_symbol(self, self.callee)
+            if not (isinstance(callee, FuncOp) and callee.is_primitive):
+                raise VerifyException(
+                    "relax.call is not allowed in a relax.dataflow region (the callee may have "
+                    "effects) unless the callee is a pure 'primitive' function; call it "
+                    "outside the region"
+                )
 
 
 @irdl_op_definition

@@ -11,6 +11,8 @@ from xdsl.passes import ModulePass
 _PROJECT_PASSES: dict[str, str] = {
     "relax-normalize": "xrelax.transforms.normalize:NormalizePass",
     "relax-legalize-ops": "xrelax.transforms.legalize_ops:LegalizeOpsPass",
+    "relax-fuse-ops": "xrelax.transforms.fuse_ops:FuseOpsPass",
+    "relax-fuse-tir": "xrelax.transforms.fuse_tir:FuseTIRPass",
     "relax-to-non-dataflow": "xrelax.transforms.to_non_dataflow:ToNonDataflowPass",
     "relax-call-tir-rewrite": "xrelax.transforms.call_tir_rewrite:CallTIRRewritePass",
     "relax-plan-memory": "xrelax.transforms.plan_memory:PlanMemoryPass",

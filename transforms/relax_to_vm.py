@@ -11,6 +11,8 @@ from xrelax.transforms.pass_manager import PipelinePass, parse_passes
 DEFAULT_PIPELINE = (
     "relax-normalize",
     "relax-legalize-ops",
+    "relax-fuse-ops",
+    "relax-fuse-tir",
     "relax-to-non-dataflow",
     "relax-call-tir-rewrite",
     "relax-plan-memory",

@@ -1,0 +1,125 @@
+// RUN: relax-opt %s --split-input-file -p relax-fuse-ops | filecheck %s
+
+tir.prim_func @add(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[m], f32>, %C: !tir.buffer<[n, m], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, m) {
+      %a = tir.load %A[i, j] : f32
+      %b = tir.load %B[j] : f32
+      %c = arith.addf %a, %b : f32
+      tir.store %C[i, j], %c : f32
+    }
+  }
+}
+tir.prim_func @relu(%A: !tir.buffer<[k, l], f32>, %C: !tir.buffer<[k, l], f32>) {
+  %z = arith.constant 0.0 : f32
+  tir.for i in [0, k) {
+    tir.for j in [0, l) {
+      %a = tir.load %A[i, j] : f32
+      %c = arith.maximumf %a, %z : f32
+      tir.store %C[i, j], %c : f32
+    }
+  }
+}
+tir.prim_func @matmul(%A: !tir.buffer<[n, k], f32>, %B: !tir.buffer<[k, m], f32>, %C: !tir.buffer<[n, m], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, m) {
+      %z = arith.constant 0.0 : f32
+      tir.store %C[i, j], %z : f32
+      tir.for r in [0, k) {
+        %a = tir.load %A[i, r] : f32
+        %b = tir.load %B[r, j] : f32
+        %c = tir.load %C[i, j] : f32
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        tir.store %C[i, j], %s : f32
+      }
+    }
+  }
+}
+
+// A matmul with a broadcast add and a relu as its epilogue becomes one primitive
+// function; the second matmul starts a new group (one reduction per group).
+// CHECK:       relax.func private @fused_matmul_add_relu(%x: !relax.tensor<[n, 784], f32>, %w: !relax.tensor<[784, 128], f32>, %b: !relax.tensor<[128], f32>) -> !relax.tensor<[n, 128], f32> attributes {primitive} {
+// CHECK-NEXT:    %0 = relax.call_tir @matmul(%x, %w)
+// CHECK-NEXT:    %1 = relax.call_tir @add(%0, %b)
+// CHECK-NEXT:    %2 = relax.call_tir @relu(%1)
+// CHECK-NEXT:    relax.return %2
+// CHECK:       relax.func private @fused_matmul_add(
+// CHECK-LABEL: relax.func @mlp
+// CHECK-NEXT:    %out = relax.dataflow
+// CHECK-NEXT:      %[[H:.*]] = relax.call @fused_matmul_add_relu(%x, %w, %b)
+// CHECK-NEXT:      %[[O:.*]] = relax.call @fused_matmul_add(%[[H]], %w2, %b2)
+// CHECK-NEXT:      relax.output %[[O]]
+relax.func @mlp(%x: !relax.tensor<[n, 784], f32>, %w: !relax.tensor<[784, 128], f32>, %b: !relax.tensor<[128], f32>, %w2: !relax.tensor<[128, 10], f32>, %b2: !relax.tensor<[10], f32>) -> !relax.tensor<[n, 10], f32> {
+  %out = relax.dataflow -> !relax.tensor<[n, 10], f32> {
+    %0 = relax.call_tir @matmul(%x, %w) : (!relax.tensor<[n, 784], f32>, !relax.tensor<[784, 128], f32>) -> !relax.tensor<[n, 128], f32>
+    %1 = relax.call_tir @add(%0, %b) : (!relax.tensor<[n, 128], f32>, !relax.tensor<[128], f32>) -> !relax.tensor<[n, 128], f32>
+    %2 = relax.call_tir @relu(%1) : (!relax.tensor<[n, 128], f32>) -> !relax.tensor<[n, 128], f32>
+    %3 = relax.call_tir @matmul(%2, %w2) : (!relax.tensor<[n, 128], f32>, !relax.tensor<[128, 10], f32>) -> !relax.tensor<[n, 10], f32>
+    %4 = relax.call_tir @add(%3, %b2) : (!relax.tensor<[n, 10], f32>, !relax.tensor<[10], f32>) -> !relax.tensor<[n, 10], f32>
+    relax.output %4 : !relax.tensor<[n, 10], f32>
+  }
+  relax.return %out : !relax.tensor<[n, 10], f32>
+}
+
+// -----
+
+tir.prim_func @relu(%A: !tir.buffer<[k], f32>, %C: !tir.buffer<[k], f32>) {
+  %z = arith.constant 0.0 : f32
+  tir.for i in [0, k) {
+    %a = tir.load %A[i] : f32
+    %c = arith.maximumf %a, %z : f32
+    tir.store %C[i], %c : f32
+  }
+}
+
+// Cases that must not fuse: a producer with a second user, and a chain broken by an
+// impure region boundary (outside dataflow regions nothing fuses).
+// CHECK-LABEL: relax.func @no_fusion
+// CHECK-NOT:     relax.call @
+// CHECK:         relax.return
+relax.func @no_fusion(%x: !relax.tensor<[n], f32>) -> !relax.tuple<!relax.tensor<[n], f32>, !relax.tensor<[n], f32>> {
+  %a, %b = relax.dataflow -> (!relax.tensor<[n], f32>, !relax.tensor<[n], f32>) {
+    %0 = relax.call_tir @relu(%x) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %1 = relax.call_tir @relu(%0) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    relax.output %0, %1 : !relax.tensor<[n], f32>, !relax.tensor<[n], f32>
+  }
+  %c = relax.call_tir @relu(%a) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+  %d = relax.call_tir @relu(%c) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+  %t = relax.tuple %b, %d : (!relax.tensor<[n], f32>, !relax.tensor<[n], f32>)
+  relax.return %t : !relax.tuple<!relax.tensor<[n], f32>, !relax.tensor<[n], f32>>
+}
+
+// -----
+
+tir.prim_func @flat(%A: !tir.buffer<[n, m], f32>, %C: !tir.buffer<[n * m], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, m) {
+      %a = tir.load %A[i, j] : f32
+      tir.store %C[i * m + j], %a : f32
+    }
+  }
+}
+tir.prim_func @neg(%A: !tir.buffer<[k], f32>, %C: !tir.buffer<[k], f32>) {
+  tir.for i in [0, k) {
+    %a = tir.load %A[i] : f32
+    %c = arith.negf %a : f32
+    tir.store %C[i], %c : f32
+  }
+}
+
+// The fused function keeps the caller's symbolic shapes: m and n appear only inside an
+// expression of its parameters' types, so they are passed in an extra shape parameter.
+// CHECK:       relax.func private @fused_neg_neg(%x: !relax.tensor<[m * n], f32>, %0: !relax.shape<[m, n]>) -> !relax.tensor<[m * n], f32> attributes {primitive} {
+// CHECK-LABEL: relax.func @keeps_shapes
+// CHECK:         %[[S:.*]] = relax.shape [m, n] : !relax.shape<[m, n]>
+// CHECK-NEXT:    %{{.*}} = relax.call @fused_neg_neg(%x, %[[S]])
+relax.func @keeps_shapes(%x: !relax.tensor<[n * m], f32>, %y: !relax.tensor<[n, m], f32>) -> !relax.tensor<[n * m], f32> {
+  %r = relax.dataflow -> !relax.tensor<[n * m], f32> {
+    %0 = relax.call_tir @neg(%x) : (!relax.tensor<[n * m], f32>) -> !relax.tensor<[n * m], f32>
+    %1 = relax.call_tir @flat(%y) : (!relax.tensor<[n, m], f32>) -> !relax.tensor<[n * m], f32>
+    %2 = relax.call_tir @neg(%0) : (!relax.tensor<[n * m], f32>) -> !relax.tensor<[n * m], f32>
+    relax.output %2 : !relax.tensor<[n * m], f32>
+  }
+  relax.return %r : !relax.tensor<[n * m], f32>
+}

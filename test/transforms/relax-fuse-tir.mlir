@@ -1,0 +1,113 @@
+// RUN: relax-opt %s --split-input-file -p relax-fuse-tir | filecheck %s
+// The kernels of each primitive function merge into one prim_func: function parameters
+// are the input buffers, kernel-to-kernel values become tir.alloc_buffer intermediates,
+// each kernel's variables are renamed to the caller's shapes, loop variables are renamed
+// apart, and variables no buffer binds become sym parameters passed by the call.
+
+// CHECK-LABEL: tir.prim_func @fused_matmul_add_relu(%x: !tir.buffer<[n, 784], f32>, %w: !tir.buffer<[784, 128], f32>, %b: !tir.buffer<[128], f32>, %0: !tir.buffer<[n, 128], f32>) {
+// CHECK-NEXT:    %[[MM:.*]] = tir.alloc_buffer : !tir.buffer<[n, 128], f32>
+// CHECK-NEXT:    tir.for i1 in [0, n) {
+// CHECK-NEXT:      tir.for j2 in [0, 128) {
+// CHECK:               tir.for r3 in [0, 784) {
+// CHECK:             %[[ADD:.*]] = tir.alloc_buffer : !tir.buffer<[n, 128], f32>
+// CHECK:             tir.store %[[ADD]][i4, j5]
+// CHECK:             tir.store %0[i6, j7]
+// CHECK-LABEL: relax.func @mlp
+// CHECK-NEXT:    %out = relax.dataflow
+// CHECK-NEXT:      %[[H:.*]] = relax.call_tir @fused_matmul_add_relu(%x, %w, %b)
+// CHECK-NEXT:      %[[O:.*]] = relax.call_tir @fused_matmul_add(%[[H]], %w2, %b2)
+// CHECK-NOT:   relax.func private
+// CHECK-NOT:   tir.prim_func @matmul
+
+
+  tir.prim_func @add(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[m], f32>, %C: !tir.buffer<[n, m], f32>) {
+    tir.for i in [0, n) {
+      tir.for j in [0, m) {
+        %a = tir.load %A[i, j] : f32
+        %b = tir.load %B[j] : f32
+        %c = arith.addf %a, %b : f32
+        tir.store %C[i, j], %c : f32
+      }
+    }
+  }
+  tir.prim_func @relu(%A: !tir.buffer<[k, l], f32>, %C: !tir.buffer<[k, l], f32>) {
+    %z = arith.constant 0.000000e+00 : f32
+    tir.for i in [0, k) {
+      tir.for j in [0, l) {
+        %a = tir.load %A[i, j] : f32
+        %c = arith.maximumf %a, %z : f32
+        tir.store %C[i, j], %c : f32
+      }
+    }
+  }
+  tir.prim_func @matmul(%A: !tir.buffer<[n, k], f32>, %B: !tir.buffer<[k, m], f32>, %C: !tir.buffer<[n, m], f32>) {
+    tir.for i in [0, n) {
+      tir.for j in [0, m) {
+        %z = arith.constant 0.000000e+00 : f32
+        tir.store %C[i, j], %z : f32
+        tir.for r in [0, k) {
+          %a = tir.load %A[i, r] : f32
+          %b = tir.load %B[r, j] : f32
+          %c = tir.load %C[i, j] : f32
+          %p = arith.mulf %a, %b : f32
+          %s = arith.addf %c, %p : f32
+          tir.store %C[i, j], %s : f32
+        }
+      }
+    }
+  }
+  relax.func private @fused_matmul_add_relu(%x: !relax.tensor<[n, 784], f32>, %w: !relax.tensor<[784, 128], f32>, %b: !relax.tensor<[128], f32>) -> !relax.tensor<[n, 128], f32> attributes {primitive} {
+    %0 = relax.call_tir @matmul(%x, %w) : (!relax.tensor<[n, 784], f32>, !relax.tensor<[784, 128], f32>) -> !relax.tensor<[n, 128], f32>
+    %1 = relax.call_tir @add(%0, %b) : (!relax.tensor<[n, 128], f32>, !relax.tensor<[128], f32>) -> !relax.tensor<[n, 128], f32>
+    %2 = relax.call_tir @relu(%1) : (!relax.tensor<[n, 128], f32>) -> !relax.tensor<[n, 128], f32>
+    relax.return %2 : !relax.tensor<[n, 128], f32>
+  }
+  relax.func private @fused_matmul_add(%0: !relax.tensor<[n, 128], f32>, %w2: !relax.tensor<[128, 10], f32>, %b2: !relax.tensor<[10], f32>) -> !relax.tensor<[n, 10], f32> attributes {primitive} {
+    %1 = relax.call_tir @matmul(%0, %w2) : (!relax.tensor<[n, 128], f32>, !relax.tensor<[128, 10], f32>) -> !relax.tensor<[n, 10], f32>
+    %2 = relax.call_tir @add(%1, %b2) : (!relax.tensor<[n, 10], f32>, !relax.tensor<[10], f32>) -> !relax.tensor<[n, 10], f32>
+    relax.return %2 : !relax.tensor<[n, 10], f32>
+  }
+  relax.func @mlp(%x: !relax.tensor<[n, 784], f32>, %w: !relax.tensor<[784, 128], f32>, %b: !relax.tensor<[128], f32>, %w2: !relax.tensor<[128, 10], f32>, %b2: !relax.tensor<[10], f32>) -> !relax.tensor<[n, 10], f32> {
+    %out = relax.dataflow -> !relax.tensor<[n, 10], f32> {
+      %0 = relax.call @fused_matmul_add_relu(%x, %w, %b) : (!relax.tensor<[n, 784], f32>, !relax.tensor<[784, 128], f32>, !relax.tensor<[128], f32>) -> !relax.tensor<[n, 128], f32>
+      %1 = relax.call @fused_matmul_add(%0, %w2, %b2) : (!relax.tensor<[n, 128], f32>, !relax.tensor<[128, 10], f32>, !relax.tensor<[10], f32>) -> !relax.tensor<[n, 10], f32>
+      relax.output %1 : !relax.tensor<[n, 10], f32>
+    }
+    relax.return %out : !relax.tensor<[n, 10], f32>
+  }
+
+// -----
+// CHECK-LABEL: tir.prim_func @fused_neg_neg(%x: !tir.buffer<[m * n], f32>, %0: !tir.buffer<[m * n], f32>) sym [m, n] {
+// CHECK-LABEL: relax.func @keeps_shapes
+// CHECK:         relax.call_tir @fused_neg_neg(%x) sym [m, n]
+
+  tir.prim_func @flat(%A: !tir.buffer<[n, m], f32>, %C: !tir.buffer<[m * n], f32>) {
+    tir.for i in [0, n) {
+      tir.for j in [0, m) {
+        %a = tir.load %A[i, j] : f32
+        tir.store %C[i * m + j], %a : f32
+      }
+    }
+  }
+  tir.prim_func @neg(%A: !tir.buffer<[k], f32>, %C: !tir.buffer<[k], f32>) {
+    tir.for i in [0, k) {
+      %a = tir.load %A[i] : f32
+      %c = arith.negf %a : f32
+      tir.store %C[i], %c : f32
+    }
+  }
+  relax.func private @fused_neg_neg(%x: !relax.tensor<[m * n], f32>, %0: !relax.shape<[m, n]>) -> !relax.tensor<[m * n], f32> attributes {primitive} {
+    %1 = relax.call_tir @neg(%x) : (!relax.tensor<[m * n], f32>) -> !relax.tensor<[m * n], f32>
+    %2 = relax.call_tir @neg(%1) : (!relax.tensor<[m * n], f32>) -> !relax.tensor<[m * n], f32>
+    relax.return %2 : !relax.tensor<[m * n], f32>
+  }
+  relax.func @keeps_shapes(%x: !relax.tensor<[m * n], f32>, %y: !relax.tensor<[n, m], f32>) -> !relax.tensor<[m * n], f32> {
+    %r = relax.dataflow -> !relax.tensor<[m * n], f32> {
+      %0 = relax.call_tir @flat(%y) : (!relax.tensor<[n, m], f32>) -> !relax.tensor<[m * n], f32>
+      %1 = relax.shape [m, n] : !relax.shape<[m, n]>
+      %2 = relax.call @fused_neg_neg(%x, %1) : (!relax.tensor<[m * n], f32>, !relax.shape<[m, n]>) -> !relax.tensor<[m * n], f32>
+      relax.output %2 : !relax.tensor<[m * n], f32>
+    }
+    relax.return %r : !relax.tensor<[m * n], f32>
+  }
+

@@ -1,0 +1,261 @@
+"""``relax-fuse-tir``: merge the kernels of each primitive function into one prim_func.
+
+A call of a ``primitive`` relax function (made by ``relax-fuse-ops``) becomes one
+``call_tir`` of a new ``tir.prim_func`` whose stages are the kernels the function
+calls, in order. The function's tensor parameters become input buffers, its result
+the output buffer(s), and values passed between the kernels ``tir.alloc_buffer``
+intermediates. Each kernel's symbolic variables are renamed to the caller's
+expressions (matched from the buffer shapes, as ``match_buffer`` binds them), so the
+fused kernel keeps the symbolic shapes of the relax program; variables no buffer binds
+become ``sym`` parameters passed from the call site. Loop and let variables are
+renamed apart. Primitive functions left without callers are removed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from io import StringIO
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects.builtin import FlatSymbolRefAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.printer import Printer
+from xdsl.traits import SymbolTable
+
+from xrelax.diagnostics import IRError
+from xrelax.dialects import symbolic, tir
+from xrelax.dialects.dims import DimsAttr
+from xrelax.dialects.relax import (
+    CallOp,
+    CallTIROp,
+    FuncOp,
+    ReturnOp,
+    ShapeType,
+    TensorType,
+    TupleOp,
+)
+
+
+def _buffer(type_: Attribute) -> tir.BufferType:
+    assert isinstance(type_, TensorType) and type_.dims is not None
+    return tir.BufferType(DimsAttr(type_.dims), type_.dtype)
+
+
+class _Merger:
+    """Builds the fused prim_func of one primitive function."""
+
+    def __init__(self, func: FuncOp, module: Operation) -> None:
+        self.func = func
+        self.module = module
+        self.names: set[str] = set()
+        self.counter = 0
+
+    def merge(self) -> tuple[tir.PrimFuncOp, list[str], list[int]]:
+        """The fused kernel, its sym parameter names, and the indices of the function
+        parameters that are its input buffers."""
+        body = self.func.body.block
+        ret = body.last_op
+        assert isinstance(ret, ReturnOp)
+        outputs = (
+            list(ret.value.owner.operands) if isinstance(ret.value.owner, TupleOp) else [ret.value]
+        )
+        inputs = [i for i, a in enumerate(body.args) if isinstance(a.type, TensorType)]
+        buffer_types = [_buffer(body.args[i].type) for i in inputs] + [
+            _buffer(v.type) for v in outputs
+        ]
+        kernel = tir.PrimFuncOp(self.func.sym_name.data.removeprefix("fused_"), buffer_types)
+        block = kernel.body.block
+        buffers: dict[SSAValue, SSAValue] = {}
+        for index, arg in zip(inputs, block.args, strict=False):
+            buffers[body.args[index]] = arg
+            arg.name_hint = body.args[index].name_hint
+        for value, arg in zip(outputs, block.args[len(inputs) :], strict=True):
+            buffers[value] = arg
+        self.names = {s.name for t in buffer_types for d in t.dims for s in d.free_symbols}
+        for op in body.ops:
+            if isinstance(op, ReturnOp | TupleOp):
+                continue
+            if not isinstance(op, CallTIROp):
+                raise IRError(op, "relax-fuse-tir expects a primitive function of call_tir ops")
+            if op.result not in buffers:
+                alloc = tir.AllocBufferOp(_buffer(op.result.type))
+                block.add_op(alloc)
+                buffers[op.result] = alloc.buffer
+            self.inline(op, block, buffers)
+        bound = kernel.bound_vars()
+        used: set[str] = set()
+        for inner in kernel.walk():
+            for attr in inner.properties.values():
+                if isinstance(attr, DimsAttr):
+                    used |= attr.free_vars()
+        locals_ = {o.var_name for o in kernel.walk() if isinstance(o, tir.ForOp | tir.LetOp)}
+        sym_params = sorted(used - bound - locals_)
+        kernel.sym_params = DimsAttr.of(sym_params)
+        return kernel, sym_params, inputs
+
+    def inline(self, call: CallTIROp, block: Block, buffers: dict[SSAValue, SSAValue]) -> None:
+        callee = SymbolTable.lookup_symbol(self.module, call.callee)
+        assert isinstance(callee, tir.PrimFuncOp)
+        actual = [*call.args, call.result]
+        mapping: dict[str, sympy.Expr] = {}
+        for param_type, value in zip(callee.buffer_types, actual, strict=True):
+            dims = value.type.dims  # type: ignore[union-attr]
+            for formal, real in zip(param_type.dims, dims, strict=True):
+                if formal.is_Symbol and formal.name not in mapping:
+                    mapping[formal.name] = real
+        if call.sym_args is not None:
+            for name, value in zip(callee.sym_param_names, call.sym_args.data, strict=True):
+                mapping.setdefault(name, value)
+        values: dict[SSAValue, SSAValue] = {
+            formal: buffers[real]
+            for formal, real in zip(callee.body.block.args, actual, strict=True)
+        }
+        for op in callee.body.block.ops:
+            block.add_op(self.copy(op, values, mapping))
+
+    def copy(
+        self, op: Operation, values: dict[SSAValue, SSAValue], mapping: dict[str, sympy.Expr]
+    ) -> Operation:
+        """A clone of ``op`` with variables renamed apart and substituted."""
+        renames = dict(mapping)
+        if isinstance(op, tir.ForOp | tir.LetOp):
+            fresh = self.fresh(op.var_name)
+            renames[op.var_name] = symbolic.sym(fresh)
+        if isinstance(op, tir.AllocBufferOp):
+            dims = tuple(symbolic.substitute(d, renames) for d in op.buffer.type.dims)
+            clone = tir.AllocBufferOp(tir.BufferType(DimsAttr(dims), op.buffer.type.dtype))
+            values[op.buffer] = clone.buffer
+            return clone
+        clone = op.clone_without_regions(value_mapper=values)
+        for name, attr in list(clone.properties.items()):
+            if isinstance(attr, DimsAttr):
+                clone.properties[name] = DimsAttr(
+                    tuple(symbolic.substitute(d, renames) for d in attr.data)
+                )
+        if isinstance(op, tir.ForOp | tir.LetOp):
+            clone.properties["var"] = StringAttr(renames[op.var_name].name)  # type: ignore[union-attr]
+        for region, new_region in zip(op.regions, clone.regions, strict=True):
+            for inner_block in region.blocks:
+                new_block = Block()
+                new_region.add_block(new_block)
+                for inner in inner_block.ops:
+                    new_block.add_op(self.copy(inner, values, renames))
+        for old, new in zip(op.results, clone.results, strict=True):
+            values[old] = new
+        return clone
+
+    def fresh(self, base: str) -> str:
+        base = re.sub(r"\d+$", "", base) or "v"
+        while True:
+            self.counter += 1
+            name = f"{base}{self.counter}"
+            if name not in self.names:
+                self.names.add(name)
+                return name
+
+
+def _structure_key(func: tir.PrimFuncOp) -> str:
+    stream = StringIO()
+    Printer(stream=stream).print_op(func)
+    return re.sub(r"@[\w$.]+", "@_", stream.getvalue(), count=1)
+
+
+class FuseCall(RewritePattern):
+    """Replace a call of a primitive function by one call_tir of its fused kernel."""
+
+    def __init__(self, module: ModuleOp, kernels: dict[str, str]) -> None:
+        self.module = module
+        self.kernels = kernels
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CallOp, rewriter: PatternRewriter) -> None:
+        callee = SymbolTable.lookup_symbol(self.module, op.callee)
+        if not isinstance(callee, FuncOp) or not callee.is_primitive:
+            return
+        kernel, sym_params, inputs = _Merger(callee, self.module).merge()
+        name = self.add_kernel(kernel, callee)
+        mapping = self.symbol_mapping(callee, op)
+        sym_args = [symbolic.substitute(symbolic.sym(v), mapping) for v in sym_params]
+        call = CallTIROp(name, [op.args[i] for i in inputs], op.result.type, sym_args or None)
+        call.result.name_hint = op.result.name_hint
+        rewriter.replace(op, call)
+
+    def symbol_mapping(self, callee: FuncOp, call: CallOp) -> dict[str, sympy.Expr]:
+        """The callee's variables in terms of the caller's (from the argument types)."""
+        mapping: dict[str, sympy.Expr] = {}
+        for param, arg in zip(callee.function_type.inputs.data, call.args, strict=True):
+            if isinstance(param, TensorType | ShapeType) and param.dims is not None:
+                real = arg.type.dims  # type: ignore[union-attr]
+                for formal, value in zip(param.dims, real, strict=True):
+                    if formal.is_Symbol:
+                        mapping.setdefault(formal.name, value)
+        return mapping
+
+    def add_kernel(self, kernel: tir.PrimFuncOp, anchor: FuncOp) -> str:
+        key = _structure_key(kernel)
+        if key in self.kernels:
+            return self.kernels[key]
+        base = "fused_" + kernel.sym_name.data
+        name, suffix = base, 0
+        while SymbolTable.lookup_symbol(self.module, name) is not None:
+            suffix += 1
+            name = f"{base}{suffix}"
+        kernel.sym_name = StringAttr(name)
+        self.module.body.block.insert_op_before(kernel, anchor)
+        self.kernels[key] = name
+        return name
+
+
+@dataclass(frozen=True)
+class FuseTIRPass(ModulePass):
+    """Merge the kernels of every primitive relax function into one prim_func each."""
+
+    name = "relax-fuse-tir"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        kernels: dict[str, str] = {}
+        PatternRewriteWalker(FuseCall(op, kernels), apply_recursively=False).rewrite_module(op)
+        called = _callees(op)
+        dropped: set[str] = set()
+        for func in list(op.ops):
+            if isinstance(func, FuncOp) and func.is_primitive and func.sym_name.data not in called:
+                dropped |= _callees(func)
+                op.body.block.erase_op(func)
+        still_called = _callees(op)
+        for kernel in list(op.ops):
+            name = getattr(kernel, "sym_name", None)
+            if isinstance(kernel, tir.PrimFuncOp) and name.data in dropped - still_called:
+                op.body.block.erase_op(kernel)
+        _take_free_names(op, kernels.values())
+
+
+def _take_free_names(module: ModuleOp, names: Iterable[str]) -> None:
+    """Rename ``fused_x1`` kernels to ``fused_x`` once the primitive function is gone."""
+    renames: dict[str, str] = {}
+    for name in names:
+        base = re.sub(r"\d+$", "", name)
+        free = base != name and base not in renames.values()
+        if free and SymbolTable.lookup_symbol(module, base) is None:
+            renames[name] = base
+    if not renames:
+        return
+    for op in module.walk():
+        if isinstance(op, tir.PrimFuncOp) and op.sym_name.data in renames:
+            op.sym_name = StringAttr(renames[op.sym_name.data])
+        elif isinstance(op, CallTIROp) and op.callee.string_value() in renames:
+            op.callee = FlatSymbolRefAttr(renames[op.callee.string_value()])
+
+
+def _callees(root: Operation) -> set[str]:
+    """The symbols called (relax.call, call_tir) anywhere inside ``root``."""
+    return {c.callee.string_value() for c in root.walk() if isinstance(c, CallOp | CallTIROp)}
