@@ -53,11 +53,15 @@ def test_shape_cases_with_repeated_values() -> None:
 def test_parameter_checks_name_function_parameter_and_variable() -> None:
     inputs = mlp_inputs(3)
     inputs[1] = inputs[1][:100]
-    with pytest.raises(InterpreterError, match=r"main: parameter 'w1': dimension 0: expected 784, got 100"):
+    with pytest.raises(
+        InterpreterError, match=r"main: parameter 'w1': dimension 0: expected 784, got 100"
+    ):
         xrelax.interpret(load("mlp.mlir"), "main", *inputs)
     inputs = mlp_inputs(3)
     inputs[2] = inputs[2].astype(np.float64)
-    with pytest.raises(InterpreterError, match=r"main: parameter 'b1': expected dtype float32, got float64"):
+    with pytest.raises(
+        InterpreterError, match=r"main: parameter 'b1': expected dtype float32, got float64"
+    ):
         xrelax.interpret(load("mlp.mlir"), "main", *inputs)
     with pytest.raises(InterpreterError, match=r"main: parameter 'x': expected rank 2, got rank 1"):
         xrelax.interpret(load("mlp.mlir"), "main", inputs[0][0], *inputs[1:])
@@ -74,9 +78,15 @@ relax.func @main(%x: !relax.tensor<[n, k], f32>, %y: !relax.tensor<[k], f32>, %w
     )
     x, y, w = np.zeros((2, 3), np.float32), np.zeros(3, np.float32), np.zeros((3, 4), np.float32)
     assert xrelax.interpret(module, "main", x, y, w).shape == (3, 4)
-    with pytest.raises(InterpreterError, match=r"parameter 'y': dimension 0 \(symbolic variable k\): expected 3, got 4"):
+    with pytest.raises(
+        InterpreterError,
+        match=r"parameter 'y': dimension 0 \(symbolic variable k\): expected 3, got 4",
+    ):
         xrelax.interpret(module, "main", x, np.zeros(4, np.float32), w)
-    with pytest.raises(InterpreterError, match=r"match_shape \[k, m\]: dimension 0 \(symbolic variable k\): expected 3, got 5"):
+    with pytest.raises(
+        InterpreterError,
+        match=r"match_shape \[k, m\]: dimension 0 \(symbolic variable k\): expected 3, got 5",
+    ):
         xrelax.interpret(module, "main", x, y, np.zeros((5, 4), np.float32))
 
 

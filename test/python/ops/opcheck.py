@@ -124,8 +124,13 @@ class Case:
         return f"{self.op.name}({types}) {self.props} env={self.env} inputs={shapes}"
 
 
-def random_array(rng: np.random.Generator, shape: Sequence[int], dtype: Attribute,
-                 low: float = -3.0, high: float = 3.0) -> np.ndarray:
+def random_array(
+    rng: np.random.Generator,
+    shape: Sequence[int],
+    dtype: Attribute,
+    low: float = -3.0,
+    high: float = 3.0,
+) -> np.ndarray:
     """Random values of an element type in ``[low, high)``."""
     np_dtype = dtypes.numpy_dtype(dtype)
     if np_dtype == np.bool_:
@@ -189,8 +194,9 @@ def erase(type_: Attribute, how: str) -> Attribute:
 @st.composite
 def erasures(draw: st.DrawFn, count: int) -> list[str | None]:
     """For each of ``count`` operands, how to erase its type (None: keep it)."""
-    return draw(st.lists(st.sampled_from([None, "shape", "rank", "dtype"]),
-                         min_size=count, max_size=count))
+    return draw(
+        st.lists(st.sampled_from([None, "shape", "rank", "dtype"]), min_size=count, max_size=count)
+    )
 
 
 def check_safety_net(case: Case, deduced: Attribute, how: Sequence[str | None]) -> None:

@@ -70,6 +70,7 @@ from xrelax.ops.set import UniqueOp
 
 F16, F32, I1, I32, I64 = dtypes.F16, dtypes.F32, dtypes.I1, dtypes.I32, dtypes.I64
 
+
 def seeds() -> st.SearchStrategy[np.random.Generator]:
     return st.integers(0, 2**32 - 1).map(np.random.default_rng)
 
@@ -177,11 +178,15 @@ def test_matmul(data):
     dtype = data.draw(st.sampled_from([F32, I32]))
     batch = data.draw(shapes(0, 2))
     rows, inner, columns = (data.draw(st.integers(1, 4)) for _ in range(3))
-    a_shape = (inner,) if data.draw(st.booleans()) else (
-        *broadcast_operand(data.draw, batch), rows, inner
+    a_shape = (
+        (inner,)
+        if data.draw(st.booleans())
+        else (*broadcast_operand(data.draw, batch), rows, inner)
     )
-    b_shape = (inner,) if data.draw(st.booleans()) else (
-        *broadcast_operand(data.draw, batch), inner, columns
+    b_shape = (
+        (inner,)
+        if data.draw(st.booleans())
+        else (*broadcast_operand(data.draw, batch), inner, columns)
     )
     a = data.draw(tensor_operand(a_shape, dtype, env, rng))
     b = data.draw(tensor_operand(b_shape, dtype, env, rng))
@@ -243,8 +248,12 @@ def test_expand_dims(data):
     x = data.draw(tensor_operand(shape, F32, env, rng))
     rank = len(shape) + data.draw(st.integers(1, 3))
     positions = data.draw(
-        st.lists(st.integers(0, rank - 1), min_size=rank - len(shape),
-                 max_size=rank - len(shape), unique=True)
+        st.lists(
+            st.integers(0, rank - 1),
+            min_size=rank - len(shape),
+            max_size=rank - len(shape),
+            unique=True,
+        )
     )
     props = {"axis": ints(*_maybe_negative(data.draw, positions, rank))}
     run(Case(ExpandDimsOp, [x[0]], props, [x[1]], env), data)
@@ -319,7 +328,9 @@ def test_strided_slice(data):
     shape = data.draw(shapes(1, 3, high=6))
     x = data.draw(tensor_operand(shape, F32, env, rng))
     axes = data.draw(st.lists(st.integers(0, len(shape) - 1), unique=True))
-    bound = st.one_of(st.integers(-8, 8), st.sampled_from([2**31 - 1, -(2**31), 2**63 - 1, -(2**63)]))
+    bound = st.one_of(
+        st.integers(-8, 8), st.sampled_from([2**31 - 1, -(2**31), 2**63 - 1, -(2**63)])
+    )
     count = len(axes)
     props = {
         "axes": ints(*_maybe_negative(data.draw, axes, len(shape))),
@@ -372,8 +383,9 @@ def test_layer_norm(data):
     shape = data.draw(shapes(1, 3, low=2))
     x = data.draw(tensor_operand(shape, F32, env, rng))
     axes = data.draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, unique=True))
-    params = [data.draw(tensor_operand(tuple(shape[a] for a in axes), F32, env, rng))
-              for _ in range(2)]
+    params = [
+        data.draw(tensor_operand(tuple(shape[a] for a in axes), F32, env, rng)) for _ in range(2)
+    ]
     props = {"axes": ints(*_maybe_negative(data.draw, axes, len(shape)))}
     if data.draw(st.booleans()):
         props["epsilon"] = FloatAttr(data.draw(st.sampled_from([1e-5, 1e-3])), f32)
@@ -472,9 +484,9 @@ def test_arange(data):
     start, end = data.draw(st.integers(-5, 5)), data.draw(st.integers(-5, 5))
     step = data.draw(st.integers(-3, 3).filter(bool))
     scalar = TensorType.of([], I64)
-    props = {"dtype": data.draw(st.sampled_from([F32, I32, I64]))} if data.draw(
-        st.booleans()
-    ) else {}
+    props = (
+        {"dtype": data.draw(st.sampled_from([F32, I32, I64]))} if data.draw(st.booleans()) else {}
+    )
     inputs = [np.array(v, np.int64) for v in (start, end, step)]
     run(Case(ArangeOp, [scalar] * 3, props, inputs), data)
 

@@ -202,9 +202,7 @@ def test_conv(rank, groups, strides, dilation, padding, seed):
 
 def direct_pool(x, pool, strides, before, after, reduce):
     """Pooling by loops; windows see only elements inside the input."""
-    out = [
-        (x.shape[2 + i] + before[i] + after[i] - pool[i]) // strides[i] + 1 for i in range(2)
-    ]
+    out = [(x.shape[2 + i] + before[i] + after[i] - pool[i]) // strides[i] + 1 for i in range(2)]
     result = np.zeros((*x.shape[:2], *out))
     for n, c, i, j in itertools.product(*(range(s) for s in result.shape)):
         values = [
