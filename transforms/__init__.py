@@ -11,6 +11,7 @@ from xdsl.passes import ModulePass
 _PROJECT_PASSES: dict[str, str] = {
     "relax-normalize": "xrelax.transforms.normalize:NormalizePass",
     "relax-legalize-ops": "xrelax.transforms.legalize_ops:LegalizeOpsPass",
+    "relax-fold-constant": "xrelax.transforms.fold_constant:FoldConstantPass",
     "relax-fuse-ops": "xrelax.transforms.fuse_ops:FuseOpsPass",
     "relax-fuse-tir": "xrelax.transforms.fuse_tir:FuseTIRPass",
     "relax-to-non-dataflow": "xrelax.transforms.to_non_dataflow:ToNonDataflowPass",
