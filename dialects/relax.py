@@ -82,6 +82,7 @@ from xrelax.dialects.syntax import (
     parse_operand_list,
     parse_paren_types,
     parse_result_types,
+    parse_type,
     print_dims,
     print_result_types,
     resolve_operands,
@@ -705,7 +706,7 @@ class ShapeOp(IRDLOperation):
         attrs = parser.parse_optional_attr_dict()
         result: Attribute = ShapeType(DimsAttr(dims))
         if parser.parse_optional_punctuation(":") is not None:
-            result = parser.parse_type()
+            result = parse_type(parser)
         return cls.create(
             properties={"dims": DimsAttr(dims)}, result_types=[result], attributes=attrs
         )
@@ -728,7 +729,7 @@ class ShapeOp(IRDLOperation):
 def _parse_optional_result(parser: Parser) -> Attribute | None:
     if parser.parse_optional_punctuation("->") is None:
         return None
-    return parser.parse_type()
+    return parse_type(parser)
 
 
 def _print_functional_type(
@@ -795,7 +796,9 @@ class DeducedResultOp(IRDLOperation):
         if result is None:
             expected = _operand_count(cls)
             if not expected[0] <= len(values) <= expected[1]:
-                counts = f"{expected[0]}" if expected[0] == expected[1] else f"at least {expected[0]}"
+                counts = (
+                    f"{expected[0]}" if expected[0] == expected[1] else f"at least {expected[0]}"
+                )
                 parser.raise_error(
                     f"'{cls.name}' op expected {counts} operands, got {len(values)}", start, pos
                 )
@@ -963,7 +966,7 @@ class ConstOp(IRDLOperation):
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         type_pos = parser.pos
-        result = parser.parse_type()
+        result = parse_type(parser)
         after = parser.pos
         if not isinstance(result, TensorType) or result.dims is None:
             parser.raise_error(
@@ -1080,7 +1083,7 @@ class CallTIROp(IRDLOperation):
         pos = parser.pos
         values = resolve_operands(parser, operands, parse_paren_types(parser), pos)
         parser.parse_punctuation("->")
-        result = parser.parse_type()
+        result = parse_type(parser)
         return cls.create(
             operands=values,
             properties={
@@ -1289,7 +1292,7 @@ class CallOp(IRDLOperation):
         pos = parser.pos
         values = resolve_operands(parser, operands, parse_paren_types(parser), pos)
         parser.parse_punctuation("->")
-        result = parser.parse_type()
+        result = parse_type(parser)
         return cls.create(
             operands=values,
             properties={"callee": FlatSymbolRefAttr(callee)},

@@ -46,6 +46,7 @@ from xrelax.dialects.syntax import (
     parse_bracket_dims,
     parse_defined_operand,
     parse_paren_types,
+    parse_type,
     print_dims,
     resolve_operands,
 )
@@ -110,7 +111,7 @@ class AllocStorageOp(IRDLOperation):
         size = parse_bracket_dims(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        op = cls.create(properties={"size": DimsAttr(size)}, result_types=[parser.parse_type()])
+        op = cls.create(properties={"size": DimsAttr(size)}, result_types=[parse_type(parser)])
         op.attributes |= attrs
         return op
 
@@ -153,7 +154,7 @@ class AllocTensorOp(IRDLOperation):
         op = cls.create(
             operands=[storage],
             properties={"offset": DimsAttr(offset)},
-            result_types=[parser.parse_type()],
+            result_types=[parse_type(parser)],
         )
         op.attributes |= attrs
         return op

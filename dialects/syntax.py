@@ -27,16 +27,41 @@ def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
     return operands
 
 
+_FAST_TYPES = ("!relax.tensor", "!relax.shape", "!tir.buffer")
+_TYPE_CACHE: dict[str, Attribute] = {}
+
+
+def parse_type(parser: Parser) -> Attribute:
+    """``parser.parse_type()`` with a memoised fast path for the flat dialect types
+    (``!relax.tensor<...>``, ``!relax.shape<...>``, ``!tir.buffer<...>``): their whole
+    text is looked up before xDSL's lexer touches it (parsing speed, DESIGN §8)."""
+    token = parser._current_token  # noqa: SLF001
+    if token.text not in _FAST_TYPES:
+        return parser.parse_type()
+    content = parser.lexer.input.content
+    start = token.span.start
+    end = content.find(">", token.span.end)
+    text = content[start : end + 1]
+    cached = _TYPE_CACHE.get(text)
+    if cached is not None and end != -1:
+        parser._resume_from(end + 1)  # noqa: SLF001
+        return cached
+    type_ = parser.parse_type()
+    if end != -1 and parser._current_token.span.start >= end + 1:  # noqa: SLF001
+        _TYPE_CACHE[text] = type_
+    return type_
+
+
 def parse_paren_types(parser: Parser) -> list[Attribute]:
     """``(T1, T2)`` (possibly empty)."""
-    return parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+    return parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: parse_type(parser))
 
 
 def parse_result_types(parser: Parser) -> list[Attribute]:
     """``T`` or ``(T1, T2)`` or ``()`` after a ``->``."""
     if parser._current_token.text == "(":  # noqa: SLF001
         return parse_paren_types(parser)
-    return [parser.parse_type()]
+    return [parse_type(parser)]
 
 
 def print_result_types(printer: Printer, types: Sequence[Attribute]) -> None:

@@ -74,7 +74,7 @@ from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr, parse_dims_text, take_angle_body
 from xrelax.dialects.symbolic import Dims
-from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand
+from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand, parse_type
 
 
 @irdl_attr_definition
@@ -410,7 +410,7 @@ class LoadOp(IRDLOperation):
             pad = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        dtype = parser.parse_type()
+        dtype = parse_type(parser)
         pad_value = [parser.resolve_operand(pad, dtype)] if pad is not None else []
         return cls.create(
             operands=[buffer_value, *pad_value],
@@ -464,7 +464,7 @@ class StoreOp(IRDLOperation):
         value = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        dtype = parser.parse_type()
+        dtype = parse_type(parser)
         return cls.create(
             operands=[buffer, parser.resolve_operand(value, dtype)],
             properties={"indices": DimsAttr(indices)},
@@ -519,7 +519,7 @@ class IndexOp(IRDLOperation):
         parser._resume_from(end)  # noqa: SLF001
         parser.parse_punctuation(":")
         return cls.create(
-            properties={"value": DimsAttr((expr,))}, result_types=[parser.parse_type()]
+            properties={"value": DimsAttr((expr,))}, result_types=[parse_type(parser)]
         )
 
     def print(self, printer: Printer) -> None:
@@ -558,7 +558,7 @@ class LetOp(IRDLOperation):
         value = parser.parse_unresolved_operand()
         parser.parse_punctuation(":")
         return cls.create(
-            operands=[parser.resolve_operand(value, parser.parse_type())],
+            operands=[parser.resolve_operand(value, parse_type(parser))],
             properties={"var": StringAttr(var)},
         )
 

@@ -81,7 +81,7 @@ from xrelax.diagnostics import IRError
 from xrelax.dialects import symbolic
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.symbolic import Dims
-from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand, print_dims
+from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand, parse_type, print_dims
 from xrelax.dialects.traits import BindsSymbolicVars
 
 HEAP_SLOT_PREFIX = "h"
@@ -193,7 +193,7 @@ class AllocStorageOp(VMBuiltinOp):
         return cls.create(
             properties={"size": DimsAttr(size), "dtype": dtype},
             attributes=attrs,
-            result_types=[parser.parse_type()],
+            result_types=[parse_type(parser)],
         )
 
     def print(self, printer: Printer) -> None:
@@ -259,7 +259,7 @@ class AllocTensorOp(VMBuiltinOp):
                 "dtype": attrs.pop("dtype", StringAttr("float32")),
             },
             attributes=attrs,
-            result_types=[parser.parse_type()],
+            result_types=[parse_type(parser)],
         )
 
     def print(self, printer: Printer) -> None:
@@ -333,7 +333,7 @@ class AllocShapeHeapOp(VMBuiltinOp):
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         return cls.create(
-            properties={"size": IntAttr(size)}, attributes=attrs, result_types=[parser.parse_type()]
+            properties={"size": IntAttr(size)}, attributes=attrs, result_types=[parse_type(parser)]
         )
 
     def print(self, printer: Printer) -> None:
@@ -554,11 +554,11 @@ class MatchShapeOp(VMBuiltinOp):
         context = parser.parse_str_literal()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        parse_type(parser)
         parser.parse_punctuation(",")
-        parser.parse_type()
+        parse_type(parser)
         parser.parse_punctuation("->")
-        op = MatchShapeOp(value, heap, entries, context, parser.parse_type())
+        op = MatchShapeOp(value, heap, entries, context, parse_type(parser))
         op.attributes |= attrs
         return op
 
@@ -644,7 +644,7 @@ def _parse_heap_dims(parser: Parser) -> tuple[SSAValue, DimsAttr, dict[str, Attr
     dims = DimsAttr(parse_bracket_dims(parser))
     attrs = parser.parse_optional_attr_dict()
     parser.parse_punctuation(":")
-    return heap, dims, attrs, parser.parse_type()
+    return heap, dims, attrs, parse_type(parser)
 
 
 def _print_heap_dims(
@@ -764,7 +764,7 @@ class CallOp(IRDLOperation):
         # declared with `-> !vm.ref` when present.
         has_result = parser.parse_optional_punctuation("->") is not None
         if has_result:
-            parser.parse_type()
+            parse_type(parser)
         op = CallOp(callee, args, has_result)
         op.attributes |= attrs
         return op
