@@ -124,6 +124,8 @@ class FuseDataflow(RewritePattern):
             for op in group.ops
             if any(use.operation not in members for use in op.result.uses)
         ]
+        if not outputs:
+            return  # a dead chain: dce removes it
         bound: set[str] = set()
         for value in inputs:
             bound |= type_binds(value.type)
