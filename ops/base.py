@@ -8,7 +8,9 @@ operands, result and properties (IRDL), and implements, in one place:
   provable error; the verifier and the parser call it.
 * :meth:`OperatorOp.reference` — the numpy reference kernel (used by the reference
   interpreter and as the run-time kernel of the safety net).
-* :meth:`OperatorOp.emit_te` — its legalization to TIR with the TE-style builder.
+* :meth:`OperatorOp.emit_te` — its legalization to TIR with the TE-style builder
+  (``relax-legalize-ops``); the helpers at the end of this module read result dims and
+  broadcast operands.
 
 The textual form is shared by all operators::
 
@@ -45,6 +47,7 @@ from xrelax.dialects.relax import (
     show_type,
 )
 from xrelax.dialects.symbolic import Dims
+from xrelax.ops import te
 
 Props = dict[str, Attribute]
 
@@ -269,3 +272,38 @@ def numpy_result(value: Any, dtype: np.dtype | None = None) -> np.ndarray:
     """A numpy array (0-d results stay arrays, not scalars)."""
     array = np.asarray(value)
     return array.astype(dtype, copy=False) if dtype is not None else array
+
+
+# --------------------------------------------------------------------------- TE helpers
+
+OUTPUT = "out"
+"""The name of an operator's output tensor in its kernel."""
+
+
+def result_dims(result_type: Attribute) -> Dims:
+    """The dims of a (known) result tensor type, for the output of ``emit_te``."""
+    assert isinstance(result_type, TensorType) and result_type.dims is not None
+    return result_type.dims
+
+
+def broadcast_indices(shape: Sequence[sympy.Expr], indices: Sequence[sympy.Expr]) -> tuple:
+    """The indices into ``shape`` at the output position ``indices`` under numpy
+    broadcasting: leading output axes are dropped and a dimension that is 1 is read at 0
+    (deduction only gives known dims when every other dimension provably equals the
+    output's)."""
+    offset = len(indices) - len(shape)
+    return tuple(0 if dim == 1 else indices[offset + k] for k, dim in enumerate(shape))
+
+
+def broadcast_load(x: te.Tensor, indices: Sequence[sympy.Expr]) -> te.Expr:
+    """``x`` at the output position ``indices`` under numpy broadcasting."""
+    return x[broadcast_indices(x.shape, indices)]
+
+
+def mean_of(value: te.Expr, axes: Sequence[te.IterVar], count: sympy.Expr) -> te.Expr:
+    """The mean of ``value`` over the reduction ``axes`` (``count`` elements). Floats
+    stay in their type; integers are summed in i64 and the quotient truncates toward
+    zero, as the reference's float64 mean cast back does."""
+    wide = value.dtype if dtypes.is_float(value.dtype) else dtypes.I64
+    total = te.sum(te.cast(value, wide), list(axes))
+    return te.cast(total / te.index(count, wide), value.dtype)

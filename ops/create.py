@@ -20,7 +20,9 @@ from xdsl.traits import Pure
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, show_type
 from xrelax.dialects.symbolic import Dims
+from xrelax.ops import te
 from xrelax.ops.base import (
+    OUTPUT,
     OperatorOp,
     Props,
     expect_dtype,
@@ -28,6 +30,7 @@ from xrelax.ops.base import (
     expect_tensor,
     numpy_result,
     require_props,
+    result_dims,
     tensor,
 )
 
@@ -65,6 +68,11 @@ class FilledOp(OperatorOp):
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         (shape,) = inputs
         return np.full(tuple(shape), cls.FILL, dtypes.numpy_dtype(props["dtype"]))
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        fill = te.const(cls.FILL, props["dtype"])
+        return te.compute(result_dims(result_type), lambda *i: fill, OUTPUT)
 
 
 @irdl_op_definition
@@ -108,6 +116,12 @@ class FullOp(OperatorOp):
         shape, fill = inputs
         dtype = fill.dtype if "dtype" not in props else dtypes.numpy_dtype(props["dtype"])
         return np.full(tuple(shape), fill, dtype)
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        _, fill = inputs
+        dtype = props.get("dtype", fill.dtype)
+        return te.compute(result_dims(result_type), lambda *i: te.cast(fill[()], dtype), OUTPUT)
 
 
 @irdl_op_definition

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -14,13 +15,16 @@ from xdsl.traits import Pure
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType, show_type
+from xrelax.ops import te
 from xrelax.ops.base import (
     ANY_DTYPE,
     FLOAT,
     NUMERIC,
+    OUTPUT,
     DtypeKind,
     OperatorOp,
     Props,
+    broadcast_load,
     broadcast_shape,
     check_dtype,
     expect_dtype,
@@ -28,6 +32,7 @@ from xrelax.ops.base import (
     known_shape,
     numpy_result,
     require_props,
+    result_dims,
     same_dtype,
     tensor,
 )
@@ -97,6 +102,26 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, np.zeros((), x.dtype))
 
 
+def _te_sigmoid(x: te.Expr) -> te.Expr:
+    # The stable form of _sigmoid: exp of -|x| never overflows.
+    e = te.exp(-te.abs(x))
+    one = te.const(1, x.dtype)
+    denominator = one + e
+    return te.if_then_else(x >= te.const(0, x.dtype), one / denominator, e / denominator)
+
+
+def _te_gelu(x: te.Expr) -> te.Expr:
+    return x * 0.5 * (1.0 + te.erf(x * (1 / math.sqrt(2.0))))
+
+
+def _te_maximum(a: te.Expr, b: te.Expr) -> te.Expr:
+    return a | b if a.dtype == dtypes.I1 else te.maximum(a, b)
+
+
+def _te_minimum(a: te.Expr, b: te.Expr) -> te.Expr:
+    return a & b if a.dtype == dtypes.I1 else te.minimum(a, b)
+
+
 def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if np.issubdtype(a.dtype, np.integer):
         # Integer division truncates toward zero, as TIR's Div does.
@@ -117,6 +142,7 @@ class UnaryOp(OperatorOp):
 
     DTYPES: ClassVar[DtypeKind] = NUMERIC
     NUMPY_FN: ClassVar[Callable[[np.ndarray], np.ndarray]]
+    TE_FN: ClassVar[Callable[[te.Expr], te.Expr]]
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
@@ -128,6 +154,11 @@ class UnaryOp(OperatorOp):
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         (x,) = inputs
         return numpy_result(cls.NUMPY_FN(x), x.dtype)
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        return te.compute(result_dims(result_type), lambda *i: cls.TE_FN(x[i]), OUTPUT)
 
 
 class FloatUnaryOp(UnaryOp):
@@ -142,6 +173,7 @@ class ExpOp(FloatUnaryOp):
 
     name = "relax.exp"
     NUMPY_FN = staticmethod(np.exp)
+    TE_FN = staticmethod(te.exp)
 
 
 @irdl_op_definition
@@ -150,6 +182,7 @@ class LogOp(FloatUnaryOp):
 
     name = "relax.log"
     NUMPY_FN = staticmethod(np.log)
+    TE_FN = staticmethod(te.log)
 
 
 @irdl_op_definition
@@ -158,6 +191,7 @@ class SqrtOp(FloatUnaryOp):
 
     name = "relax.sqrt"
     NUMPY_FN = staticmethod(np.sqrt)
+    TE_FN = staticmethod(te.sqrt)
 
 
 @irdl_op_definition
@@ -166,6 +200,7 @@ class RsqrtOp(FloatUnaryOp):
 
     name = "relax.rsqrt"
     NUMPY_FN = staticmethod(_rsqrt)
+    TE_FN = staticmethod(te.rsqrt)
 
 
 @irdl_op_definition
@@ -174,6 +209,7 @@ class TanhOp(FloatUnaryOp):
 
     name = "relax.tanh"
     NUMPY_FN = staticmethod(np.tanh)
+    TE_FN = staticmethod(te.tanh)
 
 
 @irdl_op_definition
@@ -182,6 +218,7 @@ class SigmoidOp(FloatUnaryOp):
 
     name = "relax.sigmoid"
     NUMPY_FN = staticmethod(_sigmoid)
+    TE_FN = staticmethod(_te_sigmoid)
 
 
 @irdl_op_definition
@@ -190,6 +227,7 @@ class ReluOp(UnaryOp):
 
     name = "relax.relu"
     NUMPY_FN = staticmethod(_relu)
+    TE_FN = staticmethod(lambda x: te.maximum(x, te.const(0, x.dtype)))
 
 
 @irdl_op_definition
@@ -198,6 +236,7 @@ class GeluOp(FloatUnaryOp):
 
     name = "relax.gelu"
     NUMPY_FN = staticmethod(_gelu)
+    TE_FN = staticmethod(_te_gelu)
 
 
 @irdl_op_definition
@@ -206,6 +245,7 @@ class SiluOp(FloatUnaryOp):
 
     name = "relax.silu"
     NUMPY_FN = staticmethod(_silu)
+    TE_FN = staticmethod(lambda x: x * _te_sigmoid(x))
 
 
 @irdl_op_definition
@@ -214,6 +254,7 @@ class NegativeOp(UnaryOp):
 
     name = "relax.negative"
     NUMPY_FN = staticmethod(np.negative)
+    TE_FN = staticmethod(operator.neg)
 
 
 @irdl_op_definition
@@ -222,6 +263,7 @@ class AbsOp(UnaryOp):
 
     name = "relax.abs"
     NUMPY_FN = staticmethod(np.abs)
+    TE_FN = staticmethod(te.abs)
 
 
 # ------------------------------------------------------------------------------ binary
@@ -238,6 +280,7 @@ class BinaryOp(OperatorOp):
 
     DTYPES: ClassVar[DtypeKind] = NUMERIC
     NUMPY_FN: ClassVar[Callable[[np.ndarray, np.ndarray], np.ndarray]]
+    TE_FN: ClassVar[Callable[[te.Expr, te.Expr], te.Expr]]
 
     @classmethod
     def result_dtype(cls, operand_dtype: Attribute) -> Attribute:
@@ -256,6 +299,15 @@ class BinaryOp(OperatorOp):
         a, b = inputs
         return numpy_result(cls.NUMPY_FN(a, b), a.dtype)
 
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        a, b = inputs
+        return te.compute(
+            result_dims(result_type),
+            lambda *i: cls.TE_FN(broadcast_load(a, i), broadcast_load(b, i)),
+            OUTPUT,
+        )
+
 
 @irdl_op_definition
 class AddOp(BinaryOp):
@@ -263,6 +315,7 @@ class AddOp(BinaryOp):
 
     name = "relax.add"
     NUMPY_FN = staticmethod(np.add)
+    TE_FN = staticmethod(operator.add)
 
 
 @irdl_op_definition
@@ -271,6 +324,7 @@ class SubtractOp(BinaryOp):
 
     name = "relax.subtract"
     NUMPY_FN = staticmethod(np.subtract)
+    TE_FN = staticmethod(operator.sub)
 
 
 @irdl_op_definition
@@ -279,6 +333,7 @@ class MultiplyOp(BinaryOp):
 
     name = "relax.multiply"
     NUMPY_FN = staticmethod(np.multiply)
+    TE_FN = staticmethod(operator.mul)
 
 
 @irdl_op_definition
@@ -287,6 +342,7 @@ class DivideOp(BinaryOp):
 
     name = "relax.divide"
     NUMPY_FN = staticmethod(_divide)
+    TE_FN = staticmethod(operator.truediv)
 
 
 @irdl_op_definition
@@ -295,6 +351,7 @@ class PowerOp(BinaryOp):
 
     name = "relax.power"
     NUMPY_FN = staticmethod(np.power)
+    TE_FN = staticmethod(te.power)
 
 
 @irdl_op_definition
@@ -304,6 +361,7 @@ class MaximumOp(BinaryOp):
     name = "relax.maximum"
     DTYPES: ClassVar[DtypeKind] = ANY_DTYPE
     NUMPY_FN = staticmethod(np.maximum)
+    TE_FN = staticmethod(_te_maximum)
 
 
 @irdl_op_definition
@@ -313,6 +371,7 @@ class MinimumOp(BinaryOp):
     name = "relax.minimum"
     DTYPES: ClassVar[DtypeKind] = ANY_DTYPE
     NUMPY_FN = staticmethod(np.minimum)
+    TE_FN = staticmethod(_te_minimum)
 
 
 class CompareOp(BinaryOp):
@@ -336,6 +395,7 @@ class EqualOp(CompareOp):
 
     name = "relax.equal"
     NUMPY_FN = staticmethod(np.equal)
+    TE_FN = staticmethod(operator.eq)
 
 
 @irdl_op_definition
@@ -344,6 +404,7 @@ class NotEqualOp(CompareOp):
 
     name = "relax.not_equal"
     NUMPY_FN = staticmethod(np.not_equal)
+    TE_FN = staticmethod(operator.ne)
 
 
 @irdl_op_definition
@@ -352,6 +413,7 @@ class LessOp(CompareOp):
 
     name = "relax.less"
     NUMPY_FN = staticmethod(np.less)
+    TE_FN = staticmethod(operator.lt)
 
 
 @irdl_op_definition
@@ -360,6 +422,7 @@ class LessEqualOp(CompareOp):
 
     name = "relax.less_equal"
     NUMPY_FN = staticmethod(np.less_equal)
+    TE_FN = staticmethod(operator.le)
 
 
 @irdl_op_definition
@@ -368,6 +431,7 @@ class GreaterOp(CompareOp):
 
     name = "relax.greater"
     NUMPY_FN = staticmethod(np.greater)
+    TE_FN = staticmethod(operator.gt)
 
 
 @irdl_op_definition
@@ -376,6 +440,7 @@ class GreaterEqualOp(CompareOp):
 
     name = "relax.greater_equal"
     NUMPY_FN = staticmethod(np.greater_equal)
+    TE_FN = staticmethod(operator.ge)
 
 
 # ------------------------------------------------------------------------------ where, astype
@@ -405,6 +470,17 @@ class WhereOp(OperatorOp):
         cond, a, b = inputs
         return numpy_result(np.where(cond, a, b), a.dtype)
 
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        cond, a, b = inputs
+        return te.compute(
+            result_dims(result_type),
+            lambda *i: te.if_then_else(
+                broadcast_load(cond, i), broadcast_load(a, i), broadcast_load(b, i)
+            ),
+            OUTPUT,
+        )
+
 
 @irdl_op_definition
 class AstypeOp(OperatorOp):
@@ -427,6 +503,13 @@ class AstypeOp(OperatorOp):
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         (x,) = inputs
         return numpy_result(x, dtypes.numpy_dtype(props["dtype"]))
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        return te.compute(
+            result_dims(result_type), lambda *i: te.cast(x[i], props["dtype"]), OUTPUT
+        )
 
 
 UNARY_OPS = (

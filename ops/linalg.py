@@ -13,14 +13,18 @@ from xdsl.traits import Pure
 
 from xrelax.dialects import symbolic
 from xrelax.dialects.relax import RelaxError, TensorType, show_type
+from xrelax.ops import te
 from xrelax.ops.base import (
     NUMERIC,
+    OUTPUT,
     OperatorOp,
     Props,
     broadcast_dims,
+    broadcast_indices,
     check_dtype,
     expect_tensor,
     numpy_result,
+    result_dims,
     same_dtype,
     tensor,
 )
@@ -78,6 +82,22 @@ class MatmulOp(OperatorOp):
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         a, b = inputs
         return numpy_result(np.matmul(a, b), a.dtype)
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        a, b = inputs
+        dims = result_dims(result_type)
+        k = te.reduce_axis(0, a.shape[-1], "k")
+        batch = len(dims) - (a.ndim >= 2) - (b.ndim >= 2)
+
+        def body(*i: sympy.Expr) -> te.Expr:
+            rows = i[batch : batch + 1] if a.ndim >= 2 else ()
+            columns = i[len(i) - 1 :] if b.ndim >= 2 else ()
+            lhs = (*broadcast_indices(a.shape[:-2], i[:batch]), *rows, k)
+            rhs = (*broadcast_indices(b.shape[:-2], i[:batch]), k, *columns)
+            return te.sum(a[lhs] * b[rhs], axis=k)
+
+        return te.compute(dims, body, OUTPUT)
 
 
 LINALG_OPS = (MatmulOp,)

@@ -25,10 +25,12 @@ from xdsl.traits import Pure
 from xrelax.dialects import symbolic
 from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, TupleType, show_type
 from xrelax.dialects.symbolic import Dims
+from xrelax.ops import te
 from xrelax.ops.base import (
     I64_ARRAY_PROP,
     I64_PROP,
     INTEGER,
+    OUTPUT,
     OperatorOp,
     Props,
     check_dtype,
@@ -42,6 +44,7 @@ from xrelax.ops.base import (
     prop_int,
     prop_ints,
     require_props,
+    result_dims,
     same_dtype,
     tensor,
 )
@@ -83,6 +86,32 @@ def _inferred_dim(total: sympy.Expr, known: sympy.Expr, x: TensorType, target: D
             f"{symbolic.format_expr(known)}"
         )
     return symbolic.floordiv(total, known)
+
+
+def unravel(flat: sympy.Expr, dims: Dims) -> list[sympy.Expr]:
+    """The row-major multi-index of the flat index ``flat`` in a tensor of ``dims``."""
+    if any(dim == 0 for dim in dims):
+        return [sympy.Integer(0)] * len(dims)  # no elements: the index is never used
+    strides = [_ONE] * len(dims)
+    for k in reversed(range(len(dims) - 1)):
+        strides[k] = sympy.expand(strides[k + 1] * dims[k + 1])
+    indices = [symbolic.floordiv(flat, stride) for stride in strides]
+    return [
+        symbolic.floormod(index, dim) if k else index
+        for k, (index, dim) in enumerate(zip(indices, dims, strict=True))
+    ]
+
+
+def reshaped(x: te.Tensor, dims: Dims, name: str = OUTPUT) -> te.Tensor:
+    """``x`` read in row-major order into a tensor of ``dims`` (a flat-index mapping)."""
+
+    def body(*i: sympy.Expr) -> te.Expr:
+        flat = sympy.Integer(0)
+        for index, dim in zip(i, dims, strict=True):
+            flat = flat * dim + index
+        return x[unravel(sympy.expand(flat), x.shape)]
+
+    return te.compute(dims, body, name)
 
 
 @irdl_op_definition
@@ -131,6 +160,10 @@ class ReshapeOp(OperatorOp):
         x, shape = inputs
         return numpy_result(np.reshape(x, tuple(int(d) for d in shape)))
 
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        return reshaped(inputs[0], result_dims(result_type))
+
 
 @irdl_op_definition
 class FlattenOp(OperatorOp):
@@ -153,6 +186,10 @@ class FlattenOp(OperatorOp):
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         (x,) = inputs
         return numpy_result(np.reshape(x, (-1,)))
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        return reshaped(inputs[0], result_dims(result_type))
 
 
 # ------------------------------------------------------------------------------ axes
@@ -192,6 +229,18 @@ class PermuteDimsOp(OperatorOp):
         (x,) = inputs
         return numpy_result(np.transpose(x, prop_ints(props, "axes")))
 
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        axes = prop_ints(props, "axes")
+        order = reversed(range(x.ndim)) if axes is None else normalize_axes(axes, x.ndim)
+        position = {a: k for k, a in enumerate(order)}
+        return te.compute(
+            result_dims(result_type),
+            lambda *i: x[[i[position[a]] for a in range(x.ndim)]],
+            OUTPUT,
+        )
+
 
 @irdl_op_definition
 class ExpandDimsOp(OperatorOp):
@@ -223,6 +272,14 @@ class ExpandDimsOp(OperatorOp):
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         (x,) = inputs
         return numpy_result(np.expand_dims(x, tuple(prop_ints(props, "axis"))))
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        dims = result_dims(result_type)
+        inserted = set(normalize_axes(prop_ints(props, "axis"), len(dims)))
+        kept = [p for p in range(len(dims)) if p not in inserted]
+        return te.compute(dims, lambda *i: x[[i[p] for p in kept]], OUTPUT)
 
 
 @irdl_op_definition
@@ -261,6 +318,21 @@ class SqueezeOp(OperatorOp):
         (x,) = inputs
         axis = prop_ints(props, "axis")
         return numpy_result(np.squeeze(x, None if axis is None else tuple(axis)))
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        axis = prop_ints(props, "axis")
+        if axis is None:
+            removed = {a for a, d in enumerate(x.shape) if symbolic.prove_equal(d, 1)}
+        else:
+            removed = set(normalize_axes(axis, x.ndim))
+
+        def body(*i: sympy.Expr) -> te.Expr:
+            kept = iter(i)
+            return x[[0 if a in removed else next(kept) for a in range(x.ndim)]]
+
+        return te.compute(result_dims(result_type), body, OUTPUT)
 
 
 def _squeeze_all(dims: Dims | None) -> Dims | None:
@@ -328,6 +400,30 @@ class ConcatOp(OperatorOp):
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         return numpy_result(np.concatenate(list(inputs), axis=prop_int(props, "axis", 0)))
 
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        axis = normalize_axis(prop_int(props, "axis", 0), inputs[0].ndim)
+        starts = [sympy.Integer(0)]
+        for x in inputs[:-1]:
+            starts.append(sympy.expand(starts[-1] + x.shape[axis]))
+
+        # A select reads both of its operands, so a statically empty tensor must not be read.
+        pieces = [(x, s) for x, s in zip(inputs, starts, strict=True) if x.shape[axis] != 0]
+        pieces = pieces or [(inputs[-1], starts[-1])]
+
+        def body(*i: sympy.Expr) -> te.Expr:
+            # The last tensor, then each earlier one where the index falls before its end.
+            value = None
+            for x, start in reversed(pieces):
+                index = (*i[:axis], i[axis] - start, *i[axis + 1 :])
+                if value is None:
+                    value = x[index]
+                else:
+                    value = te.if_then_else(i[axis] < start + x.shape[axis], x[index], value)
+            return value
+
+        return te.compute(result_dims(result_type), body, OUTPUT)
+
 
 def _slice_bound(index: int, dim: sympy.Expr, stride: int) -> sympy.Expr:
     """Python's normalisation of a slice bound: a negative index counts from the end, then
@@ -338,21 +434,35 @@ def _slice_bound(index: int, dim: sympy.Expr, stride: int) -> sympy.Expr:
     return symbolic.smin(index, high)
 
 
-def slice_length(begin: int | None, end: int | None, stride: int, dim: sympy.Expr) -> sympy.Expr:
-    """The length of ``x[begin:end:stride]`` along an axis of size ``dim`` (None: the
-    default bound); exact for a static ``dim``."""
-    # No dimension reaches the i64 limits, so a bound there is the default one.
+def _default_bounds(begin: int | None, end: int | None, stride: int) -> tuple[int | None, ...]:
+    """``begin`` and ``end`` with a bound at the i64 limits made the default one (None):
+    no dimension reaches them."""
     forward = stride > 0
     if begin is not None and (begin <= _I64_MIN if forward else begin >= _I64_MAX):
         begin = None
     if end is not None and (end >= _I64_MAX if forward else end <= _I64_MIN):
         end = None
-    if forward:
-        first = sympy.Integer(0) if begin is None else _slice_bound(begin, dim, stride)
+    return begin, end
+
+
+def slice_start(begin: int | None, stride: int, dim: sympy.Expr) -> sympy.Expr:
+    """The first index of ``x[begin::stride]`` along an axis of size ``dim`` (None: the
+    default bound)."""
+    begin, _ = _default_bounds(begin, None, stride)
+    if begin is None:
+        return sympy.Integer(0) if stride > 0 else dim - 1
+    return _slice_bound(begin, dim, stride)
+
+
+def slice_length(begin: int | None, end: int | None, stride: int, dim: sympy.Expr) -> sympy.Expr:
+    """The length of ``x[begin:end:stride]`` along an axis of size ``dim`` (None: the
+    default bound); exact for a static ``dim``."""
+    begin, end = _default_bounds(begin, end, stride)
+    first = slice_start(begin, stride, dim)
+    if stride > 0:
         last = dim if end is None else _slice_bound(end, dim, stride)
         span, low, high = last - first, begin, end
     else:
-        first = dim - 1 if begin is None else _slice_bound(begin, dim, stride)
         last = sympy.Integer(-1) if end is None else _slice_bound(end, dim, stride)
         span, low, high = first - last, end, begin
     length = symbolic.floordiv(span + abs(stride) - 1, abs(stride))
@@ -421,6 +531,25 @@ class SplitOp(OperatorOp):
         parts = np.split(x, _split_points(props), axis=prop_int(props, "axis", 0))
         return tuple(numpy_result(p) for p in parts)
 
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        axis = normalize_axis(prop_int(props, "axis", 0), x.ndim)
+        points = _split_points(props)
+        outputs = [t.dims for t in result_type.types]
+        if isinstance(points, int):
+            starts = [k * outputs[0][axis] for k in range(points)]
+        else:
+            starts = [slice_start(b, 1, x.shape[axis]) for b in (None, *points)]
+        return [
+            te.compute(
+                dims,
+                lambda *i, start=start: x[(*i[:axis], i[axis] + start, *i[axis + 1 :])],
+                f"{OUTPUT}{k}",
+            )
+            for k, (dims, start) in enumerate(zip(outputs, starts, strict=True))
+        ]
+
 
 # ------------------------------------------------------------------------------ indexing
 
@@ -459,6 +588,24 @@ class TakeOp(OperatorOp):
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         x, indices = inputs
         return numpy_result(np.take(x, indices, axis=prop_int(props, "axis")))
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        x, indices = inputs
+        axis = prop_int(props, "axis")
+        if axis is None:
+            x, axis = reshaped(x, (dims_product(x.shape),), "flat"), 0
+        axis = normalize_axis(axis, x.ndim)
+        rank = indices.ndim
+
+        def body(*i: sympy.Expr) -> te.Expr:
+            # numpy.take counts a negative index from the end.
+            index = indices[i[axis : axis + rank]]
+            size = te.index(x.shape[axis], indices.dtype)
+            position = te.if_then_else(index < 0, index + size, index)
+            return x[(*i[:axis], position, *i[axis + rank :])]
+
+        return te.compute(result_dims(result_type), body, OUTPUT)
 
 
 def _slice_spec(props: Props) -> list[tuple[int, int, int, int]]:
@@ -515,6 +662,19 @@ class StridedSliceOp(OperatorOp):
         for axis, begin, end, stride in _slice_spec(props):
             index[axis] = slice(begin, end, stride)
         return numpy_result(x[tuple(index)])
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        steps = [(sympy.Integer(0), 1)] * x.ndim
+        for axis, begin, _, stride in _slice_spec(props):
+            axis = normalize_axis(axis, x.ndim)
+            steps[axis] = (slice_start(begin, stride, x.shape[axis]), stride)
+        return te.compute(
+            result_dims(result_type),
+            lambda *i: x[[start + k * stride for k, (start, stride) in zip(i, steps, strict=True)]],
+            OUTPUT,
+        )
 
 
 MANIPULATE_OPS = (

@@ -20,19 +20,23 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 
-from xrelax.dialects import symbolic
+from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.relax import RelaxError, TensorType, show_type
 from xrelax.dialects.symbolic import Dims
+from xrelax.ops import te
 from xrelax.ops.base import (
     FLOAT,
     I64_ARRAY_PROP,
     I64_PROP,
     NUMERIC,
+    OUTPUT,
     OperatorOp,
     Props,
     check_dtype,
+    dims_product,
     expect_tensor,
     known_shape,
+    mean_of,
     normalize_axes,
     normalize_axis,
     numpy_result,
@@ -40,6 +44,7 @@ from xrelax.ops.base import (
     prop_int,
     prop_ints,
     require_props,
+    result_dims,
     same_dtype,
     tensor,
 )
@@ -67,6 +72,8 @@ class SoftmaxFamilyOp(OperatorOp):
     traits = traits_def(Pure())
 
     NUMPY_FN: ClassVar[Callable[[np.ndarray, int], np.ndarray]]
+    TE_FN: ClassVar[Callable[[te.Expr, te.Expr, te.Expr], te.Expr]]
+    """The result from ``x - max``, ``exp(x - max)`` and the sum of the latter along the axis."""
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
@@ -82,6 +89,30 @@ class SoftmaxFamilyOp(OperatorOp):
         value = cls.NUMPY_FN(x.astype(np.float64), prop_int(props, "axis", -1))
         return numpy_result(value, x.dtype)
 
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        axis = normalize_axis(prop_int(props, "axis", -1), x.ndim)
+        rest = [d for a, d in enumerate(x.shape) if a != axis]
+
+        def along(i: Sequence[sympy.Expr], k: te.IterVar) -> tuple:
+            return (*i[:axis], k, *i[axis:])
+
+        def others(i: Sequence[sympy.Expr]) -> tuple:
+            return (*i[:axis], *i[axis + 1 :])
+
+        # Subtracting the maximum keeps exp from overflowing, as the reference does.
+        k = te.reduce_axis(0, x.shape[axis], "k")
+        top = te.compute(rest, lambda *i: te.max(x[along(i, k)], k), "max")
+        shifted = te.compute(x.shape, lambda *i: te.exp(x[i] - top[others(i)]), "exp")
+        k2 = te.reduce_axis(0, x.shape[axis], "k")
+        total = te.compute(rest, lambda *i: te.sum(shifted[along(i, k2)], k2), "sum")
+        return te.compute(
+            result_dims(result_type),
+            lambda *i: cls.TE_FN(x[i] - top[others(i)], shifted[i], total[others(i)]),
+            OUTPUT,
+        )
+
 
 @irdl_op_definition
 class SoftmaxOp(SoftmaxFamilyOp):
@@ -89,6 +120,7 @@ class SoftmaxOp(SoftmaxFamilyOp):
 
     name = "relax.softmax"
     NUMPY_FN = staticmethod(_softmax)
+    TE_FN = staticmethod(lambda shifted, e, total: e / total)
 
 
 @irdl_op_definition
@@ -97,6 +129,7 @@ class LogSoftmaxOp(SoftmaxFamilyOp):
 
     name = "relax.log_softmax"
     NUMPY_FN = staticmethod(_log_softmax)
+    TE_FN = staticmethod(lambda shifted, e, total: shifted - te.log(total))
 
 
 # ------------------------------------------------------------------------------ layer_norm
@@ -162,6 +195,40 @@ class LayerNormOp(OperatorOp):
         shift = np.transpose(beta, order).reshape(shape)
         value = (data - mean) / np.sqrt(variance + epsilon) * scale + shift
         return numpy_result(value, x.dtype)
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        x, gamma, beta = inputs
+        axes = normalize_axes(prop_ints(props, "axes"), x.ndim, "axes")
+        epsilon = te.const(prop_float(props, "epsilon", 1e-5), x.dtype)
+        kept = [a for a in range(x.ndim) if a not in axes]
+        count = dims_product([x.shape[a] for a in axes])
+
+        def index(outer: Sequence[sympy.Expr], inner: Sequence[sympy.Expr]) -> list:
+            """The index of x from the kept axes' and the normalised axes' indices."""
+            position = dict(zip(kept, outer, strict=True)) | dict(zip(axes, inner, strict=True))
+            return [position[a] for a in range(x.ndim)]
+
+        def moment(name: str, term: Callable[[Sequence[sympy.Expr], list], te.Expr]) -> te.Tensor:
+            r = [te.reduce_axis(0, x.shape[a], f"k{a}") for a in axes]
+            return te.compute(
+                [x.shape[a] for a in kept], lambda *i: mean_of(term(i, r), r, count), name
+            )
+
+        mean = moment("mean", lambda i, r: x[index(i, r)])
+
+        def centred_square(i: Sequence[sympy.Expr], r: list) -> te.Expr:
+            centred = x[index(i, r)] - mean[i]
+            return centred * centred
+
+        variance = moment("var", centred_square)
+
+        def body(*i: sympy.Expr) -> te.Expr:
+            outer, inner = [i[a] for a in kept], [i[a] for a in axes]
+            normalised = (x[i] - mean[outer]) / te.sqrt(variance[outer] + epsilon)
+            return normalised * gamma[inner] + beta[inner]
+
+        return te.compute(result_dims(result_type), body, OUTPUT)
 
 
 # ------------------------------------------------------------------------------ windows
@@ -233,6 +300,28 @@ class Window:
                 )
             out.append(dim)
         return tuple(out)
+
+    def load(
+        self,
+        x: te.Tensor,
+        lead: Sequence[Any],
+        positions: Sequence[sympy.Expr],
+        taps: Sequence[te.IterVar],
+        pad_value: Any,
+    ) -> te.Expr:
+        """The TE counterpart of :meth:`gather`: x (N, C, *spatial) at window tap ``taps``
+        of output ``positions``, reading ``pad_value`` in the padding."""
+        index = (
+            *lead,
+            *(
+                p * s + r * d - b
+                for p, r, s, d, b in zip(
+                    positions, taps, self.strides, self.dilation, self.before, strict=True
+                )
+            ),
+        )
+        padded = any(self.before) or any(self.after)
+        return x.get(index, pad=pad_value) if padded else x[index]
 
     def gather(self, x: np.ndarray, window: Sequence[int], pad_value: Any) -> np.ndarray:
         """The windows of padded ``x`` (N, C, *spatial) as an array (N, C, *out, *window)."""
@@ -329,6 +418,24 @@ class ConvOp(OperatorOp):
         value = np.einsum(f"ngc{spatial}{taps},gfc{taps}->ngf{spatial}", windows, weights)
         return numpy_result(value.reshape(batch, weight.shape[0], *out), x.dtype)
 
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        x, weight = inputs
+        window = Window.of(props, cls.SPATIAL)
+        groups = prop_int(props, "groups", 1)
+        out_channels, channels, *kernel = weight.shape
+        rc = te.reduce_axis(0, channels, "rc")
+        taps = [te.reduce_axis(0, k, f"r{a}") for a, k in enumerate(kernel)]
+        per_group = symbolic.floordiv(out_channels, groups)
+
+        def body(b: sympy.Expr, o: sympy.Expr, *positions: sympy.Expr) -> te.Expr:
+            # Output channel o reads the input channels of its group.
+            channel = symbolic.floordiv(o, per_group) * channels + rc if groups > 1 else rc
+            value = window.load(x, (b, channel), positions, taps, 0)
+            return te.sum(value * weight[(o, rc, *taps)], [rc, *taps])
+
+        return te.compute(result_dims(result_type), body, OUTPUT)
+
 
 @irdl_op_definition
 class Conv1dOp(ConvOp):
@@ -382,6 +489,30 @@ class Pool2dOp(OperatorOp):
         raise NotImplementedError
 
     @classmethod
+    def pool_te(
+        cls,
+        x: te.Tensor,
+        window: Window,
+        lead: Sequence[sympy.Expr],
+        positions: Sequence[sympy.Expr],
+        taps: list[te.IterVar],
+    ) -> te.Expr:
+        """The TE counterpart of :meth:`pool`: the pooled value of one window."""
+        raise NotImplementedError
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        window = Window.of(props, 2)
+        pool_size = _spatial_values(props, "pool_size", 2, None)
+        taps = [te.reduce_axis(0, k, f"r{a}") for a, k in enumerate(pool_size)]
+        return te.compute(
+            result_dims(result_type),
+            lambda b, c, *positions: cls.pool_te(x, window, (b, c), positions, taps),
+            OUTPUT,
+        )
+
+    @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         (x,) = inputs
         value = cls.pool(x, Window.of(props, 2), _spatial_values(props, "pool_size", 2, None))
@@ -389,6 +520,11 @@ class Pool2dOp(OperatorOp):
 
 
 _WINDOW_AXES = (4, 5)
+
+
+def _lowest(dtype: np.dtype) -> float | int:
+    """The value padding a max pooling: below every element."""
+    return -np.inf if np.issubdtype(dtype, np.floating) else int(np.iinfo(dtype).min)
 
 
 @irdl_op_definition
@@ -399,8 +535,19 @@ class MaxPool2dOp(Pool2dOp):
 
     @classmethod
     def pool(cls, x: np.ndarray, window: Window, pool_size: list[int]) -> np.ndarray:
-        lowest = -np.inf if np.issubdtype(x.dtype, np.floating) else np.iinfo(x.dtype).min
-        return window.gather(x, pool_size, lowest).max(axis=_WINDOW_AXES)
+        return window.gather(x, pool_size, _lowest(x.dtype)).max(axis=_WINDOW_AXES)
+
+    @classmethod
+    def pool_te(
+        cls,
+        x: te.Tensor,
+        window: Window,
+        lead: Sequence[sympy.Expr],
+        positions: Sequence[sympy.Expr],
+        taps: list[te.IterVar],
+    ) -> te.Expr:
+        lowest = _lowest(dtypes.numpy_dtype(x.dtype))
+        return te.max(window.load(x, lead, positions, taps, lowest), taps)
 
 
 @irdl_op_definition
@@ -416,6 +563,24 @@ class AvgPool2dOp(Pool2dOp):
         inside = np.ones((1, 1, *x.shape[2:]))
         count = window.gather(inside, pool_size, 0).sum(axis=_WINDOW_AXES)
         return total / np.maximum(count, 1)
+
+    @classmethod
+    def pool_te(
+        cls,
+        x: te.Tensor,
+        window: Window,
+        lead: Sequence[sympy.Expr],
+        positions: Sequence[sympy.Expr],
+        taps: list[te.IterVar],
+    ) -> te.Expr:
+        # The taps inside the input, per dimension (stride steps, dilation 1).
+        count = sympy.Integer(1)
+        for axis, (position, tap) in enumerate(zip(positions, taps, strict=True)):
+            start = position * window.strides[axis] - window.before[axis]
+            size = x.shape[2 + axis]
+            count *= symbolic.smin(start + tap.hi, size) - symbolic.smax(start, 0)
+        value = window.load(x, lead, positions, taps, 0)
+        return mean_of(value, taps, symbolic.smax(sympy.expand(count), 1))
 
 
 NN_OPS = (

@@ -13,19 +13,24 @@ from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, result_def,
 from xdsl.traits import Pure
 
 from xrelax.dialects.relax import TensorType
+from xrelax.ops import te
 from xrelax.ops.base import (
     ANY_DTYPE,
     I64_ARRAY_PROP,
     NUMERIC,
+    OUTPUT,
     DtypeKind,
     OperatorOp,
     Props,
     check_dtype,
+    dims_product,
     expect_tensor,
+    mean_of,
     normalize_axes,
     numpy_result,
     prop_bool,
     prop_ints,
+    result_dims,
     tensor,
 )
 
@@ -42,6 +47,7 @@ class ReduceOp(OperatorOp):
 
     DTYPES: ClassVar[DtypeKind] = NUMERIC
     NUMPY_FN: ClassVar[Callable[..., np.ndarray]]
+    TE_FN: ClassVar[Callable[[te.Expr, list[te.IterVar]], te.Expr]]
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
@@ -73,6 +79,29 @@ class ReduceOp(OperatorOp):
         )
         return numpy_result(value, x.dtype)
 
+    @classmethod
+    def reduce(cls, value: te.Expr, axes: list[te.IterVar], count: sympy.Expr) -> te.Expr:
+        """The reduction of ``value`` over ``axes`` (``count`` elements)."""
+        return cls.TE_FN(value, axes)
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        axis = prop_ints(props, "axis")
+        reduced = range(x.ndim) if axis is None else normalize_axes(axis, x.ndim)
+        axes = {a: te.reduce_axis(0, x.shape[a], f"k{a}") for a in sorted(reduced)}
+        keepdims = prop_bool(props, "keepdims")
+        count = dims_product([x.shape[a] for a in axes])
+        kept = [a for a in range(x.ndim) if a not in axes]
+
+        def body(*i: sympy.Expr) -> te.Expr:
+            index = [
+                axes[a] if a in axes else i[a if keepdims else kept.index(a)] for a in range(x.ndim)
+            ]
+            return cls.reduce(x[index], list(axes.values()), count) if axes else x[index]
+
+        return te.compute(result_dims(result_type), body, OUTPUT)
+
 
 @irdl_op_definition
 class SumOp(ReduceOp):
@@ -80,6 +109,7 @@ class SumOp(ReduceOp):
 
     name = "relax.sum"
     NUMPY_FN = staticmethod(np.sum)
+    TE_FN = staticmethod(te.sum)
 
 
 @irdl_op_definition
@@ -89,6 +119,10 @@ class MeanOp(ReduceOp):
     name = "relax.mean"
     NUMPY_FN = staticmethod(np.mean)
 
+    @classmethod
+    def reduce(cls, value: te.Expr, axes: list[te.IterVar], count: sympy.Expr) -> te.Expr:
+        return mean_of(value, axes, count)
+
 
 @irdl_op_definition
 class MaxOp(ReduceOp):
@@ -97,6 +131,7 @@ class MaxOp(ReduceOp):
     name = "relax.max"
     DTYPES: ClassVar[DtypeKind] = ANY_DTYPE
     NUMPY_FN = staticmethod(np.max)
+    TE_FN = staticmethod(te.max)
 
 
 @irdl_op_definition
@@ -106,6 +141,7 @@ class MinOp(ReduceOp):
     name = "relax.min"
     DTYPES: ClassVar[DtypeKind] = ANY_DTYPE
     NUMPY_FN = staticmethod(np.min)
+    TE_FN = staticmethod(te.min)
 
 
 REDUCE_OPS = (SumOp, MeanOp, MaxOp, MinOp)

@@ -1,0 +1,124 @@
+// RUN: relax-opt %s --split-input-file -p relax-legalize-ops | filecheck %s
+
+// A broadcasting elementwise operator becomes a kernel (inputs, then the output, in
+// destination-passing style) and a call_tir of it.
+// CHECK-LABEL: tir.prim_func @add(%x0: !tir.buffer<[n, 4], f32>, %x1: !tir.buffer<[4], f32>, %out: !tir.buffer<[n, 4], f32>) {
+// CHECK-NEXT:    tir.for i0 in [0, n) {
+// CHECK-NEXT:      tir.for i1 in [0, 4) {
+// CHECK-NEXT:        %0 = tir.load %x0[i0, i1] : f32
+// CHECK-NEXT:        %1 = tir.load %x1[i1] : f32
+// CHECK-NEXT:        %2 = arith.addf %0, %1 : f32
+// CHECK-NEXT:        tir.store %out[i0, i1], %2 : f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+// CHECK-LABEL: relax.func @elementwise
+// CHECK-NEXT:    %y = relax.call_tir @add(%x, %b) : (!relax.tensor<[n, 4], f32>, !relax.tensor<[4], f32>) -> !relax.tensor<[n, 4], f32>
+// CHECK-NEXT:    relax.return %y : !relax.tensor<[n, 4], f32>
+relax.func @elementwise(%x: !relax.tensor<[n, 4], f32>, %b: !relax.tensor<[4], f32>) -> !relax.tensor<[n, 4], f32> {
+  %y = relax.add %x, %b : (!relax.tensor<[n, 4], f32>, !relax.tensor<[4], f32>)
+  relax.return %y : !relax.tensor<[n, 4], f32>
+}
+
+// -----
+
+// Structurally identical kernels are shared, across functions too; a different shape
+// gives a kernel of its own.
+// CHECK:       tir.prim_func @exp(%x0: !tir.buffer<[n], f32>, %out: !tir.buffer<[n], f32>)
+// CHECK:       tir.prim_func @exp1(%x0: !tir.buffer<[n, 2], f32>, %out: !tir.buffer<[n, 2], f32>)
+// CHECK-NOT:   tir.prim_func
+// CHECK-LABEL: relax.func @shared
+// CHECK-NEXT:    %a = relax.call_tir @exp(%x)
+// CHECK-NEXT:    %b = relax.call_tir @exp(%a)
+// CHECK-NEXT:    %c = relax.call_tir @exp1(%y)
+// CHECK-LABEL: relax.func @shared_across_functions
+// CHECK-NEXT:    %a = relax.call_tir @exp(%x)
+relax.func @shared(%x: !relax.tensor<[n], f32>, %y: !relax.tensor<[n, 2], f32>) -> !relax.tensor<[n, 2], f32> {
+  %a = relax.exp %x : (!relax.tensor<[n], f32>)
+  %b = relax.exp %a : (!relax.tensor<[n], f32>)
+  %c = relax.exp %y : (!relax.tensor<[n, 2], f32>)
+  relax.return %c : !relax.tensor<[n, 2], f32>
+}
+relax.func @shared_across_functions(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {
+  %a = relax.exp %x : (!relax.tensor<[n], f32>)
+  relax.return %a : !relax.tensor<[n], f32>
+}
+
+// -----
+
+// reshape reads the input at the output's row-major flat index; the shape operand is
+// static in the kernel's types, so only the tensor is passed. matmul is a reduction.
+// CHECK-LABEL: tir.prim_func @reshape(%x0: !tir.buffer<[n, 4, 8], f32>, %out: !tir.buffer<[n, 32], f32>) {
+// CHECK-NEXT:    tir.for i0 in [0, n) {
+// CHECK-NEXT:      tir.for i1 in [0, 32) {
+// CHECK-NEXT:        %0 = tir.load %x0[i0 + floordiv(i1, 32), floormod(floordiv(i1, 8), 4), floormod(i1, 8)] : f32
+// CHECK-NEXT:        tir.store %out[i0, i1], %0 : f32
+// CHECK-LABEL: tir.prim_func @matmul(%x0: !tir.buffer<[n, 32], f32>, %x1: !tir.buffer<[32, m], f32>, %out: !tir.buffer<[n, m], f32>) {
+// CHECK-NEXT:    tir.for i0 in [0, n) {
+// CHECK-NEXT:      tir.for i1 in [0, m) {
+// CHECK-NEXT:        %0 = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:        tir.store %out[i0, i1], %0 : f32
+// CHECK-NEXT:        tir.for k in [0, 32) {
+// CHECK-NEXT:          %1 = tir.load %out[i0, i1] : f32
+// CHECK-NEXT:          %2 = tir.load %x0[i0, k] : f32
+// CHECK-NEXT:          %3 = tir.load %x1[k, i1] : f32
+// CHECK-NEXT:          %4 = arith.mulf %2, %3 : f32
+// CHECK-NEXT:          %5 = arith.addf %1, %4 : f32
+// CHECK-NEXT:          tir.store %out[i0, i1], %5 : f32
+// CHECK-LABEL: relax.func @reshape_matmul
+// CHECK:         %r = relax.call_tir @reshape(%x) : (!relax.tensor<[n, 4, 8], f32>) -> !relax.tensor<[n, 32], f32>
+// CHECK-NEXT:    %y = relax.call_tir @matmul(%r, %w) : (!relax.tensor<[n, 32], f32>, !relax.tensor<[32, m], f32>) -> !relax.tensor<[n, m], f32>
+relax.func @reshape_matmul(%x: !relax.tensor<[n, 4, 8], f32>, %w: !relax.tensor<[32, m], f32>) -> !relax.tensor<[n, m], f32> {
+  %s = relax.shape [n, 32] : !relax.shape<[n, 32]>
+  %r = relax.reshape %x, %s : (!relax.tensor<[n, 4, 8], f32>, !relax.shape<[n, 32]>)
+  %y = relax.matmul %r, %w : (!relax.tensor<[n, 32], f32>, !relax.tensor<[32, m], f32>)
+  relax.return %y : !relax.tensor<[n, m], f32>
+}
+
+// -----
+
+// A variable that no buffer binds as a whole dimension is passed as a sym argument
+// (call_tir_dyn).
+// CHECK-LABEL: tir.prim_func @negative(%x0: !tir.buffer<[n * 2], f32>, %out: !tir.buffer<[n * 2], f32>) sym [n] {
+// CHECK-LABEL: relax.func @dyn
+// CHECK-NEXT:    %y = relax.call_tir @negative(%x) sym [n] : (!relax.tensor<[n * 2], f32>) -> !relax.tensor<[n * 2], f32>
+relax.func @dyn(%s: !relax.shape<[n]>, %x: !relax.tensor<[2 * n], f32>) -> !relax.tensor<[2 * n], f32> {
+  %y = relax.negative %x : (!relax.tensor<[2 * n], f32>)
+  relax.return %y : !relax.tensor<[2 * n], f32>
+}
+
+// -----
+
+// split gives one output buffer per tuple element (which bind n here).
+// CHECK-LABEL: tir.prim_func @split(%x0: !tir.buffer<[n * 2, 3], f32>, %out0: !tir.buffer<[n, 3], f32>, %out1: !tir.buffer<[n, 3], f32>) {
+// CHECK:         tir.load %x0[i0, i1] : f32
+// CHECK:         tir.load %x0[i0 + n, i1] : f32
+// CHECK-LABEL: relax.func @tuple_result
+// CHECK-NEXT:    %t = relax.call_tir @split(%x) : (!relax.tensor<[n * 2, 3], f32>) -> !relax.tuple<!relax.tensor<[n, 3], f32>, !relax.tensor<[n, 3], f32>>
+relax.func @tuple_result(%s: !relax.shape<[n]>, %x: !relax.tensor<[2 * n, 3], f32>) -> !relax.object {
+  %t = relax.split %x {indices_or_sections = 2 : i64} : (!relax.tensor<[2 * n, 3], f32>)
+  relax.return %t : !relax.tuple<!relax.tensor<[n, 3], f32>, !relax.tensor<[n, 3], f32>>
+}
+
+// -----
+
+// An unknown shape takes the safety net: the operator's run-time kernel, its
+// attributes passed along.
+// CHECK-NOT:   tir.prim_func
+// CHECK-LABEL: relax.func @unknown_shape
+// CHECK-NEXT:    %y = relax.call_packed "relax.op.sum"(%x) {pure, op_attrs = {axis = array<i64: 1>, keepdims = true}} : (!relax.tensor<ndim=2, f32>) -> !relax.tensor<ndim=2, f32>
+relax.func @unknown_shape(%x: !relax.tensor<ndim=2, f32>) -> !relax.tensor<ndim=2, f32> {
+  %y = relax.sum %x {axis = array<i64: 1>, keepdims = true} : (!relax.tensor<ndim=2, f32>)
+  relax.return %y : !relax.tensor<ndim=2, f32>
+}
+
+// -----
+
+// unique's result length depends on the values: always the safety net.
+// CHECK-NOT:   tir.prim_func
+// CHECK-LABEL: relax.func @data_dependent
+// CHECK-NEXT:    %y = relax.call_packed "relax.op.unique"(%x) {pure} : (!relax.tensor<[n], i64>) -> !relax.tensor<ndim=1, i64>
+relax.func @data_dependent(%x: !relax.tensor<[n], i64>) -> !relax.tensor<ndim=1, i64> {
+  %y = relax.unique %x : (!relax.tensor<[n], i64>)
+  relax.return %y : !relax.tensor<ndim=1, i64>
+}
