@@ -1,0 +1,6 @@
+"""Make the random-program generator importable by the tests of this folder."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
