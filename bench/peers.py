@@ -81,7 +81,8 @@ func.func @main(%x: tensor<{n}x784xf32>, %w1: tensor<784x128xf32>, %b1: tensor<1
   %zero = arith.constant 0.0 : f32
   %e1 = tensor.empty() : {hidden}
   %z1 = linalg.fill ins(%zero : f32) outs(%e1 : {hidden}) -> {hidden}
-  %m1 = linalg.matmul ins(%x, %w1 : tensor<{n}x784xf32>, tensor<784x128xf32>) outs(%z1 : {hidden}) -> {hidden}
+  %m1 = linalg.matmul ins(%x, %w1 : tensor<{n}x784xf32>, tensor<784x128xf32>)
+                     outs(%z1 : {hidden}) -> {hidden}
   %c1 = linalg.broadcast ins(%b1 : tensor<128xf32>) outs(%e1 : {hidden}) dimensions = [0]
   %a1 = linalg.add ins(%m1, %c1 : {hidden}, {hidden}) outs(%e1 : {hidden}) -> {hidden}
   %h = linalg.max ins(%a1, %z1 : {hidden}, {hidden}) outs(%e1 : {hidden}) -> {hidden}

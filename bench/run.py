@@ -315,9 +315,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     repeat = max(args.repeat, 7)
     cpu = platform.processor() or platform.machine()
-    print(
-        f"xrelax benchmarks — python {platform.python_version()}, numpy {np.__version__}, {cpu}, {os.cpu_count()} cores"
-    )
+    versions = f"python {platform.python_version()}, numpy {np.__version__}"
+    print(f"xrelax benchmarks — {versions}, {cpu}, {os.cpu_count()} cores")
     rows = end_to_end(repeat, args.quick) + dispatch(repeat) + compile_time(args.quick) + memory()
     print_table(rows)
 
