@@ -46,8 +46,9 @@ def _tvm_mlp(model: Model) -> Callable[[], np.ndarray]:
 
     x, w1, b1, w2, b2 = model.inputs
     bb = relax.BlockBuilder()
+    tensor_type = getattr(relax, "TensorStructInfo", None) or relax.TensorType  # TVM >= 0.27
     params = [
-        relax.Var(name, relax.TensorStructInfo(a.shape, "float32"))
+        relax.Var(name, tensor_type(a.shape, "float32"))
         for name, a in zip(("x", "w1", "b1", "w2", "b2"), model.inputs, strict=True)
     ]
     with bb.function("main", params):
@@ -83,14 +84,12 @@ func.func @main(%x: tensor<{n}x784xf32>, %w1: tensor<784x128xf32>, %b1: tensor<1
   %z1 = linalg.fill ins(%zero : f32) outs(%e1 : {hidden}) -> {hidden}
   %m1 = linalg.matmul ins(%x, %w1 : tensor<{n}x784xf32>, tensor<784x128xf32>)
                      outs(%z1 : {hidden}) -> {hidden}
-  %c1 = linalg.broadcast ins(%b1 : tensor<128xf32>) outs(%e1 : {hidden}) dimensions = [0]
-  %a1 = linalg.add ins(%m1, %c1 : {hidden}, {hidden}) outs(%e1 : {hidden}) -> {hidden}
-  %h = linalg.max ins(%a1, %z1 : {hidden}, {hidden}) outs(%e1 : {hidden}) -> {hidden}
+  %h = {_bias(hidden, "128", relu=True)}
   %e2 = tensor.empty() : {logits}
   %z2 = linalg.fill ins(%zero : f32) outs(%e2 : {logits}) -> {logits}
-  %m2 = linalg.matmul ins(%h, %w2 : {hidden}, tensor<128x10xf32>) outs(%z2 : {logits}) -> {logits}
-  %c2 = linalg.broadcast ins(%b2 : tensor<10xf32>) outs(%e2 : {logits}) dimensions = [0]
-  %a2 = linalg.add ins(%m2, %c2 : {logits}, {logits}) outs(%e2 : {logits}) -> {logits}
+  %m2 = linalg.matmul ins(%h, %w2 : {hidden}, tensor<128x10xf32>)
+                     outs(%z2 : {logits}) -> {logits}
+  %a2 = {_bias(logits, "10", relu=False)}
   %s = linalg.softmax dimension(1) ins(%a2 : {logits}) outs(%e2 : {logits}) -> {logits}
   return %s : {logits}
 }}
@@ -102,3 +101,20 @@ func.func @main(%x: tensor<{n}x784xf32>, %w1: tensor<784x128xf32>, %b1: tensor<1
     main = context.modules.module["main"]
     args = [runtime.asdevicearray(config.device, a) for a in model.inputs]
     return lambda: main(*args).to_host()
+
+
+def _bias(tensor: str, size: str, relu: bool) -> str:
+    """A linalg.generic adding the bias row (and applying ReLU) to a matmul result."""
+    index = "1" if relu else "2"
+    result, bias, empty = (f"%m{index}", f"%b{index}", f"%e{index}")
+    body = "%v = arith.addf %a, %b : f32\n"
+    if relu:
+        body += "    %r = arith.maximumf %v, %zero : f32\n    linalg.yield %r : f32"
+    else:
+        body += "    linalg.yield %v : f32"
+    maps = "[affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>]"
+    return (
+        f'linalg.generic {{indexing_maps = {maps}, iterator_types = ["parallel", "parallel"]}}\n'
+        f"      ins({result}, {bias} : {tensor}, tensor<{size}xf32>) outs({empty} : {tensor}) {{\n"
+        f"  ^bb0(%a: f32, %b: f32, %o: f32):\n    {body}\n  }} -> {tensor}"
+    )
