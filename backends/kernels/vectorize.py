@@ -346,10 +346,11 @@ class Evaluator:
                 let = self.value(self.lets[s.name])
                 names[s.name] = let.code
                 variables |= let.vars
+        code = numpy_expr(sympy.expand(expr), names)
         if not variables:
-            return Array(f"np.int64({self.src.py(expr)})", frozenset(), np.dtype(np.int64))
+            return Array(f"np.int64({code})", frozenset(), np.dtype(np.int64))
         return self.bind(
-            numpy_expr(sympy.expand(expr), names),
+            code,
             frozenset(variables),
             np.dtype(np.int64),
             owned=True,

@@ -191,11 +191,6 @@ def test_take(data):
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kernel backend: an index computed from a tensor but varied by no loop is "
-    "printed by its tir.let name (backends/kernels/vectorize.py, index_array)",
-)
 def test_take_with_a_scalar_index():
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     check(TakeOp, [tensor(["n", 4], F32, x), tensor([], I64, np.array(-1))], {"axis": 1})
