@@ -286,6 +286,50 @@ class AllocTensorOp(VMBuiltinOp):
 
 
 @irdl_op_definition
+class AllocTensorDirectOp(VMBuiltinOp):
+    """``%t = vm.alloc_tensor_direct shape [n, 4] {dtype = "float32"} : T``: a tensor with
+    storage of its own (an allocation no other tensor shares)."""
+
+    name = "vm.alloc_tensor_direct"
+    BUILTIN: ClassVar[str] = "vm.builtin.alloc_tensor_direct"
+
+    shape = prop_def(DimsAttr)
+    dtype = prop_def(StringAttr)
+    tensor = result_def()
+    traits = traits_def(MemoryAllocEffect())
+
+    def __init__(self, shape: Dims, dtype: str, result_type: Attribute) -> None:
+        super().__init__(
+            properties={"shape": DimsAttr(shape), "dtype": StringAttr(dtype)},
+            result_types=[result_type],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocTensorDirectOp:
+        parser.parse_keyword("shape")
+        shape = parse_bracket_dims(parser)
+        attrs = parser.parse_optional_attr_dict()
+        dtype = attrs.pop("dtype", StringAttr("float32"))
+        parser.parse_punctuation(":")
+        op = cls.create(
+            properties={"shape": DimsAttr(shape), "dtype": dtype},
+            result_types=[parse_type(parser)],
+        )
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" shape ")
+        print_dims(printer, self.shape.data)
+        printer.print_op_attributes({"dtype": self.dtype, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_attribute(self.tensor.type)
+
+    def call_args(self) -> list[CallArg]:
+        return [_shape_arg(self.shape.data, self), const_arg(self.dtype.data)]
+
+
+@irdl_op_definition
 class KillOp(VMBuiltinOp):
     """``vm.kill %x``: the end of a tensor's or a storage's lifetime."""
 
@@ -952,6 +996,7 @@ class GotoOp(IRDLOperation):
 BUILTIN_OPS = (
     AllocStorageOp,
     AllocTensorOp,
+    AllocTensorDirectOp,
     KillOp,
     AllocShapeHeapOp,
     StoreShapeOp,

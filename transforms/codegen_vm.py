@@ -80,6 +80,8 @@ class _FunctionCodegen:
         self.values: dict[SSAValue, SSAValue] = dict(
             zip(func.body.block.args, self.block.args, strict=True)
         )
+        self.shapes: dict[tuple[tuple[int, int], ...], SSAValue] = {}
+        """Shapes already built from the heap and visible at this point (reused)."""
 
     # ---------------------------------------------------------------- emission helpers
 
@@ -165,13 +167,15 @@ class _FunctionCodegen:
             raise IRError(op, "cannot generate VM code for this op (is the pipeline complete?)")
 
     def shape_value(self, dims) -> SSAValue:
-        """A constant shape, or ``make_shape`` from the heap."""
+        """A constant shape, or ``make_shape`` from the heap (built once per scope)."""
         pattern = vm.shape_pattern(dims)
         if all(kind == 0 for kind, _ in pattern):
             return self.const(tuple(value for _, value in pattern))
-        heap = self.heap()
-        call = self.emit(vm.CallOp("vm.builtin.make_shape", [heap, self.const(pattern)]))
-        return call.results[0]
+        if pattern not in self.shapes:
+            heap = self.heap()
+            call = self.emit(vm.CallOp("vm.builtin.make_shape", [heap, self.const(pattern)]))
+            self.shapes[pattern] = call.results[0]
+        return self.shapes[pattern]
 
     def heap(self) -> SSAValue:
         for value, register in self.values.items():
@@ -195,9 +199,11 @@ class _FunctionCodegen:
         then_block, else_block = Block(), Block()
         join = Block(arg_types=[vm.REF] * len(op.res))
         self.emit(vm.IfOp(self.get(op.cond), then_block, else_block))
+        outer_shapes = dict(self.shapes)
         for block, branch in ((then_block, op.then_region), (else_block, op.else_region)):
             region.add_block(block)
             self.block = block
+            self.shapes = dict(outer_shapes)
             body = branch.block
             for inner in body.ops:
                 if isinstance(inner, relax.YieldOp):
@@ -206,6 +212,7 @@ class _FunctionCodegen:
                     self.translate(inner)
         region.add_block(join)
         self.block = join
+        self.shapes = outer_shapes
         for result, register in zip(op.res, join.args, strict=True):
             self.bind(result, register)
 

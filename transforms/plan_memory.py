@@ -1,8 +1,9 @@
 """``relax-plan-memory``: share storage between tensors whose lifetimes do not overlap.
 
-Each ``relax.builtin.alloc_tensor`` of a block is placed in a
-``relax.memory.alloc_storage``; a storage is reused by a later tensor of the same
-block once every tensor in it is dead. Static sizes reuse the best-fitting free
+The ``relax.builtin.alloc_tensor`` ops of a block are placed in
+``relax.memory.alloc_storage`` storages: a storage is reused by a later tensor of the
+same block once every tensor in it is dead (a tensor that ends up sharing with no other
+keeps its direct allocation). Static sizes reuse the best-fitting free
 storage (which grows to the largest of its tensors); symbolic sizes reuse only a
 storage whose size is provably equal. A tensor that escapes (returned, yielded,
 put in a tuple, passed to a packed or relax call, or aliased through
@@ -137,6 +138,8 @@ def apply_plan(block: Block, plan: MemoryPlan, rewriter: PatternRewriter) -> Non
     order = {op: index for index, op in enumerate(block.ops)}
     ops = list(block.ops)
     for storage in plan.storages:
+        if len(storage.allocs) == 1:
+            continue  # a tensor sharing nothing keeps its direct allocation
         first = storage.allocs[0]
         alloc_storage = AllocStorageOp(storage.size)
         rewriter.insert(alloc_storage, InsertPoint.before(first))

@@ -2,8 +2,8 @@
 
 ``relax.memory.alloc_storage`` / ``alloc_tensor`` / ``kill_*`` become
 ``vm.alloc_storage`` / ``vm.alloc_tensor`` / ``vm.kill`` with their byte size,
-offset, shape and dtype as attributes; an unplanned ``relax.builtin.alloc_tensor``
-gets a storage of its own.
+offset, shape and dtype as attributes; a ``relax.builtin.alloc_tensor`` (a tensor that
+shares no storage) becomes ``vm.alloc_tensor_direct``.
 """
 
 from __future__ import annotations
@@ -22,14 +22,13 @@ from xdsl.pattern_rewriter import (
 )
 
 from xrelax.dialects import dtypes, vm
-from xrelax.dialects.relax import ObjectType, TensorType
+from xrelax.dialects.relax import TensorType
 from xrelax.dialects.relax_memory import (
     AllocStorageOp,
     AllocTensorOp,
     BuiltinAllocTensorOp,
     KillStorageOp,
     KillTensorOp,
-    tensor_bytes,
 )
 
 
@@ -56,9 +55,10 @@ class LowerBuiltinAllocTensor(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: BuiltinAllocTensorOp, rewriter: PatternRewriter) -> None:
         type_ = op.result.type
-        assert isinstance(type_, TensorType)
-        storage = vm.AllocStorageOp(tensor_bytes(type_), ObjectType())
-        rewriter.replace(op, [storage, _alloc_tensor(storage.storage, 0, type_)])
+        assert isinstance(type_, TensorType) and type_.dims is not None
+        rewriter.replace(
+            op, vm.AllocTensorDirectOp(type_.dims, dtypes.numpy_name(type_.dtype), type_)
+        )
 
 
 class LowerKill(RewritePattern):

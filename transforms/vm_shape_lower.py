@@ -71,6 +71,8 @@ def _needed_exprs(func: FuncOp) -> list[sympy.Expr]:
             exprs += op.size.data
         elif isinstance(op, vm.AllocTensorOp):
             exprs += [*op.offset.data, *op.shape.data]
+        elif isinstance(op, vm.AllocTensorDirectOp):
+            exprs += op.shape.data
     return exprs
 
 
@@ -264,6 +266,8 @@ class _FunctionLowering:
                 op.size = DimsAttr(self.heap.lower_dims(op.size.data))
             elif isinstance(op, vm.AllocTensorOp):
                 op.offset = DimsAttr(self.heap.lower_dims(op.offset.data))
+                op.shape = DimsAttr(self.heap.lower_dims(op.shape.data))
+            elif isinstance(op, vm.AllocTensorDirectOp):
                 op.shape = DimsAttr(self.heap.lower_dims(op.shape.data))
 
 

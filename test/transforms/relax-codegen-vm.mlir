@@ -6,8 +6,8 @@ tir.prim_func @dyn(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) sym [m]
 }
 
 // Builtins become vm.call of vm.builtin.* with immediates and constants; call_dps
-// calls the kernel (call_tir_dyn with a heap-built shape for symbolic integers);
-// relax.if becomes vm.if / vm.goto with a join block.
+// calls the kernel (call_tir_dyn with a heap-built shape for symbolic integers; a
+// shape built once is reused); relax.if becomes vm.if / vm.goto with a join block.
 // CHECK-LABEL: vm.func @main(%c, %x) {
 // CHECK-NEXT:    %0 = vm.imm 2
 // CHECK-NEXT:    %shape_heap = vm.call "vm.builtin.alloc_shape_heap"(%0) -> !vm.ref
@@ -18,11 +18,11 @@ tir.prim_func @dyn(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) sym [m]
 // CHECK-NEXT:    %4 = vm.call "vm.builtin.make_shape"(%shape_heap, %3) -> !vm.ref
 // CHECK-NEXT:    %5 = vm.const "uint8"
 // CHECK-NEXT:    %st = vm.call "vm.builtin.alloc_storage"(%4, %5) -> !vm.ref
-// CHECK:         %t = vm.call "vm.builtin.alloc_tensor"(%st, %{{.*}}, %{{.*}}, %{{.*}}) -> !vm.ref
+// CHECK:         %[[C:.*]] = vm.const {{\[}}[1 : i64, 0 : i64]]
+// CHECK-NEXT:    %[[SH:.*]] = vm.call "vm.builtin.make_shape"(%shape_heap, %[[C]]) -> !vm.ref
+// CHECK:         %t = vm.call "vm.builtin.alloc_tensor"(%st, %{{.*}}, %[[SH]], %{{.*}}) -> !vm.ref
 // CHECK-NEXT:    vm.call "k"(%x, %t)
 // CHECK-NEXT:    %[[F:.*]] = vm.func_ref "dyn"
-// CHECK-NEXT:    %[[C:.*]] = vm.const [[1 : i64, 0 : i64]]
-// CHECK-NEXT:    %[[SH:.*]] = vm.call "vm.builtin.make_shape"(%shape_heap, %[[C]]) -> !vm.ref
 // CHECK-NEXT:    vm.call "vm.builtin.call_tir_dyn"(%[[F]], %x, %t, %[[SH]])
 // CHECK-NEXT:    %[[A:.*]] = vm.const "{axis = -1 : i64}"
 // CHECK-NEXT:    %p = vm.call "relax.op.softmax"(%t, %[[A]]) -> !vm.ref

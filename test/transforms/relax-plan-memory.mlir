@@ -4,20 +4,17 @@
 tir.prim_func @ew(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
 }
 
-// A chain of four elementwise kernels over a symbolic n: two storages alternate; the
-// last tensor is the result and gets a storage of its own.
+// A chain of four elementwise kernels over a symbolic n: a and c share a storage; b
+// and the result d share with nothing and keep their direct allocations.
 // CHECK-LABEL: relax.func @chain
 // CHECK-NEXT:    %[[S0:.*]] = relax.memory.alloc_storage [n * 4] : !relax.object
 // CHECK-NEXT:    %a = relax.memory.alloc_tensor %[[S0]] [0] : !relax.tensor<[n], f32>
 // CHECK-NEXT:    relax.call_dps @ew(%x, %a)
-// CHECK-NEXT:    %[[S1:.*]] = relax.memory.alloc_storage [n * 4] : !relax.object
-// CHECK-NEXT:    %b = relax.memory.alloc_tensor %[[S1]] [0] : !relax.tensor<[n], f32>
+// CHECK-NEXT:    %b = relax.builtin.alloc_tensor : !relax.tensor<[n], f32>
 // CHECK-NEXT:    relax.call_dps @ew(%a, %b)
 // CHECK-NEXT:    %c = relax.memory.alloc_tensor %[[S0]] [0] : !relax.tensor<[n], f32>
 // CHECK-NEXT:    relax.call_dps @ew(%b, %c)
-// CHECK-NEXT:    relax.memory.kill_storage %[[S1]]
-// CHECK-NEXT:    %[[S2:.*]] = relax.memory.alloc_storage [n * 4] : !relax.object
-// CHECK-NEXT:    %d = relax.memory.alloc_tensor %[[S2]] [0] : !relax.tensor<[n], f32>
+// CHECK-NEXT:    %d = relax.builtin.alloc_tensor : !relax.tensor<[n], f32>
 // CHECK-NEXT:    relax.call_dps @ew(%c, %d)
 // CHECK-NEXT:    relax.memory.kill_storage %[[S0]]
 // CHECK-NEXT:    relax.return %d
@@ -42,10 +39,8 @@ tir.prim_func @ew(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
 // Symbolic sizes that are not provably equal are not shared; static sizes share the
 // best fit, which grows to the larger tensor.
 // CHECK-LABEL: relax.func @sizes
-// CHECK-NEXT:    %[[S0:.*]] = relax.memory.alloc_storage [n * 4] : !relax.object
-// CHECK-NEXT:    %a = relax.memory.alloc_tensor %[[S0]] [0] : !relax.tensor<[n], f32>
-// CHECK:         %[[S1:.*]] = relax.memory.alloc_storage [m * 4] : !relax.object
-// CHECK-NEXT:    %b = relax.memory.alloc_tensor %[[S1]] [0] : !relax.tensor<[m], f32>
+// CHECK-NEXT:    %a = relax.builtin.alloc_tensor : !relax.tensor<[n], f32>
+// CHECK:         %b = relax.builtin.alloc_tensor : !relax.tensor<[m], f32>
 // CHECK:         %[[S2:.*]] = relax.memory.alloc_storage [40] : !relax.object
 // CHECK-NEXT:    %c = relax.memory.alloc_tensor %[[S2]] [0] : !relax.tensor<[8], f32>
 // CHECK:         %d = relax.memory.alloc_tensor %[[S2]] [0] : !relax.tensor<[10], f32>
@@ -69,10 +64,10 @@ relax.func @sizes(%x: !relax.tensor<[n], f32>, %y: !relax.tensor<[m], f32>, %z: 
 tir.prim_func @ew(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
 }
 
-// Escaping tensors (a tuple, a packed call) keep their own storage.
+// Escaping tensors (a tuple, a packed call) keep their own allocations.
 // CHECK-LABEL: relax.func @escapes
-// CHECK-COUNT-3: relax.memory.alloc_storage [16]
-// CHECK-NOT: relax.memory.kill_storage
+// CHECK-COUNT-3: relax.builtin.alloc_tensor : !relax.tensor<[4], f32>
+// CHECK-NOT: relax.memory
 // expected-remark @+1 {{memory plan: 3 tensors in 3 storages, planned 48 bytes vs naive 48 bytes}}
 relax.func @escapes(%x: !relax.tensor<[4], f32>) -> !relax.tuple<!relax.tensor<[4], f32>, !relax.tensor<[4], f32>> {
   %a = relax.builtin.alloc_tensor : !relax.tensor<[4], f32>

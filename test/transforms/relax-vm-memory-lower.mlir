@@ -4,13 +4,12 @@ tir.prim_func @k(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
 }
 
 // Planned storages and tensors become VM builtins with their sizes, shapes and dtypes;
-// an unplanned allocation gets a storage of its own.
+// a tensor sharing no storage is allocated directly.
 // CHECK-LABEL: relax.func @main
 // CHECK-NEXT:    %[[S:.*]] = vm.alloc_storage [n * 4] {dtype = "uint8"} : !relax.object
 // CHECK-NEXT:    %a = vm.alloc_tensor %[[S]] [0] shape [n] {dtype = "float32"} : !relax.tensor<[n], f32>
 // CHECK-NEXT:    relax.call_dps @k(%x, %a)
-// CHECK-NEXT:    %[[S2:.*]] = vm.alloc_storage [n * 8] {dtype = "uint8"} : !relax.object
-// CHECK-NEXT:    %{{.*}} = vm.alloc_tensor %[[S2]] [0] shape [n] {dtype = "float64"} : !relax.tensor<[n], f64>
+// CHECK-NEXT:    %b = vm.alloc_tensor_direct shape [n] {dtype = "float64"} : !relax.tensor<[n], f64>
 // CHECK-NEXT:    vm.kill %[[S]]
 relax.func @main(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {
   %s = relax.memory.alloc_storage [n * 4] : !relax.object
