@@ -10,6 +10,7 @@ from xdsl.passes import ModulePass
 # CLI name -> "module:class" of each pass xrelax defines.
 _PROJECT_PASSES: dict[str, str] = {
     "relax-normalize": "xrelax.transforms.normalize:NormalizePass",
+    "relax-refine-shapes": "xrelax.transforms.refine_shapes:RefineShapesPass",
     "relax-legalize-ops": "xrelax.transforms.legalize_ops:LegalizeOpsPass",
     "relax-fold-constant": "xrelax.transforms.fold_constant:FoldConstantPass",
     "relax-fuse-ops": "xrelax.transforms.fuse_ops:FuseOpsPass",
