@@ -36,6 +36,10 @@ from xrelax.ops.base import (
     same_dtype,
     tensor,
 )
+from xrelax.ops.canonicalize import (
+    NeutralElementCanonicalization,
+    ShapeOperatorCanonicalization,
+)
 
 # ------------------------------------------------------------------------------ numerics
 
@@ -314,6 +318,7 @@ class AddOp(BinaryOp):
     """``relax.add``: a + b."""
 
     name = "relax.add"
+    traits = traits_def(NeutralElementCanonicalization())
     NUMPY_FN = staticmethod(np.add)
     TE_FN = staticmethod(operator.add)
 
@@ -323,6 +328,7 @@ class SubtractOp(BinaryOp):
     """``relax.subtract``: a - b."""
 
     name = "relax.subtract"
+    traits = traits_def(NeutralElementCanonicalization())
     NUMPY_FN = staticmethod(np.subtract)
     TE_FN = staticmethod(operator.sub)
 
@@ -332,6 +338,7 @@ class MultiplyOp(BinaryOp):
     """``relax.multiply``: a * b."""
 
     name = "relax.multiply"
+    traits = traits_def(NeutralElementCanonicalization())
     NUMPY_FN = staticmethod(np.multiply)
     TE_FN = staticmethod(operator.mul)
 
@@ -341,6 +348,7 @@ class DivideOp(BinaryOp):
     """``relax.divide``: a / b; integer division truncates toward zero (TIR's Div)."""
 
     name = "relax.divide"
+    traits = traits_def(NeutralElementCanonicalization())
     NUMPY_FN = staticmethod(_divide)
     TE_FN = staticmethod(operator.truediv)
 
@@ -491,7 +499,7 @@ class AstypeOp(OperatorOp):
     x = operand_def(TensorType)
     dtype = prop_def(TypeAttribute)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), ShapeOperatorCanonicalization())
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:

@@ -48,6 +48,11 @@ from xrelax.ops.base import (
     same_dtype,
     tensor,
 )
+from xrelax.ops.canonicalize import (
+    PermuteCanonicalization,
+    ReshapeCanonicalization,
+    ShapeOperatorCanonicalization,
+)
 
 _ONE = sympy.Integer(1)
 _I64_MAX, _I64_MIN = 2**63 - 1, -(2**63)
@@ -123,7 +128,7 @@ class ReshapeOp(OperatorOp):
     x = operand_def(TensorType)
     shape = operand_def(ShapeType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), ReshapeCanonicalization())
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
@@ -173,7 +178,7 @@ class FlattenOp(OperatorOp):
 
     x = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), ReshapeCanonicalization())
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
@@ -204,7 +209,7 @@ class PermuteDimsOp(OperatorOp):
     x = operand_def(TensorType)
     axes = opt_prop_def(I64_ARRAY_PROP)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), PermuteCanonicalization())
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
@@ -252,7 +257,7 @@ class ExpandDimsOp(OperatorOp):
     x = operand_def(TensorType)
     axis = prop_def(I64_ARRAY_PROP)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), ShapeOperatorCanonicalization())
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
@@ -292,7 +297,7 @@ class SqueezeOp(OperatorOp):
     x = operand_def(TensorType)
     axis = opt_prop_def(I64_ARRAY_PROP)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), ShapeOperatorCanonicalization())
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
