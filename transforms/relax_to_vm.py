@@ -1,4 +1,6 @@
-"""``relax-to-vm``: the default pipeline from relax to the vm dialect (DESIGN §6)."""
+"""``relax-to-vm``: the default pipeline from relax to the vm dialect (DESIGN §6):
+deduce types, clean up (canonicalize, fold constants, cse, dce), legalize operators to
+kernels, fuse them, then lower memory, shapes and control flow to VM code."""
 
 from __future__ import annotations
 
@@ -10,9 +12,14 @@ from xrelax.transforms.pass_manager import PipelinePass, parse_passes
 
 DEFAULT_PIPELINE = (
     "relax-normalize",
+    "canonicalize",
+    "relax-fold-constant",
+    "cse",
+    "dce",
     "relax-legalize-ops",
     "relax-fuse-ops",
     "relax-fuse-tir",
+    "dce",
     "relax-to-non-dataflow",
     "relax-call-tir-rewrite",
     "relax-plan-memory",
