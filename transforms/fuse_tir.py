@@ -14,7 +14,6 @@ renamed apart. Primitive functions left without callers are removed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from io import StringIO
 
@@ -73,7 +72,7 @@ class _Merger:
         buffer_types = [_buffer(body.args[i].type) for i in inputs] + [
             _buffer(v.type) for v in outputs
         ]
-        kernel = tir.PrimFuncOp(self.func.sym_name.data.removeprefix("fused_"), buffer_types)
+        kernel = tir.PrimFuncOp(self.func.sym_name.data, buffer_types)
         block = kernel.body.block
         buffers: dict[SSAValue, SSAValue] = {}
         for index, arg in zip(inputs, block.args, strict=False):
@@ -173,9 +172,12 @@ def _structure_key(func: tir.PrimFuncOp) -> str:
 class FuseCall(RewritePattern):
     """Replace a call of a primitive function by one call_tir of its fused kernel."""
 
-    def __init__(self, module: ModuleOp, kernels: dict[str, str]) -> None:
+    def __init__(self, module: ModuleOp) -> None:
         self.module = module
-        self.kernels = kernels
+        self.kernels: dict[str, str] = {}
+        """Kernel structure -> kernel name (identical fused kernels are shared)."""
+        self.wanted: dict[str, str] = {}
+        """Kernel name -> the primitive function's name, taken once that function is gone."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CallOp, rewriter: PatternRewriter) -> None:
@@ -205,7 +207,7 @@ class FuseCall(RewritePattern):
         key = _structure_key(kernel)
         if key in self.kernels:
             return self.kernels[key]
-        base = "fused_" + kernel.sym_name.data
+        base = anchor.sym_name.data + "_kernel"
         name, suffix = base, 0
         while SymbolTable.lookup_symbol(self.module, name) is not None:
             suffix += 1
@@ -213,6 +215,7 @@ class FuseCall(RewritePattern):
         kernel.sym_name = StringAttr(name)
         self.module.body.block.insert_op_before(kernel, anchor)
         self.kernels[key] = name
+        self.wanted[name] = anchor.sym_name.data
         return name
 
 
@@ -223,8 +226,8 @@ class FuseTIRPass(ModulePass):
     name = "relax-fuse-tir"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        kernels: dict[str, str] = {}
-        PatternRewriteWalker(FuseCall(op, kernels), apply_recursively=False).rewrite_module(op)
+        fuse = FuseCall(op)
+        PatternRewriteWalker(fuse, apply_recursively=False).rewrite_module(op)
         called = _callees(op)
         dropped: set[str] = set()
         for func in list(op.ops):
@@ -236,17 +239,16 @@ class FuseTIRPass(ModulePass):
             name = getattr(kernel, "sym_name", None)
             if isinstance(kernel, tir.PrimFuncOp) and name.data in dropped - still_called:
                 op.body.block.erase_op(kernel)
-        _take_free_names(op, kernels.values())
+        _take_free_names(op, fuse.wanted)
 
 
-def _take_free_names(module: ModuleOp, names: Iterable[str]) -> None:
-    """Rename ``fused_x1`` kernels to ``fused_x`` once the primitive function is gone."""
-    renames: dict[str, str] = {}
-    for name in names:
-        base = re.sub(r"\d+$", "", name)
-        free = base != name and base not in renames.values()
-        if free and SymbolTable.lookup_symbol(module, base) is None:
-            renames[name] = base
+def _take_free_names(module: ModuleOp, wanted: dict[str, str]) -> None:
+    """Give each fused kernel its primitive function's name once that name is free."""
+    renames = {
+        name: target
+        for name, target in wanted.items()
+        if SymbolTable.lookup_symbol(module, target) is None
+    }
     if not renames:
         return
     for op in module.walk():
