@@ -108,6 +108,9 @@ class LegalizeOperator(RewritePattern):
 
     def __init__(self, kernels: KernelTable) -> None:
         self.kernels = kernels
+        self.legalized: dict[tuple, tuple[str, list[str]]] = {}
+        """(operator, operand types, properties, result type) -> (kernel, sym params):
+        an operator seen before reuses its kernel without rebuilding it."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, OperatorOp):
@@ -123,9 +126,25 @@ class LegalizeOperator(RewritePattern):
     def to_call_tir(
         self, op: OperatorOp, result_type: Attribute, rewriter: PatternRewriter
     ) -> None:
+        args = [o for o in op.operands if not isinstance(o.type, ShapeType)]
+        key = (
+            type(op),
+            tuple(o.type for o in op.operands),
+            tuple(sorted(op.properties.items())),
+            result_type,
+        )
+        if key not in self.legalized:
+            self.legalized[key] = self.build_kernel(op, result_type)
+        name, sym_params = self.legalized[key]
+        call = CallTIROp(name, args, result_type, sym_params or None)
+        for old, new in zip(op.results, call.results, strict=True):
+            new.name_hint = old.name_hint
+        rewriter.replace(op, call)
+
+    def build_kernel(self, op: OperatorOp, result_type: Attribute) -> tuple[str, list[str]]:
+        """The kernel of ``op`` built with its ``emit_te`` (shared if structurally known)."""
         inputs: list[object] = []
         tensors: list[te.Tensor] = []
-        args = []
         for index, operand in enumerate(op.operands):
             type_ = operand.type
             if isinstance(type_, ShapeType):
@@ -135,7 +154,6 @@ class LegalizeOperator(RewritePattern):
             placeholder = te.placeholder(type_.dims, type_.dtype, f"x{index}")
             inputs.append(placeholder)
             tensors.append(placeholder)
-            args.append(operand)
         try:
             outputs = op.emit_te(inputs, result_type, dict(op.properties))
         except NotImplementedError as err:
@@ -147,11 +165,7 @@ class LegalizeOperator(RewritePattern):
         while func_op is not None and not isinstance(func_op, FuncOp):
             func_op = func_op.parent_op()
         assert func_op is not None
-        name = self.kernels.add(func, func_op)
-        call = CallTIROp(name, args, result_type, sym_params or None)
-        for old, new in zip(op.results, call.results, strict=True):
-            new.name_hint = old.name_hint
-        rewriter.replace(op, call)
+        return self.kernels.add(func, func_op), sym_params
 
 
 @dataclass(frozen=True)
