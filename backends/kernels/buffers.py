@@ -53,6 +53,14 @@ class Domain:
 
 
 @dataclass(frozen=True)
+class Whole:
+    """A whole buffer whose dimensions follow the loop variables ``vars`` in order."""
+
+    buffer: str
+    vars: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Array:
     """A value in generated code over a domain: ``code`` has one axis per domain axis
     (size 1 for the axes not in ``vars``) or is a scalar."""
@@ -62,3 +70,6 @@ class Array:
     dtype: np.dtype
     owned: bool = False
     """A temporary of the kernel's own that later operations may overwrite."""
+    whole: Whole | None = None
+    """Set when ``code`` is a view (transpose, new axes) of a whole buffer: consumers
+    that reshape may read the buffer itself instead."""

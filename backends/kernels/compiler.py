@@ -100,19 +100,29 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
         buffers, copy_back = emit_entry(src, func, kname)
         values: dict[SSAValue, str] = {}
         scalar = ScalarEmitter(src, buffers, values)
-        with src.indented('with np.errstate(all="ignore"):'):
+        token = src.fresh("fp_errors")
+        src.line(f"{token} = FP_STATE.set(FP_IGNORE)")
+        with src.indented("try:"):
             nests = itertools.count()
             for op in func.body.block.ops:
                 if isinstance(op, ForOp | StoreOp):
                     paths += _nest(src, op, buffers, scalar, kname, next(nests), vectorize)
                 else:
                     scalar.op(op, {})
+        with src.indented("finally:"):
+            src.line(f"FP_STATE.reset({token})")
         for line in copy_back:
             src.line(line)
     text = src.text()
     filename = f"<xrelax-kernel-{next(_file_ids)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = {"np": np, "rt": runtime, **src.namespace}
+    namespace = {
+        "np": np,
+        "rt": runtime,
+        "FP_STATE": runtime.FP_STATE,
+        "FP_IGNORE": runtime.FP_IGNORE,
+        **src.namespace,
+    }
     exec(compile(text, filename, "exec"), namespace)
     return CompiledKernel(
         namespace[function],

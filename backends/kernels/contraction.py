@@ -50,6 +50,8 @@ class Contraction:
         vector = not self.left_only and not self.right_only
 
         def product(vs: list[str]) -> str:
+            if len(vs) == 1:
+                return ext[vs[0]]
             return " * ".join(f"({ext[v]})" for v in vs) or "1"
 
         def operand(array: Array, groups: list[list[str]]) -> str:
@@ -66,13 +68,20 @@ class Contraction:
                     f"np.add.reduce({code}, axis={axes}, keepdims=True)", array.vars, array.dtype
                 ).code
             order = [v for g in groups for v in g]
+            shape = [ext[v] if v in own else "1" for v in self.batch]
+            shape += [product(g) for g in groups[1:] if g or not vector]
+            whole = array.whole
+            if not private and whole and [v for v in order if v in own] == list(whole.vars):
+                # The matrix is the buffer's memory in order: reshape the buffer itself.
+                if shape == [ext[v] for v in whole.vars]:
+                    return whole.buffer
+                code = f"{whole.buffer}.reshape(({', '.join(shape)},))"
+                return ev.bind(code, array.vars, array.dtype).code
             perm = [domain.position(v) for v in order] + [
                 k for k, v in enumerate(domain.names) if v not in order
             ]
             if perm != sorted(perm):
                 code = f"{code}.transpose({', '.join(map(str, perm))})"
-            shape = [ext[v] if v in own else "1" for v in self.batch]
-            shape += [product(g) for g in groups[1:] if g or not vector]
             return ev.bind(f"{code}.reshape(({', '.join(shape)},))", array.vars, array.dtype).code
 
         left = operand(self.left, [self.batch, self.left_only, self.contracted])
@@ -84,13 +93,15 @@ class Contraction:
         out_shape = [ext[v] for v in self.batch]
         if not vector:
             out_shape += [product(self.left_only), product(self.right_only)]
+        full = [ext[v] for v in out_domain.names]
         if fused and (vector or views.is_contiguous(buffer, indices, out_domain)):
-            out = dest.code if vector else f"{dest.code}.reshape(({', '.join(out_shape)},))"
+            same = vector or out_shape == full
+            out = dest.code if same else f"{dest.code}.reshape(({', '.join(out_shape)},))"
             ev.src.line(f"{call}, out={out})")
             return path
-        full = [ext[v] for v in out_domain.names]
         result = ev.bind(call + ")", frozenset(out_domain.names), dest.dtype)
-        reshaped = f"{result.code}.reshape(({', '.join(full)},))" if full else result.code
+        same = not full or out_shape == full
+        reshaped = result.code if same else f"{result.code}.reshape(({', '.join(full)},))"
         if fused:
             ev.src.line(f"np.copyto({dest.code}, {reshaped})")
         else:

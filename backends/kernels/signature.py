@@ -42,11 +42,13 @@ def emit_entry(
         dtype = dtypes.numpy_dtype(type_.dtype)
         dtype_name = src.dtype(dtype)
         rank = len(type_.dims)
+        # The common case costs an exact-type test and a dtype identity test; ndarray
+        # subclasses and equal but distinct dtype objects take the slow path.
         src.line(
-            f"if not isinstance({name}, np.ndarray) or {name}.ndim != {rank} "
-            f"or {name}.dtype != {dtype_name}:"
+            f"if type({name}) is not np.ndarray or {name}.ndim != {rank} "
+            f"or {name}.dtype is not {dtype_name}:"
         )
-        src.line(f"    rt.buffer_error({kname}, {k}, {label!r}, {name}, {rank}, {dtype_name})")
+        src.line(f"    rt.check_buffer({kname}, {k}, {label!r}, {name}, {rank}, {dtype_name})")
         shape = src.fresh(f"{name}_shape")
         src.line(f"{shape} = {name}.shape")
         shapes.append(shape)

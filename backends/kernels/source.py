@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -13,7 +14,10 @@ import sympy
 
 from xrelax.dialects import symbolic
 
-RESERVED = {"np", "rt", "range", "min", "max", "int", "len", "isinstance", "None", "True", "False"}
+RESERVED = {
+    *("np", "rt", "FP_STATE", "FP_IGNORE"),
+    *("range", "min", "max", "int", "len", "type", "isinstance", "None", "True", "False"),
+}
 
 
 class Source:
@@ -27,10 +31,17 @@ class Source:
         self._constants: dict[tuple[str, str], str] = {}
         self.py_names: dict[str, str] = {}
         """Python names of the symbolic variables known at run time."""
+        self._pure: set[str] = set()
 
     def line(self, text: str) -> None:
         """Append ``text`` at the current indentation."""
         self.lines.append("    " * self.depth + text)
+
+    def assign(self, name: str, code: str) -> None:
+        """``name = code`` where ``code`` has no side effects: dropped from the text if
+        ``name`` is never read (a view that a later step bypassed)."""
+        self.line(f"{name} = {code}")
+        self._pure.add(name)
 
     @contextmanager
     def indented(self, header: str) -> Iterator[None]:
@@ -88,8 +99,37 @@ class Source:
         return symbolic.to_python(sympy.expand(expr), mapping)
 
     def text(self) -> str:
-        """The source."""
-        return "\n".join(self.lines) + "\n"
+        """The source, without the side-effect-free assignments nothing reads."""
+        lines = list(self.lines)
+        while True:
+            reads = Counter(word for line in lines for word in re.findall(r"\b\w+\b", line))
+            dead = {
+                k
+                for k, line in enumerate(lines)
+                if (match := _ASSIGNMENT.match(line))
+                and match.group(1) in self._pure
+                and reads[match.group(1)] == 1
+            }
+            if not dead:
+                return "\n".join(lines) + "\n"
+            lines = _fill_empty_blocks([line for k, line in enumerate(lines) if k not in dead])
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _fill_empty_blocks(lines: list[str]) -> list[str]:
+    """``pass`` in the blocks that removing lines emptied."""
+    filled: list[str] = []
+    for k, line in enumerate(lines):
+        filled.append(line)
+        if line.endswith(":") and (k + 1 == len(lines) or _indent(lines[k + 1]) <= _indent(line)):
+            filled.append(" " * (_indent(line) + 4) + "pass")
+    return filled
+
+
+_ASSIGNMENT = re.compile(r"\s*(\w+) = ")
 
 
 def numpy_expr(expr: sympy.Expr, names: Mapping[str, str]) -> str:

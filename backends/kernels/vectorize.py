@@ -274,7 +274,7 @@ class Evaluator:
         if code.isidentifier():
             return Array(code, variables, dtype)
         name = self.src.fresh("t")
-        self.src.line(f"{name} = {code}")
+        self.src.assign(name, code)
         return Array(name, variables, dtype, owned)
 
     # ------------------------------------------------------------------ values

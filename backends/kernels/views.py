@@ -12,6 +12,7 @@ Indices that cannot be proven in bounds are checked when the kernel runs.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import sympy
@@ -23,7 +24,7 @@ from xrelax.backends.kernels.affine import (
     flat_offset,
     row_major_strides,
 )
-from xrelax.backends.kernels.buffers import Array, Buffer, Domain
+from xrelax.backends.kernels.buffers import Array, Buffer, Domain, Whole
 from xrelax.backends.kernels.nest import NotVectorizable
 from xrelax.backends.kernels.tree import Const, Load, Scalar
 from xrelax.dialects.symbolic import prove_equal, prove_le, prove_lt, sym
@@ -171,7 +172,24 @@ def _affine_view(
         ev.note("view")
     elif not basic:
         ev.note("strided")
-    return ev.bind(code, variables, buffer.dtype)
+    array = ev.bind(code, variables, buffer.dtype)
+    whole = _whole_vars(buffer, forms, domain) if basic else None
+    return array if whole is None else replace(array, whole=Whole(buffer.name, whole))
+
+
+def _whole_vars(buffer: Buffer, forms: list[Affine], domain: Domain) -> tuple[str, ...] | None:
+    """The loop variables the dimensions of ``buffer`` follow, if the access reads each
+    dimension whole, in order, along one variable."""
+    lows, extents = domain.lows(), domain.extents()
+    variables = []
+    for form, size in zip(forms, buffer.dims, strict=True):
+        if len(form.coeffs) != 1:
+            return None
+        ((var, coeff),) = form.coeffs.items()
+        if coeff != 1 or not prove_equal(form.at(lows), 0) or not prove_equal(extents[var], size):
+            return None
+        variables.append(var)
+    return tuple(variables)
 
 
 def _basic_view(ev: Evaluator, buffer: Buffer, forms: list[Affine], domain: Domain) -> str:

@@ -2,6 +2,10 @@
 
 Runtime values: tensors are numpy arrays, a shape is a tuple of Python ints, storage is a
 1-D uint8 array, the shape heap is a 1-D int64 array, dtypes are numpy dtype names.
+
+The builtins run on every VM call, so their common case is kept to a few attribute
+reads and comparisons: exact-type tests before ``isinstance``, dtypes compared by
+identity against cached ``np.dtype`` objects, and error messages built only on failure.
 """
 
 from __future__ import annotations
@@ -49,27 +53,42 @@ def list_funcs() -> list[str]:
     return sorted(_REGISTRY)
 
 
+class _DtypeCache(dict[str, np.dtype]):
+    """``np.dtype(name)`` by name, built once: the builtins get dtypes as names."""
+
+    def __missing__(self, name: str) -> np.dtype:
+        dtype = self[name] = np.dtype(name)
+        return dtype
+
+
+_DTYPES = _DtypeCache()
+
+
 # -- memory -----------------------------------------------------------------------------
 
 
 @register_func("vm.builtin.alloc_storage")
 def alloc_storage(size_bytes: int | tuple[int], dtype_hint: str) -> np.ndarray:
     """A 64-byte aligned byte buffer; the size may be a one-element shape, as in TVM."""
-    if isinstance(size_bytes, tuple):
+    if type(size_bytes) is tuple:
         (size_bytes,) = size_bytes
     if size_bytes < 0:
         raise VMError(f"alloc_storage: negative size {size_bytes}")
     raw = np.empty(size_bytes + STORAGE_ALIGNMENT, np.uint8)
     # ctypes is the cheapest way to read the buffer address (~4x faster than ndarray.ctypes)
-    start = -ctypes.addressof(ctypes.c_char.from_buffer(raw)) % STORAGE_ALIGNMENT
+    start = -_address(_c_char(raw)) % STORAGE_ALIGNMENT
     return raw[start : start + size_bytes]
+
+
+_address = ctypes.addressof
+_c_char = ctypes.c_char.from_buffer
 
 
 @register_func("vm.builtin.alloc_tensor")
 def alloc_tensor(storage: np.ndarray, offset_bytes: int, shape: Any, dtype: str) -> np.ndarray:
     """A tensor viewing ``storage`` from ``offset_bytes``."""
     try:
-        return np.ndarray(shape, dtype, buffer=storage, offset=offset_bytes)
+        return np.ndarray(shape, _DTYPES[dtype], buffer=storage, offset=offset_bytes)
     except (TypeError, ValueError) as err:
         dims = (shape,) if isinstance(shape, int) else tuple(shape)
         needed = math.prod(dims) * np.dtype(dtype).itemsize
@@ -84,7 +103,7 @@ def alloc_tensor(storage: np.ndarray, offset_bytes: int, shape: Any, dtype: str)
 @register_func("vm.builtin.alloc_tensor_direct")
 def alloc_tensor_direct(shape: Any, dtype: str) -> np.ndarray:
     """A fresh uninitialised tensor (unplanned allocation)."""
-    return np.empty(shape, dtype)
+    return np.empty(shape, _DTYPES[dtype])
 
 
 @register_func("vm.builtin.free_storage")
@@ -126,13 +145,17 @@ def store_shape(shape: tuple[int, ...], heap: np.ndarray, *indices: int) -> None
 @register_func("vm.builtin.load_shape")
 def load_shape(heap: np.ndarray, *indices: int) -> tuple[int, ...]:
     """The shape ``(heap[i0], heap[i1], ...)``."""
-    return tuple(heap[list(indices)].tolist())
+    item = heap.item
+    return tuple([item(index) for index in indices])
 
 
 @register_func("vm.builtin.make_shape")
 def make_shape(heap: np.ndarray, pattern: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
     """A shape from ``(kind, value)`` pairs: kind 0 is ``value``, kind 1 is ``heap[value]``."""
-    return tuple(value if kind == 0 else int(heap[value]) for kind, value in pattern)
+    dims = []
+    for kind, value in pattern:
+        dims.append(heap.item(value) if kind else value)
+    return tuple(dims)
 
 
 MATCH_EQUAL_IMM = 0
@@ -146,7 +169,7 @@ def match_shape(
     value: Any, heap: np.ndarray, pattern: tuple[tuple[int, int, str], ...], err_ctx: str
 ) -> None:
     """Match the dims of a tensor or shape against ``(kind, value, label)`` triples."""
-    if isinstance(value, np.ndarray):
+    if type(value) is np.ndarray or isinstance(value, np.ndarray):
         dims = value.shape
     elif _is_shape(value):
         dims = value
@@ -154,18 +177,31 @@ def match_shape(
         raise VMError(_in(err_ctx, f"expected a tensor or shape, got {_describe(value)}"))
     if len(dims) != len(pattern):
         raise VMError(_in(err_ctx, f"expected rank {len(pattern)}, got rank {len(dims)}"))
-    for i, (dim, (kind, slot, label)) in enumerate(zip(dims, pattern, strict=True)):
-        if kind == MATCH_STORE:
+    for dim, (kind, slot, _) in zip(dims, pattern, strict=True):
+        if kind == MATCH_EQUAL_IMM:
+            if dim != slot:
+                _match_error(dims, heap, pattern, err_ctx)
+        elif kind == MATCH_STORE:
             heap[slot] = dim
-            continue
+        elif kind == MATCH_EQUAL_HEAP:
+            if dim != heap.item(slot):
+                _match_error(dims, heap, pattern, err_ctx)
+        elif kind != MATCH_NONE:
+            raise VMError(_in(err_ctx, f"match_shape: unknown pattern kind {kind}"))
+
+
+def _match_error(
+    dims: tuple[int, ...], heap: np.ndarray, pattern: tuple[tuple[int, int, str], ...], err_ctx: str
+) -> None:
+    """Raise the error for the first dimension of ``dims`` that ``pattern`` rejects (the
+    heap holds the values the stores before it wrote)."""
+    for i, (dim, (kind, slot, label)) in enumerate(zip(dims, pattern, strict=True)):
         if kind == MATCH_EQUAL_IMM:
             expected = slot
         elif kind == MATCH_EQUAL_HEAP:
-            expected = int(heap[slot])
-        elif kind == MATCH_NONE:
-            continue
+            expected = heap.item(slot)
         else:
-            raise VMError(_in(err_ctx, f"match_shape: unknown pattern kind {kind}"))
+            continue
         if dim != expected:
             raise VMError(
                 _in(err_ctx, f"dimension {i}{_label(label)}: expected {expected}, got {dim}")
@@ -185,12 +221,17 @@ def _label(label: str) -> str:
 @register_func("vm.builtin.check_tensor_info")
 def check_tensor_info(value: Any, ndim: int, dtype: str, err_ctx: str) -> None:
     """Check ``value`` is a tensor of rank ``ndim`` (-1: any) and ``dtype`` ("": any)."""
-    if not isinstance(value, np.ndarray):
+    if type(value) is not np.ndarray and not isinstance(value, np.ndarray):
         raise VMError(_in(err_ctx, f"expected a tensor, got {_describe(value)}"))
     if ndim != -1 and value.ndim != ndim:
         raise VMError(_in(err_ctx, f"expected rank {ndim}, got rank {value.ndim}"))
-    if dtype and value.dtype.name != dtype and value.dtype != np.dtype(dtype):
+    # ``dtype.name`` costs microseconds; the identity test covers native dtypes.
+    if dtype and value.dtype is not _DTYPES[dtype] and not _same_dtype(value.dtype, dtype):
         raise VMError(_in(err_ctx, f"expected dtype {dtype}, got {value.dtype.name}"))
+
+
+def _same_dtype(actual: np.dtype, name: str) -> bool:
+    return actual == _DTYPES[name] or actual.name == name
 
 
 @register_func("vm.builtin.check_shape_info")

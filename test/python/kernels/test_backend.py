@@ -134,6 +134,71 @@ def test_signature_mismatch_messages(args, message):
     assert isinstance(info.value, ValueError)
 
 
+def test_subclasses_and_equal_dtype_objects_are_accepted():
+    kernel = kernel_of(ADD)
+    tagged = np.dtype(np.float32, metadata={"unit": "m"})
+    assert tagged == np.float32 and tagged is not np.dtype(np.float32)
+    a = np.ones((2, 3), tagged)
+    b = np.ones(3, np.float32).view(np.ma.MaskedArray)
+    c = np.zeros((2, 3), np.float32)
+    kernel(a, b, c)
+    np.testing.assert_array_equal(c, 2)
+
+
+def test_floating_point_errors_are_silent_and_the_error_state_is_restored():
+    kernel = kernel_of(ADD)
+    big = np.full((1, 2), 3e38, np.float32)
+    out = np.empty((1, 2), np.float32)
+    before = np.geterr()
+    with np.errstate(all="raise"):
+        kernel(big, big[0], out)
+        assert np.geterr()["over"] == "raise"
+        with pytest.raises(FloatingPointError):
+            np.multiply(big, big)
+    assert np.isinf(out).all()
+    shift = kernel_of(
+        """
+tir.prim_func @shift(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+    %a = tir.load %A[i + 1] : f32
+    tir.store %B[i], %a : f32
+  }
+}"""
+    )
+    with pytest.raises(KernelError):
+        shift(np.ones(3, np.float32), np.ones(3, np.float32))
+    assert np.geterr() == before
+
+
+def test_a_plain_matrix_product_reads_its_buffers_without_views():
+    kernel = kernel_of(
+        """
+tir.prim_func @mm(%A: !tir.buffer<[n, k], f32>, %B: !tir.buffer<[k, m], f32>, %C: !tir.buffer<[n, m], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, m) {
+      %z = arith.constant 0.0 : f32
+      tir.store %C[i, j], %z : f32
+      tir.for r in [0, k) {
+        %c = tir.load %C[i, j] : f32
+        %a = tir.load %A[i, r] : f32
+        %b = tir.load %B[r, j] : f32
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        tir.store %C[i, j], %s : f32
+      }
+    }
+  }
+}"""
+    )
+    assert [p.path for p in kernel.paths] == ["init", "matmul"]
+    assert "np.matmul(A, B, out=C)" in kernel.source
+    assert ".transpose(" not in kernel.source and ".reshape(" not in kernel.source
+    a, b = RNG.random((3, 5), np.float32), RNG.random((5, 4), np.float32)
+    c = np.empty((3, 4), np.float32)
+    kernel(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-6)
+
+
 def test_expression_and_constant_dimension_messages():
     kernel = kernel_of(SCALE)
     a = np.ones((3, 4), np.float32)

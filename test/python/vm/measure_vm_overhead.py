@@ -10,6 +10,7 @@ Run ``python test/python/vm/measure_vm_overhead.py``. Prints
 import timeit
 
 import numpy as np
+
 from xrelax.backends.vm import ExecBuilder, VirtualMachine, register_func
 
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from xrelax.backends.vm import (
     ExecBuilder,
     VirtualMachine,
@@ -124,6 +125,12 @@ def test_match_shape_kinds() -> None:
     assert heap[0] == 6
     match_shape((8, 4, 5, 1), heap, pattern, "main: parameter 'x'")
     assert heap[0] == 8
+    # a dimension stored by the pattern is seen by the later dimensions
+    match_shape(np.zeros((3, 3)), heap, ((1, 1, "n"), (2, 1, "n")), "ctx")
+    with pytest.raises(
+        VMError, match=r"^ctx: dimension 1 \(symbolic variable n\): expected 3, got 2$"
+    ):
+        match_shape(np.zeros((3, 2)), heap, ((1, 1, "n"), (2, 1, "n")), "ctx")
 
 
 @pytest.mark.parametrize(
@@ -172,6 +179,9 @@ def test_checks_accept() -> None:
     x = np.zeros((2, 3), "float32")
     check_tensor(x, 2, "float32", "ctx")
     check_tensor(x, -1, "", "ctx")
+    check_tensor(np.zeros(2, np.dtype("float32", metadata={"k": 1})), 1, "float32", "ctx")
+    check_tensor(np.zeros(2, ">f4"), 1, "float32", "ctx")
+    check_tensor(np.zeros(2).view(np.ma.MaskedArray), 1, "float64", "ctx")
     check_shape((2, 3), 2, "ctx")
     check_shape((), -1, "ctx")
     check_tuple((x, (1,)), 2, "ctx")

@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+
 from xrelax.backends.vm import (
     Arg,
     ArgKind,

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from xrelax.backends.vm import ExecBuilder, Executable, VirtualMachine, VMError, register_func
 
 register_func("test.vm.move", lambda src: src, override=True)
