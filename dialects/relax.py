@@ -82,9 +82,11 @@ from xrelax.dialects.syntax import (
     parse_operand_list,
     parse_paren_types,
     parse_result_types,
+    parse_symbol_call,
     parse_type,
     print_dims,
     print_result_types,
+    print_symbol_call,
     resolve_operands,
     split_properties,
 )
@@ -382,6 +384,18 @@ def check_declared_type(declared: Attribute, deduced: Attribute, what: str = "re
     )
 
 
+def check_region_results(
+    declared: Sequence[Attribute], values: Sequence[SSAValue], gives: str, what: str
+) -> None:
+    """A region's terminator values against the op's declared result types."""
+    if len(values) != len(declared):
+        raise VerifyException(
+            f"{gives} {len(values)} values but the op declares {len(declared)} results"
+        )
+    for index, (type_, value) in enumerate(zip(declared, values, strict=True)):
+        check_declared_type(type_, value.type, f"{what} #{index}")
+
+
 def show_type(type_: Attribute) -> str:
     """The textual form of a type, for messages."""
     stream = StringIO()
@@ -573,15 +587,9 @@ class DataflowOp(IRDLOperation):
         terminator = self.body.block.last_op
         if not isinstance(terminator, OutputOp):
             raise VerifyException("relax.dataflow must end with relax.output")
-        if len(terminator.values) != len(self.outputs):
-            raise VerifyException(
-                f"relax.output gives {len(terminator.values)} values but the region "
-                f"declares {len(self.outputs)} results"
-            )
-        for index, (declared, value) in enumerate(
-            zip(self.outputs.types, terminator.values, strict=True)
-        ):
-            check_declared_type(declared, value.type, f"dataflow result #{index}")
+        check_region_results(
+            self.outputs.types, terminator.values, "relax.output gives", "dataflow result"
+        )
 
 
 @irdl_op_definition
@@ -1071,40 +1079,17 @@ class CallTIROp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> CallTIROp:
-        callee = parser.parse_symbol_name()
-        operands = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, parser.parse_unresolved_operand
-        )
-        sym_args = None
-        if parser.parse_optional_keyword("sym") is not None:
-            sym_args = DimsAttr(parse_bracket_dims(parser))
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        values = resolve_operands(parser, operands, parse_paren_types(parser), pos)
+        props, values, attrs = parse_symbol_call(parser)
         parser.parse_punctuation("->")
         result = parse_type(parser)
         return cls.create(
-            operands=values,
-            properties={
-                "callee": FlatSymbolRefAttr(callee),
-                **({"sym_args": sym_args} if sym_args else {}),
-            },
-            result_types=[result],
-            attributes=attrs,
+            operands=values, properties=props, result_types=[result], attributes=attrs
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_attribute(self.callee)
-        printer.print_string("(")
-        printer.print_list(self.args, printer.print_operand)
-        printer.print_string(")")
-        if self.sym_args is not None:
-            printer.print_string(" sym ")
-            print_dims(printer, self.sym_args.data)
-        printer.print_op_attributes(self.attributes)
-        _print_functional_type(printer, self.args, [self.result])
+        print_symbol_call(printer, self.callee, self.args, self.sym_args, self.attributes)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         for index, type_ in enumerate(self.output_types):
@@ -1283,31 +1268,19 @@ class CallOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> CallOp:
-        callee = parser.parse_symbol_name()
-        operands = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, parser.parse_unresolved_operand
-        )
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        values = resolve_operands(parser, operands, parse_paren_types(parser), pos)
+        props, values, attrs = parse_symbol_call(parser)
+        if "sym_args" in props:
+            parser.raise_error("relax.call takes no sym arguments")
         parser.parse_punctuation("->")
         result = parse_type(parser)
         return cls.create(
-            operands=values,
-            properties={"callee": FlatSymbolRefAttr(callee)},
-            result_types=[result],
-            attributes=attrs,
+            operands=values, properties=props, result_types=[result], attributes=attrs
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_attribute(self.callee)
-        printer.print_string("(")
-        printer.print_list(self.args, printer.print_operand)
-        printer.print_string(")")
-        printer.print_op_attributes(self.attributes)
-        _print_functional_type(printer, self.args, [self.result])
+        print_symbol_call(printer, self.callee, self.args, None, self.attributes)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         if _inside_dataflow(self):
@@ -1380,15 +1353,12 @@ class IfOp(IRDLOperation):
             terminator = region.block.last_op
             if not isinstance(terminator, YieldOp):
                 raise VerifyException(f"the {region_name} region must end with relax.yield")
-            if len(terminator.values) != len(self.res):
-                raise VerifyException(
-                    f"the {region_name} region yields {len(terminator.values)} values, "
-                    f"expected {len(self.res)}"
-                )
-            for index, (declared, value) in enumerate(
-                zip(self.res.types, terminator.values, strict=True)
-            ):
-                check_declared_type(declared, value.type, f"{region_name}-branch result #{index}")
+            check_region_results(
+                self.res.types,
+                terminator.values,
+                f"the {region_name} region yields",
+                f"{region_name}-branch result",
+            )
 
 
 @irdl_op_definition

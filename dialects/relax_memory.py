@@ -45,10 +45,10 @@ from xrelax.dialects.relax import ObjectType, TensorType, show_type
 from xrelax.dialects.syntax import (
     parse_bracket_dims,
     parse_defined_operand,
-    parse_paren_types,
+    parse_symbol_call,
     parse_type,
     print_dims,
-    resolve_operands,
+    print_symbol_call,
 )
 
 
@@ -242,34 +242,13 @@ class CallDPSOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> CallDPSOp:
-        callee = parser.parse_symbol_name()
-        operands = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, parser.parse_unresolved_operand
-        )
-        props: dict[str, Attribute] = {"callee": FlatSymbolRefAttr(callee)}
-        if parser.parse_optional_keyword("sym") is not None:
-            props["sym_args"] = DimsAttr(parse_bracket_dims(parser))
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        values = resolve_operands(parser, operands, parse_paren_types(parser), pos)
+        props, values, attrs = parse_symbol_call(parser)
         op = cls.create(operands=values, properties=props)
         op.attributes |= attrs
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_attribute(self.callee)
-        printer.print_string("(")
-        printer.print_list(self.args, printer.print_operand)
-        printer.print_string(")")
-        if self.sym_args is not None:
-            printer.print_string(" sym ")
-            print_dims(printer, self.sym_args.data)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : (")
-        printer.print_list([a.type for a in self.args], printer.print_attribute)
-        printer.print_string(")")
+        print_symbol_call(printer, self.callee, self.args, self.sym_args, self.attributes)
 
 
 MEMORY_OPS = (

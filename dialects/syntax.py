@@ -134,3 +134,46 @@ def split_properties(
     props = {k: v for k, v in attributes.items() if k in names}
     attrs = {k: v for k, v in attributes.items() if k not in names}
     return props, attrs
+
+
+def parse_symbol_call(
+    parser: Parser,
+) -> tuple[dict[str, Attribute], list[SSAValue], dict[str, Attribute]]:
+    """``@callee(%a, %b) sym [m] {attrs} : (T1, T2)``: (properties, operands, attributes);
+    the properties are ``callee`` and, when written, ``sym_args``."""
+    from xdsl.dialects.builtin import FlatSymbolRefAttr
+
+    from xrelax.dialects.dims import DimsAttr
+
+    props: dict[str, Attribute] = {"callee": FlatSymbolRefAttr(parser.parse_symbol_name())}
+    operands = parser.parse_comma_separated_list(
+        parser.Delimiter.PAREN, parser.parse_unresolved_operand
+    )
+    if parser.parse_optional_keyword("sym") is not None:
+        props["sym_args"] = DimsAttr(parse_bracket_dims(parser))
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    pos = parser.pos
+    return props, resolve_operands(parser, operands, parse_paren_types(parser), pos), attrs
+
+
+def print_symbol_call(
+    printer: Printer,
+    callee: Attribute,
+    args: Sequence[SSAValue],
+    sym_args: Attribute | None,
+    attributes: dict[str, Attribute],
+) -> None:
+    """The inverse of :func:`parse_symbol_call`."""
+    printer.print_string(" ")
+    printer.print_attribute(callee)
+    printer.print_string("(")
+    printer.print_list(args, printer.print_operand)
+    printer.print_string(")")
+    if sym_args is not None:
+        printer.print_string(" sym ")
+        print_dims(printer, sym_args.data)  # type: ignore[attr-defined]
+    printer.print_op_attributes(attributes)
+    printer.print_string(" : (")
+    printer.print_list([a.type for a in args], printer.print_attribute)
+    printer.print_string(")")

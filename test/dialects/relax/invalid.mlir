@@ -211,7 +211,7 @@ relax.func @return_incompatible(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n
 // -----
 
 relax.func @output_count(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {
-  // expected-error @+1 {{relax.output gives 2 values but the region declares 1 results}}
+  // expected-error @+1 {{relax.output gives 2 values but the op declares 1 results}}
   %a = relax.dataflow -> !relax.tensor<[n], f32> {
     relax.output %x, %x : !relax.tensor<[n], f32>, !relax.tensor<[n], f32>
   }
