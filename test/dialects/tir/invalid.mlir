@@ -1,0 +1,65 @@
+// RUN: relax-opt %s --split-input-file --verify-diagnostics
+// Every verifier rule of the tir dialect.
+
+tir.prim_func @index_count(%X: !tir.buffer<[n, m], f32>) {
+  tir.for i in [0, n) {
+    // expected-error @+1 {{1 indices for a buffer of rank 2}}
+    %v = tir.load %X[i] : f32
+  }
+}
+
+// -----
+
+tir.prim_func @undefined_variable(%X: !tir.buffer<[n], f32>) {
+  // expected-error @+1 {{uses undefined symbolic variable(s) k}}
+  tir.for i in [0, k) {
+  }
+}
+
+// -----
+
+tir.prim_func @dtypes(%X: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+    // expected-error @+1 {{loads i32 from a buffer of f32}}
+    %v = tir.load %X[i] : i32
+  }
+}
+
+// -----
+
+tir.prim_func @store_dtype(%X: !tir.buffer<[n], f32>) {
+  %c = arith.constant 1 : i32
+  tir.for i in [0, n) {
+    // expected-error @+1 {{stores i32 into a buffer of f32}}
+    tir.store %X[i], %c : i32
+  }
+}
+
+// -----
+
+tir.prim_func @shadowing(%X: !tir.buffer<[n], f32>) {
+  // expected-error @+1 {{loop variable 'n' shadows an existing variable}}
+  tir.for n in [0, 4) {
+  }
+}
+
+// -----
+
+// expected-error @+1 {{buffer #0 uses symbolic variable(s) n that no buffer binds as a whole dimension and no sym parameter names}}
+tir.prim_func @unbound(%X: !tir.buffer<[n * 2], f32>) {
+}
+
+// -----
+
+tir.prim_func @index_type(%X: !tir.buffer<[n], f32>) {
+  // expected-error @+1 {{tir.index produces i32 or i64}}
+  %i = tir.index n : f32
+}
+
+// -----
+
+tir.prim_func @not_a_buffer(%X: !tir.buffer<[n], f32>) {
+  %c = arith.constant 1.0 : f32
+  // expected-error @+1 {{expected a symbolic expression, got ']'}}
+  %v = tir.load %X[n +] : f32
+}
