@@ -1,10 +1,11 @@
 """``relax-run``: compile and execute a program on the VM (DESIGN §8).
 
-    relax-run FILE --entry main --inputs in.npz --outputs out.npz
+    relax-run FILE --entry main --inputs in.npz --params w.npz --outputs out.npz
 
 ``FILE`` is relax-level ``.mlir`` (compiled with ``relax-to-vm``), vm-level ``.mlir``
 (``vm.func``), or an executable saved with ``--save-executable``. Inputs are keyed by
-parameter name; outputs are written as ``out0``, ``out1``, ... (tuples flattened in
+parameter name (``--params`` adds weights, such as ``relax-import --params-out`` writes,
+by name too); outputs are written as ``out0``, ``out1``, ... (tuples flattened in
 order). ``--load-packed F.py`` runs a Python file that registers packed functions
 (``@xrelax.register_func("name")``). Every error is one line on stderr and a
 non-zero exit.
@@ -34,6 +35,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("file", help="relax or vm .mlir, or a saved executable")
     parser.add_argument("--entry", default="main", help="function to run (default: main)")
     parser.add_argument("--inputs", help=".npz with one array per parameter, by name")
+    parser.add_argument(
+        "--params", metavar="W.npz", help=".npz of weights by parameter name, added to --inputs"
+    )
     parser.add_argument("--outputs", help=".npz to write the results to (out0, out1, ...)")
     parser.add_argument(
         "--load-packed",
@@ -92,14 +96,25 @@ def _param_names(exe: Any, entry: str) -> list[str]:
     raise RunError(f"no function '{entry}' in the program (functions: {available})")
 
 
-def _read_inputs(path: str | None, entry: str, params: list[str]) -> list[np.ndarray]:
-    arrays: dict[str, np.ndarray] = {}
-    if path is not None:
-        try:
-            with np.load(path, allow_pickle=False) as npz:
-                arrays = {key: npz[key] for key in npz.files}
-        except (OSError, ValueError) as err:
-            raise RunError(f"cannot read inputs '{path}': {err}") from None
+def _read_npz(path: str | None, what: str) -> dict[str, np.ndarray]:
+    if path is None:
+        return {}
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return {key: npz[key] for key in npz.files}
+    except (OSError, ValueError) as err:
+        raise RunError(f"cannot read {what} '{path}': {err}") from None
+
+
+def _read_inputs(
+    path: str | None, entry: str, params: list[str], weights_path: str | None = None
+) -> list[np.ndarray]:
+    arrays = _read_npz(path, "inputs")
+    weights = _read_npz(weights_path, "params")
+    both = sorted(set(arrays) & set(weights))
+    if both:
+        raise RunError(f"{entry}: '{both[0]}' is given by both --inputs and --params")
+    arrays |= weights
     missing = [p for p in params if p not in arrays]
     if missing:
         raise RunError(
@@ -149,7 +164,7 @@ def _interpret(args: argparse.Namespace) -> Any:
     func = next((f for f in funcs if f.sym_name.data == args.entry), None)
     if func is None:
         raise RunError(f"no relax function '{args.entry}' in '{args.file}'")
-    inputs = _read_inputs(args.inputs, args.entry, func.param_names)
+    inputs = _read_inputs(args.inputs, args.entry, func.param_names, args.params)
     try:
         return xrelax.interpret(module, args.entry, *inputs)
     except InterpreterError as err:
@@ -173,7 +188,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         exe = _load_executable(args.file, args.pipeline)
         if args.save_executable:
             exe.save(args.save_executable)
-        inputs = _read_inputs(args.inputs, args.entry, _param_names(exe, args.entry))
+        inputs = _read_inputs(args.inputs, args.entry, _param_names(exe, args.entry), args.params)
         if args.allow_missing_packed:
             _register_missing(exe)
         try:

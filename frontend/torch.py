@@ -1,0 +1,743 @@
+"""Import a ``torch.export`` ExportedProgram into relax.
+
+```python
+ep = torch.export.export(model.eval(), (x,), dynamic_shapes={"x": {0: Dim("batch")}})
+imported = xrelax.frontend.from_exported_program(ep)
+vm = xrelax.VirtualMachine(xrelax.compile(imported.module))
+y = vm["main"](x.numpy(), **imported.params)
+```
+
+* Dynamic dimensions become relax variables, named after their ``Dim`` while the
+  program is in memory (a program loaded from ``.pt2`` has lost those names: ``s0``,
+  ``s1``, ... in order of first appearance). The relations torch proved between them
+  (one ``Dim`` shared by two inputs, a derived ``2 * batch``) become symbolic
+  expressions in the parameter types, checked at run time; every intermediate shape
+  torch knows is checked against the relax deduction. Ranges (``min``, ``max``) are
+  not checked.
+* ATen operators map onto relax operators or compositions of them
+  (:mod:`xrelax.frontend.emitter`); :data:`SUPPORTED` lists them. Both the program
+  ``torch.export.export`` returns and its ``run_decompositions()`` form import.
+* Parameters, buffers and tensor constants become parameters after the inputs, named
+  after their ``state_dict`` keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from os import PathLike
+from typing import Any
+
+import numpy as np
+import sympy
+import torch
+from torch.export import ExportedProgram
+from torch.export.graph_signature import InputKind, OutputKind
+from xdsl.ir import Attribute, SSAValue
+
+from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects.block_builder import BlockBuilder
+from xrelax.dialects.relax import RelaxError
+from xrelax.frontend.common import (
+    FrontendError,
+    ImportedModel,
+    ModelBuilder,
+    Unsupported,
+)
+from xrelax.frontend.emitter import Emitter
+
+_DTYPES: dict[torch.dtype, Attribute] = {
+    torch.float32: dtypes.F32,
+    torch.float16: dtypes.F16,
+    torch.float64: dtypes.F64,
+    torch.bfloat16: dtypes.BF16,
+    torch.int64: dtypes.I64,
+    torch.int32: dtypes.I32,
+    torch.int16: dtypes.I16,
+    torch.int8: dtypes.I8,
+    torch.bool: dtypes.I1,
+}
+
+_POISON = object()
+"""The value of a node whose operator is unsupported (and of everything using it)."""
+
+_Converter = Callable[["_Importer", torch.fx.Node, dict[str, Any]], Any]
+_CONVERTERS: dict[str, _Converter] = {}
+
+_IGNORED = {
+    "aten._assert_scalar",
+    "aten._assert_tensor_metadata",
+    "aten.sym_constrain_range",
+    "aten.sym_constrain_range_for_size",
+    "aten._assert_async",
+}
+"""Run-time assertions on values torch already proved at export."""
+
+
+def from_exported_program(program: ExportedProgram) -> ImportedModel:
+    """Import ``program`` (from ``torch.export.export``); raises
+    :class:`~xrelax.frontend.UnsupportedOperatorsError` listing every unsupported
+    operator, or :class:`~xrelax.frontend.FrontendError`."""
+    return _Importer(program).run()
+
+
+def load(path: str | PathLike[str]) -> ImportedModel:
+    """Import the ExportedProgram saved at ``path`` (``torch.export.save``, ``.pt2``)."""
+    try:
+        program = torch.export.load(path)
+    except (OSError, RuntimeError, ValueError, KeyError) as err:
+        raise FrontendError(f"cannot load '{path}' as a torch.export program: {err}") from None
+    return from_exported_program(program)
+
+
+def _converts(*names: str) -> Callable[[_Converter], _Converter]:
+    def register(fn: _Converter) -> _Converter:
+        for name in names:
+            _CONVERTERS[name] = fn
+        return fn
+
+    return register
+
+
+def _target_name(node: torch.fx.Node) -> str:
+    """The operator's name as reported: ``aten.add.Tensor``, ``operator.getitem``."""
+    target = node.target
+    if isinstance(target, torch._ops.OpOverload):
+        return str(target)
+    module = getattr(target, "__module__", None) or ""
+    name = getattr(target, "__name__", str(target))
+    module = "operator" if module == "_operator" else module
+    return f"{module}.{name}" if module else name
+
+
+def _converter_key(node: torch.fx.Node) -> str:
+    target = node.target
+    if isinstance(target, torch._ops.OpOverload):
+        return str(target._overloadpacket)
+    return _target_name(node)
+
+
+class _Importer:
+    def __init__(self, program: ExportedProgram) -> None:
+        self.program = program
+        self.graph = program.graph_module.graph
+        self.builder = ModelBuilder("ATen")
+        self.env: dict[torch.fx.Node, Any] = {}
+        self.param_names: dict[str, str] = {}
+        """Placeholder node name -> relax parameter name."""
+        self.consts: dict[str, np.ndarray] = {}
+        """Placeholder node name -> value of a one-element tensor constant."""
+        self.em: Emitter
+
+    # ------------------------------------------------------------------ signature
+
+    def run(self) -> ImportedModel:
+        signature = self.program.graph_signature
+        placeholders = {n.name: n for n in self.graph.nodes if n.op == "placeholder"}
+        self._name_variables(
+            [
+                placeholders[s.arg.name]
+                for s in signature.input_specs
+                if s.kind == InputKind.USER_INPUT
+            ]
+        )
+        weights = []
+        for spec in signature.input_specs:
+            node = placeholders[spec.arg.name]
+            if spec.kind == InputKind.USER_INPUT:
+                value = node.meta.get("val")
+                if not isinstance(value, torch.Tensor):
+                    raise FrontendError(f"input '{node.name}' is not a tensor ({value!r})")
+                dims = [self._expr(d) for d in value.shape]
+                name = self.builder.add_input(node.name, dims, self._dtype(value.dtype, node))
+                self.param_names[node.name] = name
+            elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
+                weights.append((spec, node))
+            else:
+                raise FrontendError(
+                    f"input '{node.name}' of kind {spec.kind.name} is not supported"
+                )
+        for spec, node in weights:
+            tensor = self._weight_value(spec)
+            if spec.kind == InputKind.CONSTANT_TENSOR and tensor.size <= 1:
+                self.consts[node.name] = tensor
+            else:
+                self.param_names[node.name] = self.builder.add_weight(spec.target, tensor)
+        for spec in signature.output_specs:
+            if spec.kind != OutputKind.USER_OUTPUT:
+                raise FrontendError(
+                    f"output '{spec.arg.name}' is a {spec.kind.name} "
+                    "(export the model in eval mode)"
+                )
+        return self.builder.build(self._body)
+
+    def _name_variables(self, inputs: Sequence[torch.fx.Node]) -> None:
+        """Relax variables for the inputs' symbols: the ``Dim`` name, else ``s0, s1...``."""
+        debug_names = _dim_names(inputs)
+        unnamed = 0
+        for node in inputs:
+            value = node.meta.get("val")
+            for dim in getattr(value, "shape", ()):
+                if not isinstance(dim, torch.SymInt):
+                    continue
+                for symbol in sorted(dim.node.expr.free_symbols, key=str):
+                    if symbol in self.builder.symbols:
+                        continue
+                    name = debug_names.get(symbol)
+                    if name is None:
+                        name, unnamed = f"s{unnamed}", unnamed + 1
+                    self.builder.variable(symbol, name)
+
+    def _weight_value(self, spec: Any) -> np.ndarray:
+        source = self.program.state_dict if spec.kind != InputKind.CONSTANT_TENSOR else {}
+        value = source.get(spec.target, self.program.constants.get(spec.target))
+        if not isinstance(value, torch.Tensor):
+            raise FrontendError(f"no tensor value for '{spec.target}'")
+        value = value.detach().cpu()
+        if value.dtype not in _DTYPES or value.dtype == torch.bfloat16:
+            raise FrontendError(f"weight '{spec.target}' has element type {value.dtype}")
+        return value.numpy()
+
+    # ------------------------------------------------------------------ body
+
+    def _body(self, bb: BlockBuilder, params: dict[str, SSAValue]) -> list[SSAValue]:
+        self.em = Emitter(bb)
+        outputs: list[Any] = []
+        for node in self.graph.nodes:
+            if node.op == "placeholder":
+                if node.name in self.consts:
+                    self.env[node] = self.em.const(self.consts[node.name])
+                else:
+                    self.env[node] = params[self.param_names[node.name]]
+            elif node.op == "call_function":
+                self.env[node] = self._call(node)
+            elif node.op == "output":
+                outputs = [self._value(a) for a in node.args[0]]
+            else:
+                raise FrontendError(f"node '{node.name}': '{node.op}' nodes are not supported")
+        if self.builder.unsupported:
+            return []
+        for index, value in enumerate(outputs):
+            if not isinstance(value, SSAValue):
+                raise FrontendError(f"output {index} is not a tensor ({value!r})")
+        return outputs
+
+    def _call(self, node: torch.fx.Node) -> Any:
+        key = _converter_key(node)
+        if key in _IGNORED:
+            return None
+        value = node.meta.get("val")
+        if isinstance(value, torch.SymInt | int) and not isinstance(value, bool):
+            return self._expr(value)
+        converter = _CONVERTERS.get(key)
+        if converter is None:
+            self.builder.unsupported[_target_name(node)] += 1
+            return _POISON
+        args = self._bind(node)
+        if _poisoned(args):
+            return _POISON
+        try:
+            result = converter(self, node, args)
+        except Unsupported as err:
+            self.builder.unsupported[f"{_target_name(node)} ({err.what})"] += 1
+            return _POISON
+        except (FrontendError, RelaxError) as err:
+            raise FrontendError(f"node '{node.name}' ({_target_name(node)}): {err}") from None
+        if isinstance(result, SSAValue) and isinstance(value, torch.Tensor):
+            result = self._checked(node, result, value)
+        return result
+
+    def _checked(self, node: torch.fx.Node, result: SSAValue, value: torch.Tensor) -> SSAValue:
+        """``result`` with the shape torch gives the node (the dtypes must agree)."""
+        dtype = self._dtype(value.dtype, node)
+        if self.em.dtype(result) != dtype:
+            raise FrontendError(
+                f"internal error: node '{node.name}' ({_target_name(node)}) gives "
+                f"{result.type}, torch says {value.dtype}"
+            )
+        return self.em.match(result, [self._expr(d) for d in value.shape])
+
+    def _bind(self, node: torch.fx.Node) -> dict[str, Any]:
+        """The node's arguments by schema name, defaults filled in, values resolved."""
+        target = node.target
+        if not isinstance(target, torch._ops.OpOverload):
+            return {str(i): self._value(a) for i, a in enumerate(node.args)}
+        bound: dict[str, Any] = {}
+        for index, arg in enumerate(target._schema.arguments):
+            if index < len(node.args) and not arg.kwarg_only:
+                bound[arg.name] = self._value(node.args[index])
+            elif arg.name in node.kwargs:
+                bound[arg.name] = self._value(node.kwargs[arg.name])
+            elif arg.has_default_value():
+                bound[arg.name] = arg.default_value
+            else:
+                bound[arg.name] = None
+        return bound
+
+    def _value(self, arg: Any) -> Any:
+        if isinstance(arg, torch.fx.Node):
+            return self.env[arg]
+        if isinstance(arg, list | tuple):
+            return [self._value(a) for a in arg]
+        return arg
+
+    # ------------------------------------------------------------------ conversions
+
+    def _expr(self, value: Any) -> sympy.Expr:
+        """A torch size (int, SymInt or its sympy expression) as a relax expression."""
+        if isinstance(value, torch.SymInt):
+            value = value.node.expr
+        if isinstance(value, int):
+            return sympy.Integer(value)
+        if value.is_Integer:
+            return sympy.Integer(int(value))
+        if value.is_Symbol:
+            return self.builder.variable(value, value.name)
+        args = [self._expr(a) for a in value.args]
+        if value.is_Add:
+            return sympy.expand(sympy.Add(*args))
+        if value.is_Mul:
+            return sympy.expand(sympy.Mul(*args))
+        if value.is_Pow and value.exp.is_Integer and value.exp > 0:
+            return sympy.expand(args[0] ** int(value.exp))
+        kind = type(value).__name__
+        if kind in ("FloorDiv", "CleanDiv"):
+            return symbolic.floordiv(*args)
+        if kind in ("Mod", "PythonMod"):
+            return symbolic.floormod(*args)
+        if kind == "Max":
+            return symbolic.smax(*args)
+        if kind == "Min":
+            return symbolic.smin(*args)
+        raise FrontendError(f"cannot express the symbolic size {value} in relax")
+
+    def _dtype(self, dtype: torch.dtype, node: torch.fx.Node) -> Attribute:
+        if dtype not in _DTYPES:
+            raise FrontendError(f"node '{node.name}' has element type {dtype}")
+        return _DTYPES[dtype]
+
+    def out_dims(self, node: torch.fx.Node) -> list[sympy.Expr]:
+        """The shape torch gives the node's (tensor) result."""
+        return [self._expr(d) for d in node.meta["val"].shape]
+
+    def out_dtype(self, node: torch.fx.Node) -> Attribute:
+        """The element type torch gives the node's (tensor) result."""
+        return self._dtype(node.meta["val"].dtype, node)
+
+    def cast(self, x: SSAValue, dtype: Attribute) -> SSAValue:
+        """``x`` in element type ``dtype``."""
+        return x if self.em.dtype(x) == dtype else self.em.op("astype", x, dtype=dtype)
+
+
+def _poisoned(value: Any) -> bool:
+    if value is _POISON:
+        return True
+    if isinstance(value, list | dict):
+        items = value.values() if isinstance(value, dict) else value
+        return any(_poisoned(v) for v in items)
+    return False
+
+
+def _dim_names(inputs: Sequence[torch.fx.Node]) -> dict[Any, str]:
+    """The ``Dim`` names torch keeps for the inputs' symbols (in-memory programs only)."""
+    for node in inputs:
+        fake_mode = getattr(node.meta.get("val"), "fake_mode", None)
+        shape_env = getattr(fake_mode, "shape_env", None)
+        if shape_env is None:
+            continue
+        debug = getattr(shape_env, "source_name_to_debug_name", None) or {}
+        names: dict[Any, str] = {}
+        for symbol, sources in (getattr(shape_env, "var_to_sources", None) or {}).items():
+            for source in sources:
+                source_name = source.name() if callable(source.name) else source.name
+                # The root of derived dims (``2 * batch``) has a constant source: its name.
+                name = getattr(source, "source_name", None) or debug.get(source_name)
+                if isinstance(name, str) and name.isidentifier():
+                    names.setdefault(symbol, name)
+        return names
+    return {}
+
+
+# ============================================================================ converters
+# Each takes the importer, the node and its arguments by schema name.
+
+
+def _unary(relax_name: str) -> _Converter:
+    return lambda imp, node, a: imp.em.op(relax_name, a["self"])
+
+
+for _aten, _relax in {
+    "relu": "relu",
+    "sigmoid": "sigmoid",
+    "tanh": "tanh",
+    "exp": "exp",
+    "log": "log",
+    "sqrt": "sqrt",
+    "rsqrt": "rsqrt",
+    "neg": "negative",
+    "abs": "abs",
+    "silu": "silu",
+}.items():
+    _converts(f"aten.{_aten}", f"aten.{_aten}_")(_unary(_relax))
+
+
+@_converts("aten.clone", "aten.contiguous", "aten.alias", "aten.detach", "aten.lift_fresh_copy")
+def _identity(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return a["self"]
+
+
+@_converts("aten.dropout", "aten.feature_dropout", "aten.alpha_dropout")
+def _dropout(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    if a["train"]:
+        raise Unsupported("train=True")
+    return a["input"]
+
+
+@_converts("aten.gelu")
+def _gelu(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    if a["approximate"] == "tanh":
+        return imp.em.gelu_tanh(a["self"])
+    return imp.em.op("gelu", a["self"])
+
+
+@_converts("aten.hardtanh", "aten.clamp")
+def _clamp(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    low = a.get("min", a.get("min_val"))
+    high = a.get("max", a.get("max_val"))
+    return imp.em.clamp(a["self"], low, high)
+
+
+@_converts("aten.relu6")
+def _relu6(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.clamp(a["self"], 0.0, 6.0)
+
+
+@_converts("aten.leaky_relu")
+def _leaky_relu(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, x = imp.em, a["self"]
+    positive = em.op("greater", x, em.scalar(0, x))
+    return em.op("where", positive, x, em.op("multiply", x, em.scalar(a["negative_slope"], x)))
+
+
+@_converts("aten.softmax", "aten._softmax", "aten.log_softmax", "aten._log_softmax")
+def _softmax(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    x = imp.cast(a["self"], imp.out_dtype(node))
+    name = "log_softmax" if "log" in _converter_key(node) else "softmax"
+    return imp.em.op(name, x, axis=a["dim"])
+
+
+_BINARY = {
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "div": "divide",
+    "pow": "power",
+    "maximum": "maximum",
+    "minimum": "minimum",
+}
+_COMPARE = {
+    "eq": "equal",
+    "ne": "not_equal",
+    "lt": "less",
+    "le": "less_equal",
+    "gt": "greater",
+    "ge": "greater_equal",
+}
+
+
+def _binary(relax_name: str) -> _Converter:
+    def convert(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+        em, dtype = imp.em, imp.out_dtype(node)
+        lhs, rhs = a["self"], a["other"] if "other" in a else a["exponent"]
+        if not isinstance(lhs, SSAValue):
+            lhs = em.const(lhs, dtype)
+        lhs = imp.cast(lhs, dtype)
+        rhs = imp.cast(em.operand(rhs, lhs), dtype)
+        if a.get("alpha") not in (None, 1):
+            rhs = em.op("multiply", rhs, em.operand(a["alpha"], rhs))
+        if a.get("rounding_mode") is not None:
+            raise Unsupported(f"rounding_mode={a['rounding_mode']!r}")
+        return em.op(relax_name, lhs, rhs)
+
+    return convert
+
+
+def _compare(relax_name: str) -> _Converter:
+    def convert(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+        em, lhs = imp.em, a["self"]
+        return em.op(relax_name, lhs, em.operand(a["other"], lhs))
+
+    return convert
+
+
+for _aten, _relax in _BINARY.items():
+    _converts(f"aten.{_aten}", f"aten.{_aten}_")(_binary(_relax))
+for _aten, _relax in _COMPARE.items():
+    _converts(f"aten.{_aten}")(_compare(_relax))
+
+
+@_converts("aten.rsub")
+def _rsub(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return _binary("subtract")(
+        imp, node, {"self": a["other"], "other": a["self"], "alpha": a["alpha"]}
+    )
+
+
+@_converts("aten.where")
+def _where(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, dtype = imp.em, imp.out_dtype(node)
+    x, y = a["self"], a["other"]
+    like = x if isinstance(x, SSAValue) else y
+    x = em.operand(x, like) if isinstance(like, SSAValue) else em.const(x, dtype)
+    y = em.operand(y, x)
+    return em.op("where", a["condition"], imp.cast(x, dtype), imp.cast(y, dtype))
+
+
+@_converts("aten.logical_not")
+def _logical_not(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    x = imp.cast(a["self"], dtypes.I1)
+    return imp.em.op("equal", x, imp.em.const(False, dtypes.I1))
+
+
+@_converts("aten.any")
+def _any(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em = imp.em
+    x = imp.cast(a["self"], dtypes.I32)
+    dim = a.get("dim")
+    axes = None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    total = em.op("max", x, axis=axes, keepdims=bool(a.get("keepdim", False)))
+    return em.op("not_equal", total, em.scalar(0, total))
+
+
+# ------------------------------------------------------------------ linear algebra
+
+
+@_converts("aten.linear")
+def _linear(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.linear(a["input"], a["weight"], a["bias"])
+
+
+@_converts("aten.matmul", "aten.mm", "aten.bmm")
+def _matmul(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    rhs = a["other"] if "other" in a else a["mat2"]
+    return imp.em.op("matmul", a["self"], rhs)
+
+
+@_converts("aten.addmm")
+def _addmm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.gemm(a["mat1"], a["mat2"], a["self"], alpha=a["alpha"], beta=a["beta"])
+
+
+# ------------------------------------------------------------------ layout
+
+
+@_converts("aten.t", "aten.numpy_T")
+def _t(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    x = a["self"]
+    return imp.em.permute(x, list(reversed(range(imp.em.ndim(x)))))
+
+
+@_converts("aten.transpose", "aten.swapaxes")
+def _transpose(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    first, second = (a["dim0"], a["dim1"]) if "dim0" in a else (a["axis0"], a["axis1"])
+    return imp.em.transpose(a["self"], first, second)
+
+
+@_converts("aten.permute")
+def _permute(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.permute(a["self"], a["dims"])
+
+
+@_converts(
+    "aten.view",
+    "aten.reshape",
+    "aten._unsafe_view",
+    "aten.view_copy",
+    "aten.flatten",
+    "aten.unflatten",
+    "aten.unsqueeze",
+    "aten.squeeze",
+)
+def _reshape(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, x = imp.em, a["self"] if "self" in a else a["input"]
+    key = _converter_key(node)
+    if key == "aten.unsqueeze":
+        return em.unsqueeze(x, [a["dim"]])
+    if key == "aten.squeeze":
+        dims = a.get("dim", a.get("dims"))
+        return em.squeeze(x, None if dims is None else [dims] if isinstance(dims, int) else dims)
+    return em.reshape(x, imp.out_dims(node))
+
+
+@_converts("aten.expand", "aten.expand_copy", "aten.broadcast_to", "aten.expand_as")
+def _expand(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.broadcast_to(a["self"], imp.out_dims(node))
+
+
+@_converts("aten.select")
+def _select(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    index = a["index"]
+    if not isinstance(index, int):
+        raise Unsupported("a symbolic index")
+    return imp.em.select(a["self"], a["dim"], index)
+
+
+@_converts("aten.slice")
+def _slice(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    start = a["start"] if a["start"] is not None else 0
+    end = a["end"] if a["end"] is not None else 2**63 - 1
+    if not isinstance(start, int):
+        raise Unsupported("a symbolic start")
+    return imp.em.slice(a["self"], a["dim"], start, end, a["step"])
+
+
+@_converts("aten.cat", "aten.concat", "aten.concatenate")
+def _cat(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.op("concat", *a["tensors"], axis=a["dim"])
+
+
+@_converts("aten.stack")
+def _stack(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    tensors = [imp.em.unsqueeze(t, [a["dim"]]) for t in a["tensors"]]
+    return imp.em.op("concat", *tensors, axis=a["dim"])
+
+
+@_converts("aten.split", "aten.split_with_sizes", "aten.chunk", "aten.unbind")
+def _split(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, x, dim = imp.em, a["self"], a.get("dim", 0)
+    pieces = node.meta["val"]
+    sizes = [p.shape[dim] for p in pieces]
+    if not all(isinstance(s, int) for s in sizes):
+        raise Unsupported("a split of a symbolic dimension")
+    indices = list(np.cumsum(sizes)[:-1])
+    parts = em.op("split", x, indices_or_sections=[int(i) for i in indices], axis=dim)
+    items = em.items(parts, len(sizes))
+    if _converter_key(node) == "aten.unbind":
+        items = [em.squeeze(item, [dim]) for item in items]
+    return items
+
+
+@_converts("operator.getitem")
+def _getitem(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return a["0"][a["1"]]
+
+
+# ------------------------------------------------------------------ reductions
+
+
+def _reduce(relax_name: str) -> _Converter:
+    def convert(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+        x = imp.cast(a["self"], imp.out_dtype(node))
+        dim = a.get("dim")
+        axes = None if dim is None or dim == [] else [dim] if isinstance(dim, int) else list(dim)
+        return imp.em.op(relax_name, x, axis=axes, keepdims=bool(a.get("keepdim", False)))
+
+    return convert
+
+
+for _aten, _relax in {"mean": "mean", "sum": "sum", "amax": "max", "amin": "min"}.items():
+    _converts(f"aten.{_aten}")(_reduce(_relax))
+
+
+# ------------------------------------------------------------------ neural network
+
+
+@_converts("aten.conv1d", "aten.conv2d", "aten.convolution", "aten._convolution")
+def _conv(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    if a.get("transposed"):
+        raise Unsupported("transposed=True")
+    if isinstance(a["padding"], str):
+        raise Unsupported(f"padding={a['padding']!r}")
+    return imp.em.conv(
+        a["input"], a["weight"], a["bias"], a["stride"], a["padding"], a["dilation"], a["groups"]
+    )
+
+
+@_converts("aten.batch_norm", "aten._native_batch_norm_legit_no_training")
+def _batch_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    if a.get("training"):
+        raise Unsupported("training=True")
+    y = imp.em.batch_norm(
+        a["input"], a["running_mean"], a["running_var"], a["weight"], a["bias"], a["eps"]
+    )
+    return y if _converter_key(node) == "aten.batch_norm" else [y, None, None]
+
+
+@_converts("aten.layer_norm", "aten.native_layer_norm")
+def _layer_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    x = a["input"]
+    ndim = imp.em.ndim(x)
+    axes = list(range(ndim - len(a["normalized_shape"]), ndim))
+    y = imp.em.layer_norm(x, axes, a["weight"], a["bias"], a["eps"])
+    return y if _converter_key(node) == "aten.layer_norm" else [y, None, None]
+
+
+@_converts("aten.max_pool2d", "aten.max_pool2d_with_indices")
+def _max_pool2d(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    if a["ceil_mode"]:
+        raise Unsupported("ceil_mode=True")
+    if any(d != 1 for d in a["dilation"]):
+        raise Unsupported("dilation")
+    kernel = list(a["kernel_size"])
+    y = imp.em.max_pool2d(a["self"], kernel, list(a["stride"]) or kernel, a["padding"])
+    return y if _converter_key(node) == "aten.max_pool2d" else [y, None]
+
+
+@_converts("aten.avg_pool2d")
+def _avg_pool2d(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    if a["ceil_mode"]:
+        raise Unsupported("ceil_mode=True")
+    if a["divisor_override"] is not None:
+        raise Unsupported("divisor_override")
+    kernel = list(a["kernel_size"])
+    strides = list(a["stride"]) or kernel
+    padding = list(a["padding"])
+    return imp.em.avg_pool2d(a["self"], kernel, strides, padding, a["count_include_pad"])
+
+
+@_converts("aten.adaptive_avg_pool2d", "aten._adaptive_avg_pool2d")
+def _adaptive_avg_pool2d(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.adaptive_avg_pool2d(a["self"], list(a["output_size"]))
+
+
+@_converts("aten.scaled_dot_product_attention")
+def _attention(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    if a["is_causal"]:
+        raise Unsupported("is_causal=True")
+    if a["dropout_p"]:
+        raise Unsupported("dropout_p > 0")
+    if a.get("enable_gqa"):
+        raise Unsupported("enable_gqa=True")
+    return imp.em.attention(a["query"], a["key"], a["value"], a["attn_mask"], a["scale"])
+
+
+@_converts("aten.embedding")
+def _embedding(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.op("take", a["weight"], a["indices"], axis=0)
+
+
+# ------------------------------------------------------------------ element types, creation
+
+
+@_converts("aten._to_copy", "aten.to", "aten.type_as")
+def _to(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.cast(a["self"], imp.out_dtype(node))
+
+
+@_converts("aten.full_like", "aten.zeros_like", "aten.ones_like")
+def _full_like(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, dtype = imp.em, imp.out_dtype(node)
+    key = _converter_key(node)
+    fill = {"aten.zeros_like": 0, "aten.ones_like": 1}.get(key, a.get("fill_value"))
+    if not isinstance(fill, int | float | bool):
+        raise Unsupported("a symbolic fill value")
+    return em.op("full", em.shape(imp.out_dims(node)), em.const(fill, dtype))
+
+
+def _supported() -> list[str]:
+    return sorted(_CONVERTERS)
+
+
+SUPPORTED: list[str] = _supported()
+"""The ATen operators (overload packets) and Python operators the importer converts;
+operators on sizes (``aten.sym_size``, ``operator.mul`` of sizes, ...) are computed
+symbolically, and run-time assertions are dropped."""

@@ -1,0 +1,111 @@
+"""The ONNX importer: the models exported from torch against onnxruntime for two values
+of each symbolic dimension, dim_param names, initializers, size computations, and the
+unsupported-operator report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+from onnx import TensorProto, helper  # noqa: E402
+
+from xrelax import frontend  # noqa: E402
+from xrelax.frontend import UnsupportedOperatorsError  # noqa: E402
+
+TOLERANCE = {"rtol": 1e-4, "atol": 1e-5}
+
+
+def compiled_main(module):
+    import xrelax
+
+    return xrelax.VirtualMachine(xrelax.compile(module))["main"]
+
+
+@pytest.mark.parametrize("name", ["mlp", "cnn", "transformer"])
+def test_exported_model_matches_onnxruntime(tmp_path, name: str) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("onnxscript")
+    import torch
+    from torch_models import CASES
+
+    case = CASES[name]()
+    path = tmp_path / f"{name}.onnx"
+    # optimize=False keeps BatchNormalization (the optimizer folds it into the Conv).
+    torch.onnx.export(
+        case.model,
+        case.example,
+        str(path),
+        dynamo=True,
+        dynamic_shapes=case.dynamic_shapes,
+        optimize=name != "cnn",
+        verbose=False,
+    )
+    model = onnx.load(str(path))
+    if name == "cnn":
+        assert "BatchNormalization" in {n.op_type for n in model.graph.node}
+    imported = frontend.from_onnx(model)
+    main = compiled_main(imported.module)
+    session = ort.InferenceSession(str(path))
+    names = [i.name for i in session.get_inputs()]
+    for index in range(len(case.sizes)):
+        arrays = case.inputs(index)
+        (expected,) = session.run(None, dict(zip(names, arrays, strict=True)))
+        np.testing.assert_allclose(main(*arrays, **imported.params), expected, **TOLERANCE)
+
+
+def reshape_model() -> onnx.ModelProto:
+    """``y = reshape(x @ w, [N, -1]) + b`` with the target shape computed from ``Shape``,
+    an input dimension without a name, and a one-element initializer."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", None, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    w = helper.make_tensor("w.weight", TensorProto.FLOAT, [4, 3], np.arange(12) / 10)
+    b = helper.make_tensor("b", TensorProto.FLOAT, [1], [0.5])
+    zero = helper.make_tensor("zero", TensorProto.INT64, [], [0])
+    minus_one = helper.make_tensor("minus_one", TensorProto.INT64, [1], [-1])
+    axes = helper.make_tensor("axes", TensorProto.INT64, [1], [0])
+    nodes = [
+        helper.make_node("MatMul", ["x", "w.weight"], ["xw"]),
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["n"], axis=0),
+        helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+        helper.make_node("Concat", ["n1", "minus_one"], ["target"], axis=0),
+        helper.make_node("Reshape", ["xw", "target"], ["flat"]),
+        helper.make_node("Add", ["flat", "b"], ["y"]),
+    ]
+    graph = helper.make_graph(nodes, "g", [x], [y], [w, b, zero, minus_one, axes])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def test_dim_params_initializers_and_size_computations() -> None:
+    model = reshape_model()
+    imported = frontend.from_onnx(model)
+    text = imported.text()
+    assert "%x: !relax.tensor<[N, x1, 4], f32>, %w_weight: !relax.tensor<[4, 3], f32>" in text
+    assert "relax.shape [N, x1 * 3]" in text
+    assert list(imported.params) == ["w_weight"]
+    main = compiled_main(imported.module)
+    session = ort.InferenceSession(model.SerializeToString())
+    for shape in [(2, 3, 4), (5, 1, 4)]:
+        x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+        (expected,) = session.run(None, {"x": x})
+        np.testing.assert_allclose(main(x, **imported.params), expected, **TOLERANCE)
+
+
+def test_unsupported_operators_are_reported_at_once() -> None:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    nodes = [
+        helper.make_node("Erf", ["x"], ["a"]),
+        helper.make_node("Relu", ["a"], ["b"]),
+        helper.make_node("Erf", ["b"], ["c"]),
+        helper.make_node("Hardmax", ["c"], ["d"]),
+        helper.make_node("MaxPool", ["d"], ["y"], kernel_shape=[2], ceil_mode=1),
+    ]
+    model = helper.make_model(helper.make_graph(nodes, "g", [x], [y]))
+    with pytest.raises(UnsupportedOperatorsError) as info:
+        frontend.from_onnx(model)
+    assert info.value.counts == {"Erf": 2, "Hardmax": 1}
+    assert str(info.value) == "2 unsupported ONNX operators in 3 nodes: Erf (2), Hardmax (1)"

@@ -1,0 +1,84 @@
+"""relax-import and relax-run --params: a .pt2 to a result on the VM, and one-line
+errors for bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xrelax.tools.relax_import import main as relax_import
+from xrelax.tools.relax_run import main as relax_run
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    return err.strip()
+
+
+def test_pt2_to_vm_result(tmp_path: Path, capsys) -> None:
+    torch = pytest.importorskip("torch")
+    from torch_models import CASES
+
+    case = CASES["mlp"]()
+    torch.export.save(case.export(), tmp_path / "mlp.pt2")
+    out = tmp_path / "mlp.mlir"
+    assert relax_import([str(tmp_path / "mlp.pt2"), "-o", str(out)]) == 0
+    weights = tmp_path / "mlp.npz"
+    assert sorted(np.load(weights).files) == ["fc1_bias", "fc1_weight", "fc2_bias", "fc2_weight"]
+    (x,) = case.inputs(1)
+    np.savez(tmp_path / "x.npz", x=x)
+    args = [str(out), "--inputs", str(tmp_path / "x.npz"), "--params", str(weights)]
+    assert relax_run([*args, "--outputs", str(tmp_path / "y.npz")]) == 0
+    np.testing.assert_allclose(
+        np.load(tmp_path / "y.npz")["out0"], case.eager([x]), rtol=1e-4, atol=1e-6
+    )
+    np.savez(tmp_path / "both.npz", x=x, fc1_bias=np.zeros(128, np.float32))
+    assert relax_run([str(out), "--inputs", str(tmp_path / "both.npz"), "--params", str(weights)])
+    assert one_line_error(capsys) == (
+        "relax-run: error: main: 'fc1_bias' is given by both --inputs and --params"
+    )
+
+
+def test_unsupported_operators_write_nothing(tmp_path: Path, capsys) -> None:
+    torch = pytest.importorskip("torch")
+
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            return torch.cumsum(torch.erf(x), 0)
+
+    torch.export.save(torch.export.export(Model(), (torch.randn(3),)), tmp_path / "m.pt2")
+    out = tmp_path / "m.mlir"
+    assert relax_import([str(tmp_path / "m.pt2"), "-o", str(out)]) == 1
+    assert one_line_error(capsys) == (
+        f"relax-import: error: {tmp_path / 'm.pt2'}: 2 unsupported ATen operators in 2 nodes: "
+        "aten.cumsum.default (1), aten.erf.default (1)"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("missing.onnx", None, "cannot open '{path}': no such file"),
+        ("model.txt", b"hello", "{path}: '{path}': expected a .pt2 or .onnx model, got '.txt'"),
+    ],
+)
+def test_bad_input_is_one_line(tmp_path: Path, capsys, name, content, message) -> None:
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    assert relax_import([str(path), "-o", str(tmp_path / "out.mlir")]) == 1
+    assert one_line_error(capsys) == "relax-import: error: " + message.format(path=path)
+
+
+def test_corrupt_onnx_is_one_line(tmp_path: Path, capsys) -> None:
+    pytest.importorskip("onnx")
+    path = tmp_path / "bad.onnx"
+    path.write_bytes(b"\x08\x07garbage")
+    assert relax_import([str(path)]) == 1
+    assert one_line_error(capsys).startswith(
+        f"relax-import: error: {path}: cannot load '{path}' as an ONNX model"
+    )
