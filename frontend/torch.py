@@ -377,7 +377,7 @@ for _aten, _relax in {
     "abs": "abs",
     "silu": "silu",
 }.items():
-    _converts(f"aten.{_aten}", f"aten.{_aten}_")(_unary(_relax))
+    _converts(f"aten.{_aten}")(_unary(_relax))
 
 
 @_converts("aten.clone", "aten.contiguous", "aten.alias", "aten.detach", "aten.lift_fresh_copy")
@@ -470,7 +470,7 @@ def _compare(relax_name: str) -> _Converter:
 
 
 for _aten, _relax in _BINARY.items():
-    _converts(f"aten.{_aten}", f"aten.{_aten}_")(_binary(_relax))
+    _converts(f"aten.{_aten}")(_binary(_relax))
 for _aten, _relax in _COMPARE.items():
     _converts(f"aten.{_aten}")(_compare(_relax))
 
