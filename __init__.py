@@ -55,15 +55,17 @@ def parse(text: str, name: str = "<string>") -> ModuleOp:
         verify_module,
     )
 
-    parser = LocatingParser(context(), text, name)
+    parser = None
     try:
+        parser = LocatingParser(context(), text, name)
         module = parser.parse_module()
     except ParseError as err:
         raise CompileError(parse_error_diagnostic(err)) from None
     except LocatedParseError as err:
         raise CompileError(err.diagnostic) from None
     except VerifyException as err:
-        raise CompileError(Diagnostic("error", str(err), parser.location_of(parser.pos))) from None
+        location = parser.location_of(parser.pos) if parser is not None else None
+        raise CompileError(Diagnostic("error", str(err), location)) from None
     try:
         verify_module(module)
     except IRError as err:

@@ -163,9 +163,10 @@ def parse_error_diagnostic(err: ParseError, line_offset: int = 0) -> Diagnostic:
     """The diagnostic of an xDSL parse error."""
     span: Span = err.span
     where = span.get_location()
+    message = err.msg.replace("{first_char}", repr(span.text[:1]))  # an xDSL f-string slip
     return Diagnostic(
         "error",
-        err.msg,
+        message,
         Location(where.file, where.line + line_offset, where.col),
         source_line(span.input.content, where.line),
     )

@@ -144,8 +144,9 @@ class RelaxOptMain(xDSLOptMain):
         diagnostics: list[Diagnostic],
     ) -> ModuleOp | None:
         start = time.perf_counter()
-        parser = LocatingParser(self.ctx, text, name, offset)
+        parser: LocatingParser | None = None
         try:
+            parser = LocatingParser(self.ctx, text, name, offset)
             module = (
                 ModuleOp([])
                 if _is_blank(text)
@@ -158,7 +159,7 @@ class RelaxOptMain(xDSLOptMain):
             diagnostics.append(err.diagnostic)
             return None
         except VerifyException as err:
-            location = parser.location_of(parser.pos)
+            location = parser.location_of(parser.pos) if parser is not None else None
             diagnostics.append(Diagnostic("error", str(err), location))
             return None
         if instrumentation.timings is not None:
