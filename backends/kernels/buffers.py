@@ -10,7 +10,8 @@ import sympy
 
 @dataclass(frozen=True)
 class Buffer:
-    """A buffer held in the Python variable ``name``; C-contiguous by construction."""
+    """A buffer held in the Python variable ``name`` (any strides, unless the code that
+    uses it asks for C order: ``Source.contiguous``)."""
 
     name: str
     label: str

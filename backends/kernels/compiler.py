@@ -29,7 +29,7 @@ from xrelax.backends.kernels.buffers import Buffer
 from xrelax.backends.kernels.kernel import CompiledKernel, Kernel, KernelPath
 from xrelax.backends.kernels.nest import NotVectorizable, read_nest
 from xrelax.backends.kernels.scalar import ScalarEmitter
-from xrelax.backends.kernels.signature import emit_entry
+from xrelax.backends.kernels.signature import emit_contiguity, emit_entry
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.kernels.tree import Scalar
 from xrelax.backends.kernels.vectorize import vectorize_nest
@@ -97,7 +97,8 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
     function = src.fresh("kernel")
     paths: list[KernelPath] = []
     with src.indented(f"def {function}({kname}, *args):"):
-        buffers, copy_back = emit_entry(src, func, kname)
+        entry = emit_entry(src, func, kname)
+        buffers = entry.buffers
         values: dict[SSAValue, str] = {}
         scalar = ScalarEmitter(src, buffers, values)
         token = src.fresh("fp_errors")
@@ -111,13 +112,14 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
                     scalar.op(op, {})
         with src.indented("finally:"):
             src.line(f"FP_STATE.reset({token})")
-        for line in copy_back:
+        for line in emit_contiguity(src, entry):
             src.line(line)
     text = src.text()
     filename = f"<xrelax-kernel-{next(_file_ids)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {
         "np": np,
+        "ndarray": np.ndarray,
         "rt": runtime,
         "FP_STATE": runtime.FP_STATE,
         "FP_IGNORE": runtime.FP_IGNORE,

@@ -96,6 +96,8 @@ class Contraction:
         full = [ext[v] for v in out_domain.names]
         if fused and (vector or views.is_contiguous(buffer, indices, out_domain)):
             same = vector or out_shape == full
+            if not same:
+                ev.src.contiguous.add(buffer.name)
             out = dest.code if same else f"{dest.code}.reshape(({', '.join(out_shape)},))"
             ev.src.line(f"{call}, out={out})")
             return path

@@ -4,11 +4,17 @@ Buffers bind the variables they use as whole dimensions (the first such occurren
 in parameter order; ``sym`` integers come first); every other dimension is checked
 once all variables are bound. This is where a shape question the compiler could not
 decide becomes a run-time error: a :class:`KernelError` with a one-line message.
-Buffers are made C-contiguous (an output is computed in a contiguous copy and
-copied back).
+The buffers that the body reads or writes as raw memory (``Source.contiguous``) are
+made C-contiguous (an output is computed in a contiguous copy and copied back); the
+others are used with whatever strides they have.
+
+The entry runs on every call, so its common case is kept to a few attribute reads: an
+exact-type test, a dtype identity test and one tuple comparison per buffer.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import sympy
 from xdsl.ir import SSAValue
@@ -19,11 +25,23 @@ from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.tir import PrimFuncOp, StoreOp
 
 
-def emit_entry(
-    src: Source, func: PrimFuncOp, kname: str
-) -> tuple[dict[SSAValue, Buffer], list[str]]:
-    """Emit the entry of ``func``'s kernel; the buffers by SSA value and the lines that
-    copy contiguous copies of outputs back (to emit at the end)."""
+@dataclass(frozen=True)
+class Entry:
+    """The emitted entry: the buffers, and where the contiguity copies go."""
+
+    buffers: dict[SSAValue, Buffer]
+    """The parameters' buffers (the body adds the ones it allocates)."""
+    params: tuple[Buffer, ...]
+    written: frozenset[str]
+    """The Python names of the buffers the kernel stores to."""
+    end: int
+    """The line after the entry."""
+    depth: int
+    """Its indentation."""
+
+
+def emit_entry(src: Source, func: PrimFuncOp, kname: str) -> Entry:
+    """Emit the argument checks of ``func``'s kernel."""
     args = list(func.body.block.args)
     syms = func.sym_param_names
     labels = [a.name_hint or f"arg{k}" for k, a in enumerate(args)]
@@ -36,47 +54,99 @@ def emit_entry(
     for k, (var, name) in enumerate(zip(syms, sym_names, strict=True)):
         src.line(f"{name} = rt.sym_int({kname}, {k}, {var!r}, {name})")
     buffers: dict[SSAValue, Buffer] = {}
-    shapes: list[str] = []
     for k, (arg, label, name) in enumerate(zip(args, labels, names, strict=True)):
         type_ = arg.type
         dtype = dtypes.numpy_dtype(type_.dtype)
         dtype_name = src.dtype(dtype)
         rank = len(type_.dims)
-        # The common case costs an exact-type test and a dtype identity test; ndarray
-        # subclasses and equal but distinct dtype objects take the slow path.
+        # ndarray subclasses and equal but distinct dtype objects take the slow path.
         src.line(
-            f"if type({name}) is not np.ndarray or {name}.ndim != {rank} "
+            f"if type({name}) is not ndarray or {name}.ndim != {rank} "
             f"or {name}.dtype is not {dtype_name}:"
         )
         src.line(f"    rt.check_buffer({kname}, {k}, {label!r}, {name}, {rank}, {dtype_name})")
-        shape = src.fresh(f"{name}_shape")
-        src.line(f"{shape} = {name}.shape")
-        shapes.append(shape)
         buffers[arg] = Buffer(name, label, type_.dims, dtype)
+    # Bind the variables (unpacking the shapes that bind any), then check the other dims.
     bound = set(syms)
-    checks: list[tuple[int, int, sympy.Expr]] = []
-    for k, arg in enumerate(args):
-        for d, dim in enumerate(arg.type.dims):
-            if dim.is_Symbol and dim.name not in bound:
+    checks: list[tuple[int, list[tuple[int, sympy.Expr, str]]]] = []
+    for k, (arg, name) in enumerate(zip(args, names, strict=True)):
+        dims = arg.type.dims
+        binds = []
+        for dim in dims:
+            binds.append(dim.is_Symbol and dim.name not in bound)
+            if binds[-1]:
                 bound.add(dim.name)
-                src.line(f"{src.bind_symbol(dim.name)} = {shapes[k]}[{d}]")
-            else:
-                checks.append((k, d, dim))
-    for k, d, dim in checks:
+        if not any(binds):
+            checks.append((k, [(d, dim, f"{name}.shape[{d}]") for d, dim in enumerate(dims)]))
+            continue
+        targets = [
+            src.bind_symbol(dim.name) if bind else src.fresh(f"{name}_{d}")
+            for d, (dim, bind) in enumerate(zip(dims, binds, strict=True))
+        ]
+        src.line(f"{''.join(t + ', ' for t in targets)}= {name}.shape")
+        rest = [(d, dims[d], targets[d]) for d, bind in enumerate(binds) if not bind]
+        if rest:
+            checks.append((k, rest))
+    for k, dims in checks:
+        whole = len(dims) == len(args[k].type.dims)
+        _check_dims(src, kname, k, labels[k], names[k], dims, whole)
+    written = {op.buffer for op in func.walk() if isinstance(op, StoreOp)}
+    return Entry(
+        buffers,
+        tuple(buffers.values()),
+        frozenset(buffers[a].name for a in args if a in written),
+        len(src.lines),
+        src.depth,
+    )
+
+
+def _check_dims(
+    src: Source,
+    kname: str,
+    k: int,
+    label: str,
+    name: str,
+    dims: list[tuple[int, sympy.Expr, str]],
+    whole: bool,
+) -> None:
+    """Check dimensions ``(d, expected, actual code)`` of buffer ``k``; a buffer checked
+    ``whole`` compares its shape as one tuple."""
+
+    def error(d: int, dim: sympy.Expr, actual: str) -> str:
         expected = src.py(dim)
         variables = ", ".join(f"{v!r}: {src.py_names[v]}" for v in sorted(symbolic.free_vars(dim)))
-        src.line(f"if {shapes[k]}[{d}] != {expected}:")
-        src.line(
-            f"    rt.dim_error({kname}, {k}, {labels[k]!r}, {d}, {shapes[k]}[{d}], "
-            f"{expected}, {symbolic.format_expr(dim)!r}, {{{variables}}})"
+        return (
+            f"rt.dim_error({kname}, {k}, {label!r}, {d}, {actual}, {expected}, "
+            f"{symbolic.format_expr(dim)!r}, {{{variables}}})"
         )
-    written = {op.buffer for op in func.walk() if isinstance(op, StoreOp)}
+
+    if whole and len(dims) > 1:
+        expected = ", ".join(src.py(dim) for _, dim, _ in dims)
+        src.line(f"if {name}.shape != ({expected}):")
+        for d, dim, actual in dims:
+            src.line(f"    if {actual} != {src.py(dim)}:")
+            src.line(f"        {error(d, dim, actual)}")
+        return
+    for d, dim, actual in dims:
+        src.line(f"if {actual} != {src.py(dim)}:")
+        src.line(f"    {error(d, dim, actual)}")
+
+
+def emit_contiguity(src: Source, entry: Entry) -> list[str]:
+    """Insert, at the end of the entry, the copies that make the buffers the body needs
+    contiguous so; the lines that copy outputs back (to emit at the end)."""
+    lines: list[str] = []
     copy_back: list[str] = []
-    for arg, name in zip(args, names, strict=True):
-        if arg in written:
+    for buffer in entry.params:
+        name = buffer.name
+        if name not in src.contiguous:
+            continue
+        if name in entry.written:
             given = src.fresh(f"{name}_given")
-            src.line(f"{given} = {name}")
+            lines.append(f"{given} = {name}")
             copy_back += [f"if {name} is not {given}:", f"    np.copyto({given}, {name})"]
-        src.line(f"if not {name}.flags.c_contiguous:")
-        src.line(f"    {name} = np.ascontiguousarray({name})")
-    return buffers, copy_back
+        lines.append(f"if not {name}.flags.c_contiguous:")
+        lines.append(f"    {name} = np.ascontiguousarray({name})")
+    indent = "    " * entry.depth
+    src.lines[entry.end : entry.end] = [indent + line for line in lines]
+    return copy_back

@@ -15,7 +15,7 @@ import sympy
 from xrelax.dialects import symbolic
 
 RESERVED = {
-    *("np", "rt", "FP_STATE", "FP_IGNORE"),
+    *("np", "ndarray", "rt", "FP_STATE", "FP_IGNORE"),
     *("range", "min", "max", "int", "len", "type", "isinstance", "None", "True", "False"),
 }
 
@@ -32,6 +32,9 @@ class Source:
         self.py_names: dict[str, str] = {}
         """Python names of the symbolic variables known at run time."""
         self._pure: set[str] = set()
+        self.contiguous: set[str] = set()
+        """Buffers the code reads or writes as raw row-major memory (``np.ndarray`` over
+        them, or a reshape that must not copy): the entry makes them C-contiguous."""
 
     def line(self, text: str) -> None:
         """Append ``text`` at the current indentation."""

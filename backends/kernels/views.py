@@ -271,6 +271,7 @@ def _ndarray(
     used: set[str],
     domain: Domain,
 ) -> str:
+    ev.src.contiguous.add(buffer.name)
     size = buffer.dtype.itemsize
     shape = [ev.src.py(a.extent) if a.var in used else "1" for a in domain.axes]
     byte_strides = [

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from . import builtins
+from . import builtins, intrinsics
 from .error import VMError
 from .executable import Arg, ArgKind, Call, Executable, Goto, If, Instruction, Ret, VMFunction
 
@@ -244,6 +244,7 @@ class _Compiler:
         self.funcs = funcs
         self.resolved = resolved
         self.vm_function_names = {f.name for f in funcs}
+        self.globals = intrinsics.Globals()
         self.lines: list[str] = []
         # source line number -> (function index, pc, packed function name or "" for
         # `if` / `ret`)
@@ -257,6 +258,7 @@ class _Compiler:
         for j, target in enumerate(self.resolved):
             if not isinstance(target, int):
                 ns[f"p{j}"] = target
+        ns.update(self.globals.values)
         ns["_VMError"] = VMError
         ns["_fail"] = self._fail
         ns["_name_function"] = self._name_function
@@ -348,7 +350,23 @@ class _Compiler:
             text = f"{lhs}{callee}({', '.join(rest[:-1] + ['*' + rest[-1]])})"
         else:
             text = f"{lhs}{self._callee(ins.func_idx)}({', '.join(args)})"
+        expansion = intrinsics.expansion_of(target)
+        if expansion is not None:
+            site = intrinsics.CallSite(lhs, text, args, [self._value(a) for a in ins.args])
+            lines = expansion(site, self.globals)
+            if lines is not None:
+                for line in lines:
+                    self._emit(indent, line, (k, pc, name))
+                return
         self._emit(indent, text, (k, pc, name))
+
+    def _value(self, arg: Arg) -> Any:
+        """The constant value of an argument (``NOT_CONSTANT`` for a register)."""
+        if arg.kind == ArgKind.IMMEDIATE:
+            return arg.value
+        if arg.kind == ArgKind.CONST_IDX:
+            return self.exe.constants[arg.value]
+        return intrinsics.NOT_CONSTANT
 
     def _callee(self, j: int) -> str:
         target = self.resolved[j]

@@ -151,6 +151,25 @@ def test_matmul(case, dtype, data):
     assert kernel.paths[-1].path == "matmul"
 
 
+def test_strided_arguments_where_the_code_needs_row_major_memory():
+    """A batched product reshapes its output and a flatten reads the input's memory: a
+    strided buffer there is used through a C-ordered copy (an output is copied back)."""
+    b, n, k, m = (tp.sym(v) for v in "bnkm")
+    A, B, C = tp.matmul([b, n, k], [k, m])
+    kernel, _ = tp.build("matmul_strided", [A, B, C])
+    a = floats((2, 4, 3)).transpose(0, 2, 1)
+    w = floats((4, 6))[:, ::2]
+    out = np.zeros((2, 3, 6), np.float32)[:, :, ::2]
+    kernel(a, w, out)
+    np.testing.assert_allclose(out, a @ w, rtol=1e-5, atol=1e-6)
+    X, Y = tp.reshape((n, k), (n * k,))
+    flatten, _ = tp.build("flatten_strided", [X, Y])
+    x = floats((4, 3)).T
+    y = np.zeros(24, np.float32)[::2]
+    flatten(x, y)
+    np.testing.assert_array_equal(y, x.reshape(-1))
+
+
 # ----------------------------------------------------------------------------- manipulation
 
 

@@ -1,0 +1,162 @@
+"""Inline code for the builtins every VM call runs: parameter checks, shapes, allocation.
+
+When the arguments that steer a builtin are constants, the VM compiler emits the
+builtin's common case as Python statements, guarded so that every other case (a wrong
+value, an ndarray subclass, a shape given as a tuple) calls the builtin itself: errors
+and unusual values behave exactly as without inlining. A builtin call costs ~0.1-0.5 us,
+most of it argument passing and the generic loop over a shape pattern; its inline form
+is a few attribute reads and comparisons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import builtins
+
+__all__ = ["CallSite", "Globals", "expansion_of"]
+
+NOT_CONSTANT = object()
+"""The value of an argument that is a register."""
+
+
+@dataclass
+class Globals:
+    """The module-level names the inline code uses, and their values."""
+
+    values: dict[str, Any] = field(
+        default_factory=lambda: {"_ndarray": np.ndarray, "_empty": np.empty, "_zeros": np.zeros}
+    )
+
+    def dtype(self, name: str) -> str | None:
+        """A global holding ``np.dtype(name)`` (None if numpy has no such dtype)."""
+        key = f"_dtype_{name}"
+        if key not in self.values:
+            try:
+                dtype = np.dtype(name)
+            except TypeError:
+                return None
+            if not key.isidentifier():
+                return None
+            self.values[key] = dtype
+        return key
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A builtin call: ``lhs`` (``"r3 = "`` or ``""``), the call as code, the arguments as
+    code and their constant values (``NOT_CONSTANT`` for registers)."""
+
+    lhs: str
+    call: str
+    args: list[str]
+    values: list[Any]
+
+
+Expansion = Callable[[CallSite, Globals], "list[str] | None"]
+
+
+def _check_tensor_info(site: CallSite, names: Globals) -> list[str] | None:
+    if len(site.args) != 4:
+        return None
+    value, ndim, dtype = site.args[0], site.values[1], site.values[2]
+    if type(ndim) is not int or type(dtype) is not str:
+        return None
+    failed = [f"type({value}) is not _ndarray"]
+    if ndim != -1:
+        failed.append(f"{value}.ndim != {ndim}")
+    if dtype:
+        expected = names.dtype(dtype)
+        if expected is None:
+            return None
+        failed.append(f"{value}.dtype is not {expected}")
+    return [f"if {' or '.join(failed)}: {site.call}"]
+
+
+def _match_shape(site: CallSite, names: Globals) -> list[str] | None:
+    if len(site.args) != 4 or not _is_match_pattern(site.values[2]):
+        return None
+    value, heap, pattern = site.args[0], site.args[1], site.values[2]
+    failed = [f"type({value}) is not _ndarray", f"len(_s := {value}.shape) != {len(pattern)}"]
+    stores: list[str] = []
+    stored_dim: dict[int, int] = {}
+    for i, (kind, slot, _) in enumerate(pattern):
+        if kind == builtins.MATCH_EQUAL_IMM:
+            failed.append(f"_s[{i}] != {slot}")
+        elif kind == builtins.MATCH_EQUAL_HEAP:
+            # A slot this pattern stored earlier holds that dimension once the stores run.
+            expected = f"_s[{stored_dim[slot]}]" if slot in stored_dim else f"{heap}[{slot}]"
+            failed.append(f"_s[{i}] != {expected}")
+        elif kind == builtins.MATCH_STORE:
+            stores.append(f"{heap}[{slot}] = _s[{i}]")
+            stored_dim[slot] = i
+    lines = [f"if {' or '.join(failed)}: {site.call}"]
+    if stores:
+        lines.append(f"else: {'; '.join(stores)}")
+    return lines
+
+
+def _is_match_pattern(pattern: Any) -> bool:
+    kinds = (
+        builtins.MATCH_EQUAL_IMM,
+        builtins.MATCH_STORE,
+        builtins.MATCH_EQUAL_HEAP,
+        builtins.MATCH_NONE,
+    )
+    return type(pattern) is tuple and all(
+        type(p) is tuple
+        and len(p) == 3
+        and p[0] in kinds
+        and type(p[1]) is int
+        and (p[0] in (builtins.MATCH_EQUAL_IMM, builtins.MATCH_NONE) or p[1] >= 0)
+        for p in pattern
+    )
+
+
+def _make_shape(site: CallSite, names: Globals) -> list[str] | None:
+    if len(site.args) != 2 or not site.lhs or type(site.values[1]) is not tuple:
+        return None
+    heap, pattern = site.args[0], site.values[1]
+    dims = []
+    for entry in pattern:
+        if type(entry) is not tuple or len(entry) != 2 or type(entry[1]) is not int:
+            return None
+        kind, value = entry
+        if kind == 0:
+            dims.append(str(value))
+        elif kind == 1 and value >= 0:
+            dims.append(f"{heap}.item({value})")
+        else:
+            return None
+    return [f"{site.lhs}({', '.join(dims)}{',' if len(dims) == 1 else ''})"]
+
+
+def _alloc_tensor_direct(site: CallSite, names: Globals) -> list[str] | None:
+    if len(site.args) != 2 or not site.lhs or type(site.values[1]) is not str:
+        return None
+    dtype = names.dtype(site.values[1])
+    return None if dtype is None else [f"{site.lhs}_empty({site.args[0]}, {dtype})"]
+
+
+def _alloc_shape_heap(site: CallSite, names: Globals) -> list[str] | None:
+    if len(site.args) != 1 or not site.lhs or type(site.values[0]) is not int:
+        return None
+    return [f"{site.lhs}_zeros({site.values[0]}, {names.dtype('int64')})"]
+
+
+_EXPANSIONS: list[tuple[Callable[..., Any], Expansion]] = [
+    (builtins.check_tensor_info, _check_tensor_info),
+    (builtins.match_shape, _match_shape),
+    (builtins.make_shape, _make_shape),
+    (builtins.alloc_tensor_direct, _alloc_tensor_direct),
+    (builtins.alloc_shape_heap, _alloc_shape_heap),
+]
+
+
+def expansion_of(target: Any) -> Expansion | None:
+    """How to inline a call of ``target`` (it returns the lines, or None to call it)."""
+    return next((expand for f, expand in _EXPANSIONS if f is target), None)
