@@ -27,6 +27,7 @@ from xdsl.printer import Printer
 from xrelax.backends.kernels import runtime
 from xrelax.backends.kernels.buffers import Buffer
 from xrelax.backends.kernels.kernel import CompiledKernel, Kernel, KernelPath
+from xrelax.backends.kernels.local_buffers import plan_local_buffers
 from xrelax.backends.kernels.nest import NotVectorizable, read_nest
 from xrelax.backends.kernels.scalar import ScalarEmitter
 from xrelax.backends.kernels.signature import emit_contiguity, emit_entry
@@ -100,7 +101,7 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
         entry = emit_entry(src, func, kname)
         buffers = entry.buffers
         values: dict[SSAValue, str] = {}
-        scalar = ScalarEmitter(src, buffers, values)
+        scalar = ScalarEmitter(src, buffers, values, plan_local_buffers(func))
         token = src.fresh("fp_errors")
         src.line(f"{token} = FP_STATE.set(FP_IGNORE)")
         with src.indented("try:"):

@@ -22,10 +22,19 @@ from xrelax.dialects.tir import AllocBufferOp, ForOp, IndexOp, LetOp, LoadOp, St
 class ScalarEmitter:
     """Emits ops one by one; ``values`` names the SSA values computed so far."""
 
-    def __init__(self, src: Source, buffers: dict[SSAValue, Buffer], values: dict[SSAValue, str]):
+    def __init__(
+        self,
+        src: Source,
+        buffers: dict[SSAValue, Buffer],
+        values: dict[SSAValue, str],
+        shares: dict[SSAValue, SSAValue] | None = None,
+    ):
         self.src = src
         self.buffers = buffers
         self.values = values
+        self.shares = shares or {}
+        """Local buffers that use another's array (see :mod:`local_buffers`)."""
+        self._arrays: dict[SSAValue, str] = {}
 
     def ops(self, ops: list[Operation], names: dict[str, str]) -> None:
         """Emit ``ops``; ``names`` maps the enclosing loop variables to Python names."""
@@ -80,12 +89,15 @@ class ScalarEmitter:
             self._compute(op)
 
     def allocate(self, op: AllocBufferOp) -> None:
-        """``T = np.empty(shape, dtype)`` for a local buffer."""
+        """``T = np.empty(shape, dtype)`` for a local buffer (or the array it shares)."""
         type_ = op.buffer.type
         dtype = dtypes.numpy_dtype(type_.dtype)
-        name = self.src.fresh(op.buffer.name_hint or "buffer")
-        shape = "".join(f"{self.src.py(d)}, " for d in type_.dims)
-        self.src.line(f"{name} = np.empty(({shape}), {dtype_code(dtype)})")
+        array = self.shares.get(op.buffer, op.buffer)
+        name = self._arrays.get(array)
+        if name is None:
+            name = self._arrays[array] = self.src.fresh(op.buffer.name_hint or "buffer")
+            shape = "".join(f"{self.src.py(d)}, " for d in type_.dims)
+            self.src.line(f"{name} = np.empty(({shape}), {dtype_code(dtype)})")
         self.buffers[op.buffer] = Buffer(name, op.buffer.name_hint or name, type_.dims, dtype)
 
     def _compute(self, op: Operation) -> None:

@@ -170,7 +170,7 @@ tir.prim_func @shift(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
     assert np.geterr() == before
 
 
-def test_a_plain_matrix_product_reads_its_buffers_without_views():
+def test_a_plain_matrix_product_is_one_dot_of_the_buffers():
     kernel = kernel_of(
         """
 tir.prim_func @mm(%A: !tir.buffer<[n, k], f32>, %B: !tir.buffer<[k, m], f32>, %C: !tir.buffer<[n, m], f32>) {
@@ -191,12 +191,15 @@ tir.prim_func @mm(%A: !tir.buffer<[n, k], f32>, %B: !tir.buffer<[k, m], f32>, %C
 }"""
     )
     assert [p.path for p in kernel.paths] == ["init", "matmul"]
-    assert "np.matmul(A, B, out=C)" in kernel.source
+    assert "np.dot(A, B, out=C)" in kernel.source
     assert ".transpose(" not in kernel.source and ".reshape(" not in kernel.source
     a, b = RNG.random((3, 5), np.float32), RNG.random((5, 4), np.float32)
     c = np.empty((3, 4), np.float32)
     kernel(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-6)
+    strided = np.zeros((3, 8), np.float32)[:, ::2]
+    kernel(a, b, strided)
+    np.testing.assert_allclose(strided, a @ b, rtol=1e-6)
 
 
 def test_expression_and_constant_dimension_messages():
@@ -291,6 +294,45 @@ tir.prim_func @tril_sum(%A: !tir.buffer<[n, n], f32>, %S: !tir.buffer<[n], f32>)
 
 
 # ----------------------------------------------------------------------------- vectorized edge cases
+
+
+def test_local_buffers_with_disjoint_lifetimes_share_an_array():
+    kernel = kernel_of(
+        """
+tir.prim_func @chain(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
+  %T = tir.alloc_buffer : !tir.buffer<[n], f32>
+  %U = tir.alloc_buffer : !tir.buffer<[n], f32>
+  %V = tir.alloc_buffer : !tir.buffer<[n], f32>
+  tir.for i in [0, n) {
+    %a = tir.load %A[i] : f32
+    %t = arith.addf %a, %a : f32
+    tir.store %T[i], %t : f32
+  }
+  tir.for i in [0, n) {
+    %t = tir.load %T[i] : f32
+    %one = arith.constant 1.0 : f32
+    %u = arith.addf %t, %one : f32
+    tir.store %U[i], %u : f32
+  }
+  tir.for i in [0, n) {
+    %u = tir.load %U[i] : f32
+    %v = arith.mulf %u, %u : f32
+    tir.store %V[i], %v : f32
+  }
+  tir.for i in [0, n) {
+    %v = tir.load %V[i] : f32
+    %u = tir.load %U[i] : f32
+    %b = arith.addf %v, %u : f32
+    tir.store %B[i], %b : f32
+  }
+}"""
+    )
+    # V reuses T's array; U overlaps both
+    assert kernel.source.count("np.empty(") == 2
+    a = RNG.random(5).astype(np.float32)
+    b = np.empty_like(a)
+    kernel(a, b)
+    np.testing.assert_allclose(b, (2 * a + 1) ** 2 + (2 * a + 1), rtol=1e-6)
 
 
 def test_non_contiguous_arguments():
