@@ -36,13 +36,12 @@ class Globals:
         """A global holding ``np.dtype(name)`` (None if numpy has no such dtype)."""
         key = f"_dtype_{name}"
         if key not in self.values:
-            try:
-                dtype = np.dtype(name)
-            except TypeError:
-                return None
             if not key.isidentifier():
                 return None
-            self.values[key] = dtype
+            try:
+                self.values[key] = np.dtype(name)
+            except TypeError:
+                return None
         return key
 
 
@@ -57,7 +56,7 @@ class CallSite:
     values: list[Any]
 
 
-Expansion = Callable[[CallSite, Globals], "list[str] | None"]
+Expansion = Callable[[CallSite, Globals], list[str] | None]
 
 
 def _check_tensor_info(site: CallSite, names: Globals) -> list[str] | None:

@@ -4,7 +4,9 @@ Loading an executable validates it, resolves every packed function once, and com
 each VM function into one Python function: registers become local variables, constants
 and packed functions are module-level names, and control flow becomes a block
 dispatch loop. Running a VM function is then a plain Python call with no decoding,
-lookup or validation on the way.
+lookup or validation on the way. The builtins every call runs (parameter checks, shape
+matching, allocation) are inlined where their steering arguments are constants
+(:mod:`intrinsics`).
 """
 
 from __future__ import annotations
