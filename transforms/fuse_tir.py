@@ -119,19 +119,30 @@ class _Merger:
             formal: buffers[real]
             for formal, real in zip(callee.body.block.args, actual, strict=True)
         }
-        for op in callee.body.block.ops:
-            block.add_op(self.copy(op, values, mapping))
+        self.copy_block(callee.body.block, block, values, mapping)
+
+    def copy_block(
+        self,
+        source: Block,
+        target: Block,
+        values: dict[SSAValue, SSAValue],
+        mapping: dict[str, sympy.Expr],
+    ) -> None:
+        """Append clones of ``source``'s ops to ``target``, renaming each bound variable
+        apart: a loop variable within its body, a ``tir.let`` variable in the ops after it."""
+        mapping = dict(mapping)
+        for op in source.ops:
+            clone = self.copy(op, values, mapping)
+            target.add_op(clone)
+            if isinstance(clone, tir.LetOp):
+                mapping[op.var_name] = symbolic.sym(clone.var_name)
 
     def copy(
         self, op: Operation, values: dict[SSAValue, SSAValue], mapping: dict[str, sympy.Expr]
     ) -> Operation:
-        """A clone of ``op`` with variables renamed apart and substituted."""
-        renames = dict(mapping)
-        if isinstance(op, tir.ForOp | tir.LetOp):
-            fresh = self.fresh(op.var_name)
-            renames[op.var_name] = symbolic.sym(fresh)
+        """A clone of ``op`` with its dims substituted by ``mapping``."""
         if isinstance(op, tir.AllocBufferOp):
-            dims = tuple(symbolic.substitute(d, renames) for d in op.buffer.type.dims)
+            dims = tuple(symbolic.substitute(d, mapping) for d in op.buffer.type.dims)
             clone = tir.AllocBufferOp(tir.BufferType(DimsAttr(dims), op.buffer.type.dtype))
             values[op.buffer] = clone.buffer
             return clone
@@ -139,16 +150,18 @@ class _Merger:
         for name, attr in list(clone.properties.items()):
             if isinstance(attr, DimsAttr):
                 clone.properties[name] = DimsAttr(
-                    tuple(symbolic.substitute(d, renames) for d in attr.data)
+                    tuple(symbolic.substitute(d, mapping) for d in attr.data)
                 )
+        inner_mapping = mapping
         if isinstance(op, tir.ForOp | tir.LetOp):
-            clone.properties["var"] = StringAttr(renames[op.var_name].name)  # type: ignore[union-attr]
+            fresh = self.fresh(op.var_name)
+            clone.properties["var"] = StringAttr(fresh)
+            inner_mapping = {**mapping, op.var_name: symbolic.sym(fresh)}
         for region, new_region in zip(op.regions, clone.regions, strict=True):
             for inner_block in region.blocks:
                 new_block = Block()
                 new_region.add_block(new_block)
-                for inner in inner_block.ops:
-                    new_block.add_op(self.copy(inner, values, renames))
+                self.copy_block(inner_block, new_block, values, inner_mapping)
         for old, new in zip(op.results, clone.results, strict=True):
             values[old] = new
         return clone

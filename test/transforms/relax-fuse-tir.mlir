@@ -111,3 +111,37 @@
     relax.return %r : !relax.tensor<[m * n], f32>
   }
 
+
+// -----
+
+// A tir.let variable is renamed apart in the ops after it, not only in nested regions:
+// both kernels bind `t`, and each load reads its own renamed copy.
+
+// CHECK-LABEL: tir.prim_func @fused_gather_gather
+// CHECK:         tir.let [[T1:t[0-9]+]] = %{{.*}} : i64
+// CHECK-NEXT:    %{{.*}} = tir.load %x[[[T1]], [[I1:i[0-9]+]]] : f32
+// CHECK:         tir.let [[T2:t[0-9]+]] = %{{.*}} : i64
+// CHECK-NEXT:    %{{.*}} = tir.load %{{.*}}[[[T2]], [[I2:i[0-9]+]]] : f32
+// CHECK:       relax.call_tir @fused_gather_gather(%x, %k) :
+builtin.module {
+  tir.prim_func @gather(%A: !tir.buffer<[n, m], f32>, %K: !tir.buffer<[], i64>, %C: !tir.buffer<[n, m], f32>) {
+    tir.for i in [0, m) {
+      %k = tir.load %K[] : i64
+      tir.let t = %k : i64
+      %a = tir.load %A[t, i] : f32
+      tir.store %C[t, i], %a : f32
+    }
+  }
+  relax.func private @fused_gather_gather(%x: !relax.tensor<[n, m], f32>, %k: !relax.tensor<[], i64>) -> !relax.tensor<[n, m], f32> attributes {primitive} {
+    %0 = relax.call_tir @gather(%x, %k) : (!relax.tensor<[n, m], f32>, !relax.tensor<[], i64>) -> !relax.tensor<[n, m], f32>
+    %1 = relax.call_tir @gather(%0, %k) : (!relax.tensor<[n, m], f32>, !relax.tensor<[], i64>) -> !relax.tensor<[n, m], f32>
+    relax.return %1 : !relax.tensor<[n, m], f32>
+  }
+  relax.func @main(%x: !relax.tensor<[n, m], f32>, %k: !relax.tensor<[], i64>) -> !relax.tensor<[n, m], f32> {
+    %r = relax.dataflow -> !relax.tensor<[n, m], f32> {
+      %0 = relax.call @fused_gather_gather(%x, %k) : (!relax.tensor<[n, m], f32>, !relax.tensor<[], i64>) -> !relax.tensor<[n, m], f32>
+      relax.output %0 : !relax.tensor<[n, m], f32>
+    }
+    relax.return %r : !relax.tensor<[n, m], f32>
+  }
+}
