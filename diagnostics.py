@@ -17,6 +17,8 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
+from xrelax.gc_pause import paused_gc
+
 
 @dataclass(frozen=True)
 class Location:
@@ -106,7 +108,8 @@ class LocatingParser(Parser):
     def parse_module(self, allow_implicit_module: bool = True):
         """Parse; a value used but never defined is reported at its first use."""
         try:
-            return super().parse_module(allow_implicit_module)
+            with paused_gc():
+                return super().parse_module(allow_implicit_module)
         except ParseError:
             undefined = self.forward_ssa_references
             if not undefined:

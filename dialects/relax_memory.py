@@ -12,6 +12,7 @@ relax.memory.kill_storage %s
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 import sympy
@@ -52,8 +53,10 @@ from xrelax.dialects.syntax import (
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def tensor_bytes(type_: TensorType) -> sympy.Expr:
-    """The symbolic size in bytes of a tensor type with known dims and dtype."""
+    """The symbolic size in bytes of a tensor type with known dims and dtype (memoised:
+    the passes ask for the same few types again and again)."""
     assert type_.dims is not None and type_.known_dtype is not None
     size = sympy.Integer(dtypes.numpy_dtype(type_.dtype).itemsize)
     for dim in type_.dims:

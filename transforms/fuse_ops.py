@@ -73,6 +73,18 @@ def _only_used_by(value: SSAValue, user: Operation) -> bool:
     return all(use.operation is user for use in value.uses)
 
 
+def _merge(a: Group, b: Group, group_of: dict[Operation, Group]) -> Group:
+    """One group of the calls of ``a`` and ``b``: the smaller joins the larger, so
+    building a group of n calls costs O(n log n)."""
+    small, large = (a, b) if len(a.ops) < len(b.ops) else (b, a)
+    large.ops.extend(small.ops)
+    large.kind = max(a.kind, b.kind)
+    large.anchor = a.anchor or b.anchor
+    for member in small.ops:
+        group_of[member] = large
+    return large
+
+
 def find_groups(block: Block, patterns: dict[str, OpPattern]) -> list[Group]:
     """The fusion groups of a dataflow block (groups of one call included)."""
     group_of: dict[Operation, Group] = {}
@@ -81,19 +93,13 @@ def find_groups(block: Block, patterns: dict[str, OpPattern]) -> list[Group]:
             continue
         kind = patterns.get(op.callee.string_value(), OpPattern.OPAQUE)
         anchor = op if kind in (OpPattern.REDUCTION, OpPattern.OUT_EWISE_FUSABLE) else None
-        group = Group([op], kind, anchor)
+        group = group_of[op] = Group([op], kind, anchor)
         for operand in dict.fromkeys(op.args):
             source = group_of.get(operand.owner)
             if source is None or source is group or not _only_used_by(operand, op):
                 continue
             if can_join(source, group, kind):
-                group = Group(
-                    source.ops + group.ops,
-                    max(source.kind, group.kind),
-                    source.anchor or group.anchor,
-                )
-        for member in group.ops:
-            group_of[member] = group
+                group = _merge(source, group, group_of)
     order = {op: index for index, op in enumerate(block.ops)}
     unique = list({id(g): g for g in group_of.values()}.values())
     for group in unique:

@@ -18,6 +18,7 @@ from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from xrelax.diagnostics import IRError, verify_module
+from xrelax.gc_pause import paused_gc
 
 
 class PipelineError(ValueError):
@@ -124,19 +125,20 @@ def run_passes(
 
     Raises :class:`PassFailure` naming the pass that failed or produced invalid IR.
     """
-    for pass_ in passes:
-        if instrumentation is not None:
-            instrumentation.before(pass_, module)
-        start = time.perf_counter()
-        try:
-            pass_.apply(ctx, module)
-        except DiagnosticException as err:
-            raise PassFailure(pass_.name, err, invalid_ir=False) from err
-        elapsed = time.perf_counter() - start
-        if verify:
+    with paused_gc():
+        for pass_ in passes:
+            if instrumentation is not None:
+                instrumentation.before(pass_, module)
+            start = time.perf_counter()
             try:
-                verify_module(module)
-            except IRError as err:
-                raise PassFailure(pass_.name, err, invalid_ir=True) from err
-        if instrumentation is not None:
-            instrumentation.after(pass_, module, elapsed)
+                pass_.apply(ctx, module)
+            except DiagnosticException as err:
+                raise PassFailure(pass_.name, err, invalid_ir=False) from err
+            elapsed = time.perf_counter() - start
+            if verify:
+                try:
+                    verify_module(module)
+                except IRError as err:
+                    raise PassFailure(pass_.name, err, invalid_ir=True) from err
+            if instrumentation is not None:
+                instrumentation.after(pass_, module, elapsed)

@@ -17,6 +17,7 @@ With ``report=true`` the pass emits a remark per function: planned versus naive
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 import sympy
@@ -52,6 +53,7 @@ class Storage:
     """A planned storage: its size and the allocations placed in it."""
 
     size: sympy.Expr
+    index: int
     allocs: list[BuiltinAllocTensorOp] = field(default_factory=list)
     free_at: int = -1
 
@@ -96,19 +98,22 @@ def plan_block(block: Block) -> MemoryPlan:
     order = {op: index for index, op in enumerate(block.ops)}
     storages: list[Storage] = []
     free: list[Storage] = []
-    naive = sympy.Integer(0)
-    for op in list(block.ops):
+    busy: list[tuple[int, int, Storage]] = []  # a heap: (free_at, creation index, storage)
+    sizes: list[sympy.Expr] = []
+    for op in block.ops:
         if not isinstance(op, BuiltinAllocTensorOp):
             continue
         position = order[op]
-        for storage in [s for s in storages if 0 <= s.free_at < position and s not in free]:
-            free.append(storage)
+        released = []
+        while busy and busy[0][0] < position:
+            released.append(heapq.heappop(busy))
+        free += [storage for _, _, storage in sorted(released, key=lambda item: item[1])]
         size = tensor_bytes(op.result.type)  # type: ignore[arg-type]
-        naive += size
+        sizes.append(size)
         end = _last_use(op.result, block, order)
         storage = _pick(free, size) if end is not None else None
         if storage is None:
-            storage = Storage(size)
+            storage = Storage(size, index=len(storages))
             storages.append(storage)
         else:
             free.remove(storage)
@@ -116,7 +121,10 @@ def plan_block(block: Block) -> MemoryPlan:
                 storage.size = sympy.Integer(max(int(size), int(storage.size)))
         storage.allocs.append(op)
         storage.free_at = end if end is not None else len(order)
-    planned = sum((s.size for s in storages), sympy.Integer(0))
+        if end is not None:
+            heapq.heappush(busy, (storage.free_at, storage.index, storage))
+    naive = sympy.Add(*sizes)
+    planned = sympy.Add(*(s.size for s in storages))
     return MemoryPlan(storages, symbolic.simplify(naive), symbolic.simplify(planned))
 
 

@@ -28,6 +28,7 @@ from xdsl.printer import Printer
 from xrelax.backends.vm.exec_builder import ExecBuilder
 from xrelax.backends.vm.executable import Arg, ArgKind, Executable
 from xrelax.dialects import dtypes, tir, vm
+from xrelax.gc_pause import paused_gc
 
 
 def constant_value(attr: Attribute) -> Any:
@@ -138,8 +139,9 @@ class _FunctionAssembler:
 def assemble(module: ModuleOp) -> Executable:
     """The executable of the ``vm.func`` ops (and tir kernels) of ``module``."""
     builder = ExecBuilder()
-    for op in module.ops:
-        if isinstance(op, vm.FuncOp):
-            _FunctionAssembler(builder, op).run()
-    builder.set_library(kernel_library(module))
+    with paused_gc():
+        for op in module.ops:
+            if isinstance(op, vm.FuncOp):
+                _FunctionAssembler(builder, op).run()
+        builder.set_library(kernel_library(module))
     return builder.get()
