@@ -481,3 +481,62 @@ tir.prim_func @negate_column(%A: !tir.buffer<[n, 4], {dtype}>, %B: !tir.buffer<[
     b = np.zeros_like(a)
     kernel(a, b)
     np.testing.assert_array_equal(b[:, 2], -a[:, 1])
+
+
+def _window_kernel(init: str, combine: str, store_index: str = "[i, j]") -> str:
+    """C[i, j] (or as given) = init `combine` A[i, 2*j + r] over r in [0, 3) (and s < 2)."""
+    init_lines = (
+        f"""      %z = arith.constant {init} : f32
+      tir.store %C{store_index}, %z : f32
+"""
+        if init
+        else ""
+    )
+    return f"""
+tir.prim_func @window(%A: !tir.buffer<[n, 2 * m + 1, 2], f32>, %C: !tir.buffer<[n, m], f32>) {{
+  tir.for i in [0, n) {{
+    tir.for j in [0, m) {{
+{init_lines}      tir.for r in [0, 3) {{
+        tir.for s in [0, 2) {{
+          %c = tir.load %C{store_index} : f32
+          %a = tir.load %A[i, j * 2 + r, s] : f32
+          %v = {combine} %c, %a : f32
+          tir.store %C{store_index}, %v : f32
+        }}
+      }}
+    }}
+  }}
+}}"""
+
+
+@pytest.mark.parametrize(
+    ("init", "combine", "expected"),
+    [
+        ("-3.4e38", "arith.maximumf", lambda w, c: w.max(axis=(2, 3))),
+        ("1.5", "arith.addf", lambda w, c: 1.5 + w.sum(axis=(2, 3))),
+        ("", "arith.addf", lambda w, c: c + w.sum(axis=(2, 3))),
+    ],
+    ids=["max from identity", "sum from a constant", "update of the output"],
+)
+def test_a_small_static_window_reduction_is_unrolled_into_ufunc_calls(init, combine, expected):
+    kernel = kernel_of(_window_kernel(init, combine))
+    assert [p.path for p in kernel.paths][-1] == "reduce"
+    assert ".reduce(" not in kernel.source
+    a = RNG.standard_normal((4, 11, 2)).astype(np.float32)
+    c = RNG.standard_normal((4, 5)).astype(np.float32)
+    windows = np.lib.stride_tricks.sliding_window_view(a, (3, 2), axis=(1, 2))[:, ::2, 0]
+    want = expected(windows, c.copy())
+    kernel(a, c)
+    np.testing.assert_allclose(c, want, rtol=1e-6, atol=1e-6)
+
+
+def test_a_window_larger_than_the_unroll_limit_stays_one_reduce():
+    body = _window_kernel("0.0", "arith.addf").replace("[0, 3)", "[0, 9)")
+    body = body.replace("2 * m + 1", "2 * m + 7")
+    kernel = kernel_of(body)
+    assert "np.add.reduce(" in kernel.source
+    a = RNG.standard_normal((2, 13, 2)).astype(np.float32)
+    c = np.empty((2, 3), np.float32)
+    kernel(a, c)
+    windows = np.lib.stride_tricks.sliding_window_view(a, (9, 2), axis=(1, 2))[:, ::2, 0]
+    np.testing.assert_allclose(c, windows.sum(axis=(2, 3)), rtol=1e-5)
