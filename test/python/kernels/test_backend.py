@@ -521,13 +521,34 @@ tir.prim_func @window(%A: !tir.buffer<[n, 2 * m + 1, 2], f32>, %C: !tir.buffer<[
 def test_a_small_static_window_reduction_is_unrolled_into_ufunc_calls(init, combine, expected):
     kernel = kernel_of(_window_kernel(init, combine))
     assert [p.path for p in kernel.paths][-1] == "reduce"
-    assert ".reduce(" not in kernel.source
-    a = RNG.standard_normal((4, 11, 2)).astype(np.float32)
-    c = RNG.standard_normal((4, 5)).astype(np.float32)
-    windows = np.lib.stride_tricks.sliding_window_view(a, (3, 2), axis=(1, 2))[:, ::2, 0]
-    want = expected(windows, c.copy())
+    # 6 window points: one ufunc call per point from 60 outputs on, else one reduce.
+    assert "if (m * n) >= 60:" in kernel.source
+    assert kernel.source.count(", t[:, :, ") == 6
+    for n, m in [(4, 5), (16, 10)]:
+        a = RNG.standard_normal((n, 2 * m + 1, 2)).astype(np.float32)
+        c = RNG.standard_normal((n, m)).astype(np.float32)
+        windows = np.lib.stride_tricks.sliding_window_view(a, (3, 2), axis=(1, 2))[:, ::2, 0]
+        want = expected(windows, c.copy())
+        kernel(a, c)
+        np.testing.assert_allclose(c, want, rtol=1e-6, atol=1e-6)
+
+
+def test_a_window_reduction_with_few_static_outputs_stays_one_reduce():
+    body = _window_kernel("0.0", "arith.addf")
+    for symbolic, static in [
+        ("2 * m + 1", "7"),
+        ("n, m", "2, 3"),
+        ("0, n", "0, 2"),
+        ("0, m", "0, 3"),
+    ]:
+        body = body.replace(symbolic, static)
+    kernel = kernel_of(body)
+    assert "np.add.reduce(" in kernel.source and ", t[:, :, " not in kernel.source
+    a = RNG.standard_normal((2, 7, 2)).astype(np.float32)
+    c = np.empty((2, 3), np.float32)
     kernel(a, c)
-    np.testing.assert_allclose(c, want, rtol=1e-6, atol=1e-6)
+    windows = np.lib.stride_tricks.sliding_window_view(a, (3, 2), axis=(1, 2))[:, ::2, 0]
+    np.testing.assert_allclose(c, windows.sum(axis=(2, 3)), rtol=1e-6)
 
 
 def test_a_window_larger_than_the_unroll_limit_stays_one_reduce():
