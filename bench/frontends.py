@@ -4,14 +4,18 @@
 
 Each model (the MLP, the small CNN with batch norm, ``nn.TransformerEncoderLayer``) is
 exported with ``torch.export`` and symbolic batch (and sequence) dimensions, imported
-with ``xrelax.frontend``, compiled once, and timed at two sizes. After three warm-up
-calls each, the two runtimes alternate call by call, and the table shows the median of
-``--repeat`` calls each. Needs the ``torch`` extra.
+with ``xrelax.frontend``, compiled once, and timed at two sizes. The two runtimes
+alternate in blocks (three rounds of a warm-up call and ``--repeat`` timed calls each),
+and the table shows the median of each runtime's timed calls. Not call by call: after
+each call torch's OpenMP workers keep spinning for a while, and a numpy BLAS call made
+meanwhile fights them for the cores (an MLP at batch 256 measured 7.4 ms instead of
+0.5 ms that way). Needs the ``torch`` extra.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import time
@@ -75,13 +79,26 @@ def _median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1e3
 
 
+def _timed_block(call: Callable[[], object], repeat: int) -> list[float]:
+    """Seconds of each of ``repeat`` calls, after one untimed warm-up call."""
+    call()
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=9, help="calls per runtime (default 9)")
     args = parser.parse_args(argv)
     torch.manual_seed(0)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; median of {args.repeat}")
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads; median of 3 x {args.repeat}"
+    )
     print(f"{'model':<12} {'size':<16} {'torch eager ms':>14} {'xrelax VM ms':>13} {'ratio':>7}")
     for name, make, dynamic_shapes, sizes in MODELS:
         model = make().eval()
@@ -97,17 +114,12 @@ def main(argv: list[str] | None = None) -> int:
                 np.testing.assert_allclose(
                     main_fn(x, **imported.params), expected, rtol=1e-3, atol=1e-4
                 )
-                for _ in range(3):  # warm up: first calls allocate and pick kernels
-                    model(tx)
-                    main_fn(x, **imported.params)
                 eager, vm = [], []
-                for _ in range(args.repeat):
-                    start = time.perf_counter()
-                    model(tx)
-                    eager.append(time.perf_counter() - start)
-                    start = time.perf_counter()
-                    main_fn(x, **imported.params)
-                    vm.append(time.perf_counter() - start)
+                for _ in range(3):
+                    eager += _timed_block(functools.partial(model, tx), args.repeat)
+                    vm += _timed_block(
+                        functools.partial(main_fn, x, **imported.params), args.repeat
+                    )
             ours, theirs = _median_ms(vm), _median_ms(eager)
             print(f"{name:<12} {label:<16} {theirs:>14.3f} {ours:>13.3f} {ours / theirs:>6.1f}x")
     return 0
