@@ -13,6 +13,7 @@ the reference interpreter.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
             np.testing.assert_allclose(vm(*model.inputs), expected, rtol=1e-5, atol=1e-6)
             runs[label] = (exe, vm)
         times = timeit(
-            {label: (lambda vm=vm: vm(*model.inputs)) for label, (_, vm) in runs.items()},
+            {label: functools.partial(vm, *model.inputs) for label, (_, vm) in runs.items()},
             max(args.repeat, 7),
         )
         for label, (exe, _) in runs.items():

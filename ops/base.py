@@ -163,8 +163,10 @@ def broadcast_dims(a: Dims, b: Dims) -> Dims | None:
             out.append(x)
         elif x == 1:
             out.append(y)
-        elif x.is_Integer and y.is_Integer or (
-            symbolic.prove_not_equal(x, y) and _provably_not_one(x) and _provably_not_one(y)
+        elif (
+            x.is_Integer
+            and y.is_Integer
+            or (symbolic.prove_not_equal(x, y) and _provably_not_one(x) and _provably_not_one(y))
         ):
             raise RelaxError(
                 f"dimension {index} of the broadcast shapes differs: "

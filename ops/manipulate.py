@@ -108,15 +108,66 @@ def unravel(flat: sympy.Expr, dims: Dims) -> list[sympy.Expr]:
 
 
 def reshaped(x: te.Tensor, dims: Dims, name: str = OUTPUT) -> te.Tensor:
-    """``x`` read in row-major order into a tensor of ``dims`` (a flat-index mapping)."""
+    """``x`` read in row-major order into a tensor of ``dims``.
+
+    The axes split into groups of provably equal element counts (``[s, b, 768]`` to
+    ``[s, b, 3, 256]``: ``[s] [b] [768 | 3, 256]``), and only within a group is the index
+    flattened and unflattened, so axes a reshape keeps stay plain indices: no division
+    by a symbolic size that the kernel backend could only gather through.
+    """
+    groups = reshape_groups(x.shape, dims)
 
     def body(*i: sympy.Expr) -> te.Expr:
-        flat = sympy.Integer(0)
-        for index, dim in zip(i, dims, strict=True):
-            flat = flat * dim + index
-        return x[unravel(sympy.expand(flat), x.shape)]
+        index = [sympy.Integer(0)] * len(x.shape)
+        for source, target in groups:
+            flat = sympy.Integer(0)
+            for axis in target:
+                flat = flat * dims[axis] + i[axis]
+            unraveled = unravel(sympy.expand(flat), [x.shape[axis] for axis in source])
+            for axis, value in zip(source, unraveled, strict=True):
+                index[axis] = value
+        return x[index]
 
     return te.compute(dims, body, name)
+
+
+def reshape_groups(source: Dims, target: Dims) -> list[tuple[list[int], list[int]]]:
+    """Consecutive axes of ``source`` and ``target`` paired into groups of provably equal
+    element counts; axes of size 1 belong to no group. One group of all the other axes
+    when the counts cannot be matched up piecewise."""
+    src = [k for k, dim in enumerate(source) if dim != 1]
+    dst = [k for k, dim in enumerate(target) if dim != 1]
+    groups: list[tuple[list[int], list[int]]] = []
+    a = b = 0
+    while a < len(src) and b < len(dst):
+        group_src, group_dst = [src[a]], [dst[b]]
+        count_src, count_dst = source[src[a]], target[dst[b]]
+        a, b = a + 1, b + 1
+        while sympy.expand(count_src - count_dst) != 0:
+            grow_src = a < len(src) and (_divides(count_src, count_dst) or b == len(dst))
+            grow_dst = b < len(dst) and (_divides(count_dst, count_src) or a == len(src))
+            if not (grow_src or grow_dst):
+                grow_src, grow_dst = a < len(src), b < len(dst)
+            if not (grow_src or grow_dst):
+                return [(src, dst)]
+            if grow_src:
+                group_src.append(src[a])
+                count_src, a = count_src * source[src[a]], a + 1
+            if grow_dst:
+                group_dst.append(dst[b])
+                count_dst, b = count_dst * target[dst[b]], b + 1
+        groups.append((group_src, group_dst))
+    if a < len(src) or b < len(dst):
+        return [(src, dst)]
+    return groups
+
+
+def _divides(small: sympy.Expr, large: sympy.Expr) -> bool:
+    """Whether ``large / small`` is provably a polynomial (``small`` is a factor)."""
+    try:
+        return sympy.fraction(sympy.cancel(large / small))[1] == 1
+    except (sympy.PolynomialError, TypeError, ZeroDivisionError):
+        return False
 
 
 @irdl_op_definition

@@ -19,6 +19,7 @@ DEFAULT_PIPELINE = (
     "relax-legalize-ops",
     "relax-fuse-ops",
     "relax-fuse-tir",
+    "tir-inline-copies",
     "dce",
     "relax-to-non-dataflow",
     "relax-call-tir-rewrite",

@@ -46,12 +46,13 @@ relax.func @shared_across_functions(%x: !relax.tensor<[n], f32>) -> !relax.tenso
 
 // -----
 
-// reshape reads the input at the output's row-major flat index; the shape operand is
-// static in the kernel's types, so only the tensor is passed. matmul is a reduction.
+// reshape reads the input at the output's row-major flat index, flattened only within
+// the axes it regroups (here [4, 8] -> [32]; n is kept); the shape operand is static in
+// the kernel's types, so only the tensor is passed. matmul is a reduction.
 // CHECK-LABEL: tir.prim_func @reshape(%x0: !tir.buffer<[n, 4, 8], f32>, %out: !tir.buffer<[n, 32], f32>) {
 // CHECK-NEXT:    tir.for i0 in [0, n) {
 // CHECK-NEXT:      tir.for i1 in [0, 32) {
-// CHECK-NEXT:        %0 = tir.load %x0[i0 + floordiv(i1, 32), floormod(floordiv(i1, 8), 4), floormod(i1, 8)] : f32
+// CHECK-NEXT:        %0 = tir.load %x0[i0, floordiv(i1, 8), floormod(i1, 8)] : f32
 // CHECK-NEXT:        tir.store %out[i0, i1], %0 : f32
 // CHECK-LABEL: tir.prim_func @matmul(%x0: !tir.buffer<[n, 32], f32>, %x1: !tir.buffer<[32, m], f32>, %out: !tir.buffer<[n, m], f32>) {
 // CHECK-NEXT:    tir.for i0 in [0, n) {
@@ -73,6 +74,24 @@ relax.func @reshape_matmul(%x: !relax.tensor<[n, 4, 8], f32>, %w: !relax.tensor<
   %r = relax.reshape %x, %s : (!relax.tensor<[n, 4, 8], f32>, !relax.shape<[n, 32]>)
   %y = relax.matmul %r, %w : (!relax.tensor<[n, 32], f32>, !relax.tensor<[32, m], f32>)
   relax.return %y : !relax.tensor<[n, m], f32>
+}
+
+// -----
+
+// Splitting heads ([s, b, 256] -> [s, b * 4, 64]) keeps s as it is and regroups
+// [b, 256] with [b * 4, 64]: every divisor is static, none is the symbolic b.
+// CHECK-LABEL: tir.prim_func @reshape(%x0: !tir.buffer<[s, b, 256], f32>, %out: !tir.buffer<[s, b * 4, 64], f32>) {
+// CHECK:         %0 = tir.load %x0[i0, floordiv(i1 * 64 + i2, 256), floormod(i1 * 64 + i2, 256)] : f32
+// Merging heads back ([b * 4, s, 64] -> [b, 4, s, 64]) is a plain affine read.
+// CHECK-LABEL: tir.prim_func @reshape1(%x0: !tir.buffer<[b * 4, s, 64], f32>, %out: !tir.buffer<[b, 4, s, 64], f32>) {
+// CHECK:         %0 = tir.load %x0[i0 * 4 + i1, i2, i3] : f32
+relax.func @heads(%x: !relax.tensor<[s, b, 256], f32>) -> !relax.tensor<[b, 4, s, 64], f32> {
+  %split = relax.shape [s, b * 4, 64] : !relax.shape<[s, b * 4, 64]>
+  %h = relax.reshape %x, %split : (!relax.tensor<[s, b, 256], f32>, !relax.shape<[s, b * 4, 64]>)
+  %t = relax.permute_dims %h {axes = array<i64: 1, 0, 2>} : (!relax.tensor<[s, b * 4, 64], f32>)
+  %merge = relax.shape [b, 4, s, 64] : !relax.shape<[b, 4, s, 64]>
+  %r = relax.reshape %t, %merge : (!relax.tensor<[b * 4, s, 64], f32>, !relax.shape<[b, 4, s, 64]>)
+  relax.return %r : !relax.tensor<[b, 4, s, 64], f32>
 }
 
 // -----

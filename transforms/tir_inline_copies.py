@@ -1,0 +1,182 @@
+"""``tir-inline-copies``: read through local buffers that only hold a copy.
+
+A fused kernel of data-movement operators (``reshape``, ``expand_dims``,
+``permute_dims``, ``squeeze``, ``strided_slice``) stores each step into a
+``tir.alloc_buffer`` that the next step reads. When a local buffer ``B`` is written by
+one loop nest that copies another buffer over all of ``B``::
+
+    tir.for i in [0, n) { tir.for j in [0, m) {
+      %v = tir.load %S[f(i, j)] : f32
+      tir.store %B[i, j], %v : f32 } }
+
+its readers load ``%S[f(e1, e2)]`` instead of ``%B[e1, e2]``, and the copy and the
+buffer go away (TVM inlines such injective stages as well). A chain of views becomes
+one copy, which the kernel backend turns into a single strided view.
+
+An inlining is skipped when it would make an index harder for the kernel backend: when
+the composed index divides (``floordiv``/``floormod``) a loop variable, unless ``B`` is
+a row-major block of the source (a slice along the first axes, ``squeeze``,
+``expand_dims``) and the reader already divided as much: a reshape after a transpose
+stays materialized, as its own reshape of a contiguous array is a view. Also
+skipped: a reader that loads ``B`` with a ``pad`` (its bounds check is on ``B``), and a
+source written again while ``B`` is still read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from xrelax.dialects import symbolic, tir
+from xrelax.dialects.dims import DimsAttr
+
+
+@dataclass
+class _Copy:
+    """A loop nest ``B[i...] = S[f(i...)]`` over all of ``B``."""
+
+    nest: Operation
+    loop_vars: list[str]
+    load: tir.LoadOp
+
+
+def _as_copy(op: Operation, buffer: SSAValue) -> _Copy | None:
+    """``op`` as a copy into all of ``buffer``, or None."""
+    loop_vars: list[str] = []
+    dims = buffer.type.dims  # type: ignore[attr-defined]
+    current = op
+    while isinstance(current, tir.ForOp):
+        k = len(loop_vars)
+        if k >= len(dims) or current.lower != 0 or sympy.expand(current.upper - dims[k]) != 0:
+            return None
+        loop_vars.append(current.var_name)
+        body = list(current.body.block.ops)
+        if len(body) == 1 and isinstance(body[0], tir.ForOp):
+            current = body[0]
+            continue
+        if len(body) != 2:
+            return None
+        load, store = body
+        if (
+            not isinstance(load, tir.LoadOp)
+            or not isinstance(store, tir.StoreOp)
+            or store.buffer is not buffer
+            or store.value is not load.result
+            or load.buffer is buffer
+            or [symbolic.format_expr(i) for i in store.indices.data] != loop_vars
+            or len(loop_vars) != len(dims)
+        ):
+            return None
+        return _Copy(op, loop_vars, load)
+    return None
+
+
+def _divisions(indices: tuple[sympy.Expr, ...], loop_vars: set[str]) -> int:
+    """How many floordiv/floormod of loop variables ``indices`` contain."""
+    count = 0
+    for index in indices:
+        for node in sympy.preorder_traversal(index):
+            if isinstance(node, symbolic.FloorDiv | symbolic.FloorMod) and (
+                symbolic.free_vars(node) & loop_vars
+            ):
+                count += 1
+    return count
+
+
+def _row_major_offset(dims: tuple[sympy.Expr, ...], indices: list[sympy.Expr]) -> sympy.Expr:
+    offset = sympy.Integer(0)
+    for dim, index in zip(dims, indices, strict=True):
+        offset = offset * dim + index
+    return sympy.expand(offset)
+
+
+def _keeps_row_major(copy: _Copy, source: SSAValue, buffer: SSAValue) -> bool:
+    """Whether ``B`` is a row-major block of ``S`` (``S``'s flat offset is ``B``'s plus a
+    constant): a reshape of ``B`` then reads ``S`` with the same divisions."""
+    src = _row_major_offset(source.type.dims, list(copy.load.indices.data))  # type: ignore[attr-defined]
+    dst = _row_major_offset(buffer.type.dims, [symbolic.sym(v) for v in copy.loop_vars])  # type: ignore[attr-defined]
+    return not (symbolic.free_vars(sympy.expand(src - dst)) & set(copy.loop_vars))
+
+
+def _writes(op: Operation, buffer: SSAValue) -> bool:
+    return any(isinstance(o, tir.StoreOp) and o.buffer is buffer for o in op.walk())
+
+
+class InlineCopies(RewritePattern):
+    """Inline every copy-only local buffer of a prim_func (repeatedly, for chains)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tir.PrimFuncOp, rewriter: PatternRewriter) -> None:
+        loop_vars = {o.var_name for o in op.walk() if isinstance(o, tir.ForOp | tir.LetOp)}
+        while any(
+            self.inline(alloc, loop_vars, rewriter)
+            for alloc in list(op.body.block.ops)
+            if isinstance(alloc, tir.AllocBufferOp)
+        ):
+            pass
+
+    def inline(
+        self, alloc: tir.AllocBufferOp, loop_vars: set[str], rewriter: PatternRewriter
+    ) -> bool:
+        buffer = alloc.buffer
+        block = alloc.parent_block()
+        assert block is not None
+        top = [o for o in block.ops if any(u.operation in o.walk() for u in buffer.uses)]
+        writers = [o for o in top if _writes(o, buffer)]
+        if len(writers) != 1:
+            return False
+        copy = _as_copy(writers[0], buffer)
+        if copy is None:
+            return False
+        source = copy.load.buffer
+        ops = list(block.ops)
+        live = ops[ops.index(copy.nest) + 1 : ops.index(top[-1]) + 1]
+        if any(_writes(o, source) for o in live):
+            return False
+        readers = [u.operation for u in buffer.uses if isinstance(u.operation, tir.LoadOp)]
+        if len(readers) != len(list(buffer.uses)) - 1 or any(r.pad is not None for r in readers):
+            return False
+        row_major = _keeps_row_major(copy, source, buffer)
+        composed = {}
+        for reader in readers:
+            mapping = dict(zip(copy.loop_vars, reader.indices.data, strict=True))
+            indices = tuple(symbolic.substitute(i, mapping) for i in copy.load.indices.data)
+            divisions = _divisions(indices, loop_vars)
+            if divisions and not (
+                row_major and divisions <= _divisions(reader.indices.data, loop_vars)
+            ):
+                return False
+            composed[reader] = indices
+        for reader, indices in composed.items():
+            pad = [copy.load.pad] if copy.load.pad is not None else []
+            new = tir.LoadOp.create(
+                operands=[source, *pad],
+                properties={"indices": DimsAttr(indices)},
+                result_types=[reader.result.type],
+            )
+            new.result.name_hint = reader.result.name_hint
+            rewriter.replace(reader, new)
+        rewriter.erase(copy.nest)
+        rewriter.erase(alloc)
+        return True
+
+
+@dataclass(frozen=True)
+class InlineCopiesPass(ModulePass):
+    """Read through the copy-only local buffers of every prim_func."""
+
+    name = "tir-inline-copies"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(InlineCopies(), apply_recursively=False).rewrite_module(op)
