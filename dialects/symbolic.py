@@ -115,6 +115,43 @@ class FloorMod(sympy.Function):
         return None
 
 
+def row_major_strides(dims: Sequence[sympy.Expr]) -> list[sympy.Expr]:
+    """The element strides of a C-contiguous buffer of ``dims``."""
+    strides, step = [], sympy.Integer(1)
+    for dim in reversed(dims):
+        strides.append(step)
+        step = sympy.expand(step * dim)
+    return strides[::-1]
+
+
+def flat_offset(indices: Sequence[sympy.Expr], dims: Sequence[sympy.Expr]) -> sympy.Expr:
+    """The row-major element offset of ``indices``, with floordiv/floormod pairs cancelled."""
+    offset = sum(
+        (i * s for i, s in zip(indices, row_major_strides(dims), strict=True)), sympy.Integer(0)
+    )
+    return sympy.expand(_expand_floors(sympy.expand(offset)))
+
+
+def _expand_floors(expr: sympy.Expr) -> sympy.Expr:
+    """``floormod(x, c)`` -> ``x - c * floordiv(x, c)`` and
+    ``floordiv(floordiv(x, a), b)`` -> ``floordiv(x, a * b)`` (positive divisors)."""
+    if expr.is_Atom:
+        return expr
+    args = [sympy.expand(_expand_floors(a)) for a in expr.args]
+    if isinstance(expr, FloorMod):
+        x, c = args
+        return x - c * _floordiv(x, c)
+    if isinstance(expr, FloorDiv):
+        return _floordiv(*args)
+    return expr.func(*args)
+
+
+def _floordiv(x: sympy.Expr, c: sympy.Expr) -> sympy.Expr:
+    if isinstance(x, FloorDiv):
+        return _floordiv(x.args[0], sympy.expand(x.args[1] * c))
+    return FloorDiv(x, c)
+
+
 def floordiv(a: int | sympy.Expr, b: int | sympy.Expr) -> sympy.Expr:
     """``floor(a / b)``, folded where possible."""
     return sympy.expand(FloorDiv(as_expr(a), as_expr(b)))

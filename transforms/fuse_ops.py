@@ -3,7 +3,9 @@
 Within each dataflow region, a ``call_tir`` joins the group of a ``call_tir``
 producing one of its arguments when the producer's result is used by it alone and the
 patterns allow it (:mod:`xrelax.transforms.op_pattern`): elementwise, broadcast and
-injective kernels fuse with each other, and elementwise/broadcast kernels fuse as the
+injective kernels fuse with each other and into the inputs of a reduction or
+matmul-like kernel (a transposed weight is read in place: ``tir-inline-copies`` then
+turns the transpose into a view), and elementwise/broadcast kernels fuse as the
 epilogue of one reduction or matmul-like kernel. Each group of two or more calls is
 outlined into ``relax.func private @fused_<ops>(...) attributes {primitive}`` and
 replaced by a ``relax.call`` of it; ``relax-fuse-tir`` then merges its kernels.
@@ -62,7 +64,7 @@ class Group:
 def can_join(producer: Group, consumer: Group, consumer_kind: OpPattern) -> bool:
     """Whether the consumer's group (whose newest call has ``consumer_kind``) may absorb
     the producer's group."""
-    if consumer_kind > _INJECTIVE or producer.kind == OpPattern.OPAQUE:
+    if consumer_kind == OpPattern.OPAQUE or producer.kind == OpPattern.OPAQUE:
         return False
     if producer.anchor is None:
         return producer.kind <= _INJECTIVE
@@ -147,7 +149,7 @@ class FuseDataflow(RewritePattern):
             param_types.append(ShapeType.of(extra))
         result_types = [v.type for v in outputs]
         result_type = result_types[0] if len(outputs) == 1 else TupleType.of(result_types)
-        name = self.fresh_name("fused_" + "_".join(o.callee.string_value() for o in group.ops))
+        name = self.fresh_name(_group_name([o.callee.string_value() for o in group.ops]))
         func = FuncOp(name, param_types, result_type, visibility="private")
         func.attributes[PRIMITIVE_ATTR] = UnitAttr()
         body = func.body.block
@@ -199,6 +201,23 @@ class FuseDataflow(RewritePattern):
             name = f"{base}{suffix}"
         self.names.add(name)
         return name
+
+
+_MAX_NAME = 64
+
+
+def _group_name(kernels: list[str]) -> str:
+    """``fused_<kernel>_<kernel>...``; past 64 characters (TVM bounds its fused names
+    too) the kernels that fit, then ``_and<count of the others>``."""
+    full = "_".join(["fused", *kernels])
+    if len(full) <= _MAX_NAME:
+        return full
+    name = "fused_" + kernels[0]
+    for k, kernel in enumerate(kernels[1:], 1):
+        if len(name) + len(kernel) + 1 > _MAX_NAME - len("_and999"):
+            return f"{name}_and{len(kernels) - k}"
+        name += "_" + kernel
+    return name
 
 
 @dataclass(frozen=True)

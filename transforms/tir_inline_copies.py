@@ -15,9 +15,10 @@ one copy, which the kernel backend turns into a single strided view.
 
 An inlining is skipped when it would make an index harder for the kernel backend: when
 the composed index divides (``floordiv``/``floormod``) a loop variable, unless ``B`` is
-a row-major block of the source (a slice along the first axes, ``squeeze``,
-``expand_dims``) and the reader already divided as much: a reshape after a transpose
-stays materialized, as its own reshape of a contiguous array is a view. Also
+a row-major block of the source (a reshape, a slice along the first axes, ``squeeze``,
+``expand_dims``), whose readers read the source with the same flat offsets. A reshape
+after a transpose stays materialized: the backend reshapes a contiguous copy as a
+view, where a transposed source could only be gathered. Also
 skipped: a reader that loads ``B`` with a ``pad`` (its bounds check is on ``B``), and a
 source written again while ``B`` is still read.
 """
@@ -82,30 +83,22 @@ def _as_copy(op: Operation, buffer: SSAValue) -> _Copy | None:
     return None
 
 
-def _divisions(indices: tuple[sympy.Expr, ...], loop_vars: set[str]) -> int:
-    """How many floordiv/floormod of loop variables ``indices`` contain."""
-    count = 0
-    for index in indices:
-        for node in sympy.preorder_traversal(index):
-            if isinstance(node, symbolic.FloorDiv | symbolic.FloorMod) and (
-                symbolic.free_vars(node) & loop_vars
-            ):
-                count += 1
-    return count
-
-
-def _row_major_offset(dims: tuple[sympy.Expr, ...], indices: list[sympy.Expr]) -> sympy.Expr:
-    offset = sympy.Integer(0)
-    for dim, index in zip(dims, indices, strict=True):
-        offset = offset * dim + index
-    return sympy.expand(offset)
+def _divides(indices: tuple[sympy.Expr, ...], loop_vars: set[str]) -> bool:
+    """Whether ``indices`` take a floordiv/floormod of a loop variable."""
+    return any(
+        isinstance(node, symbolic.FloorDiv | symbolic.FloorMod)
+        and symbolic.free_vars(node) & loop_vars
+        for index in indices
+        for node in sympy.preorder_traversal(index)
+    )
 
 
 def _keeps_row_major(copy: _Copy, source: SSAValue, buffer: SSAValue) -> bool:
     """Whether ``B`` is a row-major block of ``S`` (``S``'s flat offset is ``B``'s plus a
-    constant): a reshape of ``B`` then reads ``S`` with the same divisions."""
-    src = _row_major_offset(source.type.dims, list(copy.load.indices.data))  # type: ignore[attr-defined]
-    dst = _row_major_offset(buffer.type.dims, [symbolic.sym(v) for v in copy.loop_vars])  # type: ignore[attr-defined]
+    constant): then any reader's flat offset into ``B`` is one into ``S``, and the
+    kernel backend views ``S`` wherever it viewed ``B``."""
+    src = symbolic.flat_offset(copy.load.indices.data, source.type.dims)  # type: ignore[attr-defined]
+    dst = symbolic.flat_offset([symbolic.sym(v) for v in copy.loop_vars], buffer.type.dims)  # type: ignore[attr-defined]
     return not (symbolic.free_vars(sympy.expand(src - dst)) & set(copy.loop_vars))
 
 
@@ -152,10 +145,7 @@ class InlineCopies(RewritePattern):
         for reader in readers:
             mapping = dict(zip(copy.loop_vars, reader.indices.data, strict=True))
             indices = tuple(symbolic.substitute(i, mapping) for i in copy.load.indices.data)
-            divisions = _divisions(indices, loop_vars)
-            if divisions and not (
-                row_major and divisions <= _divisions(reader.indices.data, loop_vars)
-            ):
+            if not row_major and _divides(indices, loop_vars):
                 return False
             composed[reader] = indices
         for reader, indices in composed.items():

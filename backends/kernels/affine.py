@@ -1,19 +1,25 @@
 """Affine index functions: ``index = sum(coeff[v] * v) + rest`` over loop variables.
 
 The coefficients and ``rest`` may use symbolic variables (known when the kernel
-runs) but no loop variable. :func:`flat_offset` turns a multi-dimensional access
-into its row-major element offset and cancels ``floordiv``/``floormod`` pairs, so
-the index functions of reshape-like accesses become affine again.
+runs) but no loop variable. :func:`~xrelax.dialects.symbolic.flat_offset` turns a
+multi-dimensional access into its row-major element offset and cancels
+``floordiv``/``floormod`` pairs, so the index functions of reshape-like accesses
+become affine again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import sympy
 
-from xrelax.dialects.symbolic import FloorDiv, FloorMod, prove_le, prove_lt
+from xrelax.dialects.symbolic import (
+    FloorDiv,
+    FloorMod,
+    prove_le,
+    prove_lt,
+)
 
 
 @dataclass(frozen=True)
@@ -65,43 +71,6 @@ def affine(
             return None
         coeffs[var.name] = coeffs.get(var.name, sympy.Integer(0)) + coeff
     return Affine({v: c for v, c in coeffs.items() if c != 0}, rest)
-
-
-def row_major_strides(dims: Sequence[sympy.Expr]) -> list[sympy.Expr]:
-    """The element strides of a C-contiguous buffer of ``dims``."""
-    strides, step = [], sympy.Integer(1)
-    for dim in reversed(dims):
-        strides.append(step)
-        step = sympy.expand(step * dim)
-    return strides[::-1]
-
-
-def flat_offset(indices: Sequence[sympy.Expr], dims: Sequence[sympy.Expr]) -> sympy.Expr:
-    """The row-major element offset of ``indices``, with floordiv/floormod pairs cancelled."""
-    offset = sum(
-        (i * s for i, s in zip(indices, row_major_strides(dims), strict=True)), sympy.Integer(0)
-    )
-    return sympy.expand(_expand_floors(sympy.expand(offset)))
-
-
-def _expand_floors(expr: sympy.Expr) -> sympy.Expr:
-    """``floormod(x, c)`` -> ``x - c * floordiv(x, c)`` and
-    ``floordiv(floordiv(x, a), b)`` -> ``floordiv(x, a * b)`` (positive divisors)."""
-    if expr.is_Atom:
-        return expr
-    args = [sympy.expand(_expand_floors(a)) for a in expr.args]
-    if isinstance(expr, FloorMod):
-        x, c = args
-        return x - c * _floordiv(x, c)
-    if isinstance(expr, FloorDiv):
-        return _floordiv(*args)
-    return expr.func(*args)
-
-
-def _floordiv(x: sympy.Expr, c: sympy.Expr) -> sympy.Expr:
-    if isinstance(x, FloorDiv):
-        return _floordiv(x.args[0], sympy.expand(x.args[1] * c))
-    return FloorDiv(x, c)
 
 
 def drop_vanishing_floors(

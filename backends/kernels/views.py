@@ -17,17 +17,18 @@ from typing import TYPE_CHECKING
 
 import sympy
 
-from xrelax.backends.kernels.affine import (
-    Affine,
-    affine,
-    drop_vanishing_floors,
-    flat_offset,
-    row_major_strides,
-)
+from xrelax.backends.kernels.affine import Affine, affine, drop_vanishing_floors
 from xrelax.backends.kernels.buffers import Array, Buffer, Domain, Whole
 from xrelax.backends.kernels.nest import NotVectorizable
 from xrelax.backends.kernels.tree import Const, Load, Scalar
-from xrelax.dialects.symbolic import prove_equal, prove_le, prove_lt, sym
+from xrelax.dialects.symbolic import (
+    flat_offset,
+    prove_equal,
+    prove_le,
+    prove_lt,
+    row_major_strides,
+    sym,
+)
 
 if TYPE_CHECKING:
     from xrelax.backends.kernels.vectorize import Evaluator

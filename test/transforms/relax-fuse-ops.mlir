@@ -123,3 +123,81 @@ relax.func @keeps_shapes(%x: !relax.tensor<[n * m], f32>, %y: !relax.tensor<[n, 
   }
   relax.return %r : !relax.tensor<[n * m], f32>
 }
+
+// -----
+
+tir.prim_func @transpose(%A: !tir.buffer<[m, k], f32>, %C: !tir.buffer<[k, m], f32>) {
+  tir.for i in [0, k) {
+    tir.for j in [0, m) {
+      %a = tir.load %A[j, i] : f32
+      tir.store %C[i, j], %a : f32
+    }
+  }
+}
+tir.prim_func @matmul(%A: !tir.buffer<[n, k], f32>, %B: !tir.buffer<[k, m], f32>, %C: !tir.buffer<[n, m], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, m) {
+      %z = arith.constant 0.0 : f32
+      tir.store %C[i, j], %z : f32
+      tir.for r in [0, k) {
+        %a = tir.load %A[i, r] : f32
+        %b = tir.load %B[r, j] : f32
+        %c = tir.load %C[i, j] : f32
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        tir.store %C[i, j], %s : f32
+      }
+    }
+  }
+}
+
+// An injective producer (a linear layer's transposed weight) fuses into the input of a
+// matmul, so the fused kernel can read the weight in place.
+// CHECK:       relax.func private @fused_transpose_matmul(%w: !relax.tensor<[10, 784], f32>, %x: !relax.tensor<[n, 784], f32>)
+// CHECK-NEXT:    %0 = relax.call_tir @transpose(%w)
+// CHECK-NEXT:    %1 = relax.call_tir @matmul(%x, %0)
+// CHECK-LABEL: relax.func @linear
+// CHECK:         relax.call @fused_transpose_matmul(%w, %x)
+relax.func @linear(%x: !relax.tensor<[n, 784], f32>, %w: !relax.tensor<[10, 784], f32>) -> !relax.tensor<[n, 10], f32> {
+  %out = relax.dataflow -> !relax.tensor<[n, 10], f32> {
+    %0 = relax.call_tir @transpose(%w) : (!relax.tensor<[10, 784], f32>) -> !relax.tensor<[784, 10], f32>
+    %1 = relax.call_tir @matmul(%x, %0) : (!relax.tensor<[n, 784], f32>, !relax.tensor<[784, 10], f32>) -> !relax.tensor<[n, 10], f32>
+    relax.output %1 : !relax.tensor<[n, 10], f32>
+  }
+  relax.return %out : !relax.tensor<[n, 10], f32>
+}
+
+// -----
+
+tir.prim_func @neg(%A: !tir.buffer<[k], f32>, %C: !tir.buffer<[k], f32>) {
+  tir.for i in [0, k) {
+    %a = tir.load %A[i] : f32
+    %c = arith.negf %a : f32
+    tir.store %C[i], %c : f32
+  }
+}
+
+// A long group's name keeps the kernels that fit in 64 characters and counts the rest.
+// CHECK: relax.func private @fused_neg_neg_neg_neg_neg_neg_neg_neg_neg_neg_neg_neg_neg_and3(
+relax.func @long(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {
+  %out = relax.dataflow -> !relax.tensor<[n], f32> {
+    %0 = relax.call_tir @neg(%x) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %1 = relax.call_tir @neg(%0) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %2 = relax.call_tir @neg(%1) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %3 = relax.call_tir @neg(%2) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %4 = relax.call_tir @neg(%3) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %5 = relax.call_tir @neg(%4) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %6 = relax.call_tir @neg(%5) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %7 = relax.call_tir @neg(%6) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %8 = relax.call_tir @neg(%7) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %9 = relax.call_tir @neg(%8) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %10 = relax.call_tir @neg(%9) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %11 = relax.call_tir @neg(%10) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %12 = relax.call_tir @neg(%11) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %13 = relax.call_tir @neg(%12) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %14 = relax.call_tir @neg(%13) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    %15 = relax.call_tir @neg(%14) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+    relax.output %15 : !relax.tensor<[n], f32>
+  }
+  relax.return %out : !relax.tensor<[n], f32>
+}
