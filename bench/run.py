@@ -24,6 +24,7 @@ import argparse
 import gc
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -40,6 +41,9 @@ if __package__ in (None, ""):
     from bench import models, peers
 else:
     from bench import models, peers
+
+# The relax-opt script of the running environment (found without activating it).
+RELAX_OPT = shutil.which("relax-opt", path=os.path.dirname(sys.executable)) or "relax-opt"
 
 
 @dataclass
@@ -119,7 +123,7 @@ def end_to_end(repeat: int, quick: bool) -> list[Row]:
             )
         )
         if model.name.startswith("mlp"):
-            rows += peers.mlp_rows(model, times["numpy"], repeat, timeit)
+            rows += peers.mlp_rows(model, times["numpy"], repeat)
     return rows
 
 
@@ -246,7 +250,7 @@ def compile_time(quick: bool) -> list[Row]:
     startup = []
     for _ in range(5):
         start = time.perf_counter()
-        subprocess.run(["relax-opt", os.devnull, "-o", os.devnull], check=True)
+        subprocess.run([RELAX_OPT, os.devnull, "-o", os.devnull], check=True)
         startup.append(time.perf_counter() - start)
     median = statistics.median(startup)
     rows.append(

@@ -102,51 +102,61 @@ def _keeps_row_major(copy: _Copy, source: SSAValue, buffer: SSAValue) -> bool:
     return not (symbolic.free_vars(sympy.expand(src - dst)) & set(copy.loop_vars))
 
 
-def _writes(op: Operation, buffer: SSAValue) -> bool:
-    return any(isinstance(o, tir.StoreOp) and o.buffer is buffer for o in op.walk())
-
-
 class InlineCopies(RewritePattern):
-    """Inline every copy-only local buffer of a prim_func (repeatedly, for chains)."""
+    """Inline every copy-only local buffer of a prim_func.
+
+    One pass in program order handles chains: inlining ``B1`` into the copy that fills
+    ``B2`` leaves that a copy from ``B1``'s source, inlined in turn. Linear in the
+    kernel's size: each top-level op is walked once, each buffer's uses once."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tir.PrimFuncOp, rewriter: PatternRewriter) -> None:
+        block = op.body.block
+        self.ops = list(block.ops)
+        self.position = {top: k for k, top in enumerate(self.ops)}
+        self.written_at: dict[SSAValue, list[int]] = {}
+        for k, top in enumerate(self.ops):
+            for inner in top.walk():
+                if isinstance(inner, tir.StoreOp):
+                    self.written_at.setdefault(inner.buffer, []).append(k)
         loop_vars = {o.var_name for o in op.walk() if isinstance(o, tir.ForOp | tir.LetOp)}
-        while any(
-            self.inline(alloc, loop_vars, rewriter)
-            for alloc in list(op.body.block.ops)
-            if isinstance(alloc, tir.AllocBufferOp)
-        ):
-            pass
+        for alloc in self.ops:
+            if isinstance(alloc, tir.AllocBufferOp):
+                self.inline(alloc, loop_vars, rewriter)
+
+    def _top(self, op: Operation) -> Operation:
+        while op not in self.position:
+            parent = op.parent_op()
+            assert parent is not None
+            op = parent
+        return op
 
     def inline(
         self, alloc: tir.AllocBufferOp, loop_vars: set[str], rewriter: PatternRewriter
-    ) -> bool:
+    ) -> None:
         buffer = alloc.buffer
-        block = alloc.parent_block()
-        assert block is not None
-        top = [o for o in block.ops if any(u.operation in o.walk() for u in buffer.uses)]
-        writers = [o for o in top if _writes(o, buffer)]
-        if len(writers) != 1:
-            return False
-        copy = _as_copy(writers[0], buffer)
+        written = set(self.written_at.get(buffer, []))
+        if len(written) != 1:
+            return
+        copy = _as_copy(self.ops[written.pop()], buffer)
         if copy is None:
-            return False
+            return
+        uses = [use.operation for use in buffer.uses]
+        readers = [u for u in uses if isinstance(u, tir.LoadOp)]
+        if len(readers) != len(uses) - 1 or any(r.pad is not None for r in readers):
+            return
         source = copy.load.buffer
-        ops = list(block.ops)
-        live = ops[ops.index(copy.nest) + 1 : ops.index(top[-1]) + 1]
-        if any(_writes(o, source) for o in live):
-            return False
-        readers = [u.operation for u in buffer.uses if isinstance(u.operation, tir.LoadOp)]
-        if len(readers) != len(list(buffer.uses)) - 1 or any(r.pad is not None for r in readers):
-            return False
+        first = self.position[copy.nest]
+        last = max((self.position[self._top(r)] for r in readers), default=first)
+        if any(first < k <= last for k in self.written_at.get(source, [])):
+            return
         row_major = _keeps_row_major(copy, source, buffer)
         composed = {}
         for reader in readers:
             mapping = dict(zip(copy.loop_vars, reader.indices.data, strict=True))
             indices = tuple(symbolic.substitute(i, mapping) for i in copy.load.indices.data)
             if not row_major and _divides(indices, loop_vars):
-                return False
+                return
             composed[reader] = indices
         for reader, indices in composed.items():
             pad = [copy.load.pad] if copy.load.pad is not None else []
@@ -159,7 +169,6 @@ class InlineCopies(RewritePattern):
             rewriter.replace(reader, new)
         rewriter.erase(copy.nest)
         rewriter.erase(alloc)
-        return True
 
 
 @dataclass(frozen=True)
