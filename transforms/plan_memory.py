@@ -3,9 +3,10 @@
 The ``relax.builtin.alloc_tensor`` ops of a block are placed in
 ``relax.memory.alloc_storage`` storages: a storage is reused by a later tensor of the
 same block once every tensor in it is dead (a tensor that ends up sharing with no other
-keeps its direct allocation). Static sizes reuse the best-fitting free
-storage (which grows to the largest of its tensors); symbolic sizes reuse only a
-storage whose size is provably equal. A tensor that escapes (returned, yielded,
+keeps its direct allocation). A storage of provably equal size is reused first; a
+static size then takes the best-fitting static storage; a symbolic one a storage
+provably at least as large, else one provably smaller. A storage grows to the largest
+of its tensors. A tensor that escapes (returned, yielded,
 put in a tuple, passed to a packed or relax call, or aliased through
 ``match_shape``) gets a storage of its own, so outputs and values a callee may keep
 are never overwritten; parameters are never allocated here at all. A storage is
@@ -117,8 +118,8 @@ def plan_block(block: Block) -> MemoryPlan:
             storages.append(storage)
         else:
             free.remove(storage)
-            if size.is_Integer and storage.size.is_Integer:
-                storage.size = sympy.Integer(max(int(size), int(storage.size)))
+            if not symbolic.prove_le(size, storage.size):
+                storage.size = size  # _pick chose a provably smaller storage: it grows
         storage.allocs.append(op)
         storage.free_at = end if end is not None else len(order)
         if end is not None:
@@ -129,16 +130,22 @@ def plan_block(block: Block) -> MemoryPlan:
 
 
 def _pick(free: list[Storage], size: sympy.Expr) -> Storage | None:
-    """The free storage to reuse: provably equal size, else the best static fit."""
+    """The free storage to reuse: provably equal size; else, for a static size, the best
+    static fit; else one provably at least as large, then one provably smaller (which
+    grows: ``[s, 1024]`` after ``[s, 256]``)."""
     for storage in free:
         if symbolic.prove_equal(storage.size, size):
             return storage
-    if not size.is_Integer:
-        return None
-    static = [s for s in free if s.size.is_Integer]
-    if not static:
-        return None
-    return min(static, key=lambda s: (int(s.size) < int(size), abs(int(s.size) - int(size))))
+    if size.is_Integer:
+        static = [s for s in free if s.size.is_Integer]
+        if static:
+            return min(
+                static, key=lambda s: (int(s.size) < int(size), abs(int(s.size) - int(size)))
+            )
+    fits = [s for s in free if symbolic.prove_le(size, s.size)]
+    if fits:
+        return fits[0]
+    return next((s for s in free if symbolic.prove_le(s.size, size)), None)
 
 
 def apply_plan(block: Block, plan: MemoryPlan, rewriter: PatternRewriter) -> None:

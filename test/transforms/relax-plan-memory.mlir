@@ -80,3 +80,32 @@ relax.func @escapes(%x: !relax.tensor<[4], f32>) -> !relax.tuple<!relax.tensor<[
   %t = relax.tuple %b, %c : (!relax.tensor<[4], f32>, !relax.tensor<[4], f32>)
   relax.return %t : !relax.tuple<!relax.tensor<[4], f32>, !relax.tensor<[4], f32>>
 }
+
+// -----
+
+tir.prim_func @ew(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
+}
+
+// A symbolic size provably no larger than a free storage reuses it; one provably
+// larger takes a free storage that grows to it ([s * 4] after [s], [s * 4] again).
+// CHECK-LABEL: relax.func @grows
+// CHECK-NEXT:    %[[S0:.*]] = relax.memory.alloc_storage [s * 16] : !relax.object
+// CHECK-NEXT:    %a = relax.memory.alloc_tensor %[[S0]] [0] : !relax.tensor<[s], f32>
+// CHECK:         %[[S1:.*]] = relax.memory.alloc_storage [s * 16] : !relax.object
+// CHECK-NEXT:    %b = relax.memory.alloc_tensor %[[S1]] [0] : !relax.tensor<[s * 4], f32>
+// CHECK:         %c = relax.memory.alloc_tensor %[[S0]] [0] : !relax.tensor<[s * 4], f32>
+// CHECK:         %d = relax.memory.alloc_tensor %[[S1]] [0] : !relax.tensor<[s * 2], f32>
+// expected-remark @+1 {{memory plan: 5 tensors in 3 storages, planned s * 48 bytes vs naive s * 60 bytes}}
+relax.func @grows(%x: !relax.tensor<[s], f32>) -> !relax.tensor<[s * 4], f32> {
+  %a = relax.builtin.alloc_tensor : !relax.tensor<[s], f32>
+  relax.call_dps @ew(%x, %a) : (!relax.tensor<[s], f32>, !relax.tensor<[s], f32>)
+  %b = relax.builtin.alloc_tensor : !relax.tensor<[s * 4], f32>
+  relax.call_dps @ew(%a, %b) : (!relax.tensor<[s], f32>, !relax.tensor<[s * 4], f32>)
+  %c = relax.builtin.alloc_tensor : !relax.tensor<[s * 4], f32>
+  relax.call_dps @ew(%b, %c) : (!relax.tensor<[s * 4], f32>, !relax.tensor<[s * 4], f32>)
+  %d = relax.builtin.alloc_tensor : !relax.tensor<[s * 2], f32>
+  relax.call_dps @ew(%c, %d) : (!relax.tensor<[s * 4], f32>, !relax.tensor<[s * 2], f32>)
+  %e = relax.builtin.alloc_tensor : !relax.tensor<[s * 4], f32>
+  relax.call_dps @ew(%d, %e) : (!relax.tensor<[s * 2], f32>, !relax.tensor<[s * 4], f32>)
+  relax.return %e : !relax.tensor<[s * 4], f32>
+}
