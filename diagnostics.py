@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
@@ -124,6 +124,14 @@ class LocatingParser(Parser):
             if loc is None:
                 raise
             raise LocatedParseError(Diagnostic("error", message, loc)) from None
+
+    def _parse_builtin_densearray_attr(self) -> Attribute | None:
+        """xDSL's, with a located error for an element type it cannot store (``i128``)."""
+        start = self.pos
+        try:
+            return super()._parse_builtin_densearray_attr()
+        except NotImplementedError:
+            self.raise_error("dense array element type wider than 64 bits", start, self.pos)
 
     def parse_operation(self) -> Operation:
         start = self.pos

@@ -5,12 +5,15 @@ The ``relax.builtin.alloc_tensor`` ops of a block are placed in
 same block once every tensor in it is dead (a tensor that ends up sharing with no other
 keeps its direct allocation). A storage of provably equal size is reused first; a
 static size then takes the best-fitting static storage; a symbolic one a storage
-provably at least as large, else one provably smaller. A storage grows to the largest
-of its tensors. A tensor that escapes (returned, yielded,
-put in a tuple, passed to a packed or relax call, or aliased through
-``match_shape``) gets a storage of its own, so outputs and values a callee may keep
-are never overwritten; parameters are never allocated here at all. A storage is
-killed after the last use of its last tensor.
+provably at least as large, else one provably smaller, else any free storage whose
+allocation point binds the size's variables. A storage grows to the largest of its
+tensors, ``max(a, b)`` when neither size provably bounds the other (``[4, s, s]`` and
+``[s, 256]``): since ``max(a, b) <= a + b`` for every value of the symbols, reusing
+never costs more than a new allocation. A tensor that escapes (returned, yielded, put
+in a tuple, passed to a packed or relax call, or aliased through ``match_shape``) gets
+a storage of its own, so outputs and values a callee may keep are never overwritten;
+parameters are never allocated here at all. A storage is killed after the last use of
+its last tensor.
 
 With ``report=true`` the pass emits a remark per function: planned versus naive
 (one allocation per tensor) bytes.
@@ -36,7 +39,7 @@ from xdsl.rewriter import InsertPoint
 
 from xrelax.diagnostics import emit_remark
 from xrelax.dialects import symbolic
-from xrelax.dialects.relax import FuncOp, MatchShapeOp
+from xrelax.dialects.relax import FuncOp, MatchShapeOp, type_free_vars
 from xrelax.dialects.relax_memory import (
     AllocStorageOp,
     AllocTensorOp,
@@ -55,6 +58,7 @@ class Storage:
 
     size: sympy.Expr
     index: int
+    bound: frozenset[str]  # the symbolic variables bound where the storage is allocated
     allocs: list[BuiltinAllocTensorOp] = field(default_factory=list)
     free_at: int = -1
 
@@ -101,7 +105,10 @@ def plan_block(block: Block) -> MemoryPlan:
     free: list[Storage] = []
     busy: list[tuple[int, int, Storage]] = []  # a heap: (free_at, creation index, storage)
     sizes: list[sympy.Expr] = []
+    bound = _outer_vars(block)
     for op in block.ops:
+        for result in op.results:
+            bound |= type_free_vars(result.type)
         if not isinstance(op, BuiltinAllocTensorOp):
             continue
         position = order[op]
@@ -114,12 +121,11 @@ def plan_block(block: Block) -> MemoryPlan:
         end = _last_use(op.result, block, order)
         storage = _pick(free, size) if end is not None else None
         if storage is None:
-            storage = Storage(size, index=len(storages))
+            storage = Storage(size, index=len(storages), bound=frozenset(bound))
             storages.append(storage)
         else:
             free.remove(storage)
-            if not symbolic.prove_le(size, storage.size):
-                storage.size = size  # _pick chose a provably smaller storage: it grows
+            storage.size = _grown(storage.size, size)
         storage.allocs.append(op)
         storage.free_at = end if end is not None else len(order)
         if end is not None:
@@ -129,10 +135,31 @@ def plan_block(block: Block) -> MemoryPlan:
     return MemoryPlan(storages, symbolic.simplify(naive), symbolic.simplify(planned))
 
 
+def _outer_vars(block: Block) -> set[str]:
+    """The symbolic variables bound before ``block`` starts: its function's parameters'."""
+    func = block.parent_op()
+    while func is not None and not isinstance(func, FuncOp):
+        func = func.parent_op()
+    names: set[str] = set()
+    for arg in func.body.block.args if func is not None else block.args:
+        names |= type_free_vars(arg.type)
+    return names
+
+
+def _grown(storage_size: sympy.Expr, size: sympy.Expr) -> sympy.Expr:
+    """A storage's size once it also holds a tensor of ``size`` bytes."""
+    if symbolic.prove_le(size, storage_size):
+        return storage_size
+    if symbolic.prove_le(storage_size, size):
+        return size
+    return symbolic.smax(storage_size, size)
+
+
 def _pick(free: list[Storage], size: sympy.Expr) -> Storage | None:
     """The free storage to reuse: provably equal size; else, for a static size, the best
     static fit; else one provably at least as large, then one provably smaller (which
-    grows: ``[s, 1024]`` after ``[s, 256]``)."""
+    grows: ``[s, 1024]`` after ``[s, 256]``), then any (which grows to the maximum). A
+    storage only grows to a size whose variables are bound where it is allocated."""
     for storage in free:
         if symbolic.prove_equal(storage.size, size):
             return storage
@@ -145,7 +172,10 @@ def _pick(free: list[Storage], size: sympy.Expr) -> Storage | None:
     fits = [s for s in free if symbolic.prove_le(size, s.size)]
     if fits:
         return fits[0]
-    return next((s for s in free if symbolic.prove_le(s.size, size)), None)
+    names = symbolic.free_vars(size)
+    growable = [s for s in free if names <= s.bound]
+    smaller = [s for s in growable if symbolic.prove_le(s.size, size)]
+    return smaller[0] if smaller else (growable[0] if growable else None)
 
 
 def apply_plan(block: Block, plan: MemoryPlan, rewriter: PatternRewriter) -> None:

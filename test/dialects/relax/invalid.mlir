@@ -298,3 +298,11 @@ relax.func @unknown_op(%x: !relax.tensor<[n, 4], f32>) -> !relax.tensor<[n, 4], 
   %y = relax.frobnicate %x : (!relax.tensor<[n, 4], f32>) -> !relax.tensor<[n, 4], f32>
   relax.return %x : !relax.tensor<[n, 4], f32>
 }
+
+// -----
+
+relax.func @wide_dense_array(%x: !relax.tensor<[1, 8, 6, 6], f32>, %k: !relax.tensor<[4, 8, 3, 3], f32>) -> !relax.tensor<[1, 4, 6, 6], f32> {
+  // expected-error @+1 {{dense array element type wider than 64 bits}}
+  %y = relax.conv2d %x, %k {padding = array<i664: 1, 1>} : (!relax.tensor<[1, 8, 6, 6], f32>, !relax.tensor<[4, 8, 3, 3], f32>)
+  relax.return %y : !relax.tensor<[1, 4, 6, 6], f32>
+}
