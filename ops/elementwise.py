@@ -13,6 +13,7 @@ from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
 
+from xrelax.backends.kernels.runtime import erf
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType, show_type
 from xrelax.ops import te
@@ -42,43 +43,6 @@ from xrelax.ops.canonicalize import (
 )
 
 # ------------------------------------------------------------------------------ numerics
-
-_ERFC_CHEBYSHEV = np.array(
-    [
-        -1.3026537197817094, 6.4196979235649026e-1, 1.9476473204185836e-2,
-        -9.561514786808631e-3, -9.46595344482036e-4, 3.66839497852761e-4,
-        4.2523324806907e-5, -2.0278578112534e-5, -1.624290004647e-6,
-        1.303655835580e-6, 1.5626441722e-8, -8.5238095915e-8, 6.529054439e-9,
-        5.059343495e-9, -9.91364156e-10, -2.27365122e-10, 9.6467911e-11,
-        2.394038e-12, -6.886027e-12, 8.94487e-13, 3.13092e-13, -1.12708e-13,
-        3.81e-16, 7.106e-15, -1.523e-15, -9.4e-17, 1.21e-16, -2.8e-17,
-    ]
-)  # fmt: skip
-"""Chebyshev coefficients of erfc on [0, inf) (Numerical Recipes, 3rd ed., §6.2.2)."""
-
-
-_ERF_TAYLOR = np.array(
-    [2 / math.sqrt(math.pi) * (-1) ** k / (math.factorial(k) * (2 * k + 1)) for k in range(14)]
-)
-"""Coefficients of erf(x) / x as a polynomial in x * x (the Taylor series)."""
-
-
-def erf(x: np.ndarray) -> np.ndarray:
-    """The error function in float64, vectorized (absolute error below 1e-15, relative
-    error below 1e-15 near 0)."""
-    x = np.asarray(x, np.float64)
-    z = np.abs(x)
-    t = 2.0 / (2.0 + z)
-    ty = 4.0 * t - 2.0
-    d = np.zeros_like(z)
-    dd = np.zeros_like(z)
-    for coefficient in _ERFC_CHEBYSHEV[:0:-1]:
-        d, dd = ty * d - dd + coefficient, d
-    erfc = t * np.exp(-z * z + 0.5 * (_ERFC_CHEBYSHEV[0] + ty * d) - dd)
-    # 1 - erfc loses the relative accuracy of small values; the series keeps it.
-    near = np.clip(x, -0.5, 0.5)
-    series = near * np.polynomial.polynomial.polyval(near * near, _ERF_TAYLOR)
-    return np.where(z < 0.5, series, np.copysign(1.0 - erfc, x))
 
 
 def _rsqrt(x: np.ndarray) -> np.ndarray:

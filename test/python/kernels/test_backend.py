@@ -561,3 +561,21 @@ def test_a_window_larger_than_the_unroll_limit_stays_one_reduce():
     kernel(a, c)
     windows = np.lib.stride_tricks.sliding_window_view(a, (9, 2), axis=(1, 2))[:, ::2, 0]
     np.testing.assert_allclose(c, windows.sum(axis=(2, 3)), rtol=1e-5)
+
+
+def test_float32_erf_within_7_ulps_of_math_erf():
+    import math
+
+    from xrelax.backends.kernels.runtime import erf
+
+    x = np.concatenate(
+        [np.linspace(-8, 8, 200001), np.logspace(-30, 1.5, 2000), -np.logspace(-30, 1.5, 2000)]
+    ).astype(np.float32)
+    expected = np.array([math.erf(float(v)) for v in x])
+    result = erf(x)
+    assert result.dtype == np.float32
+    ulp = np.spacing(np.abs(expected).astype(np.float32)).astype(np.float64)
+    assert np.max(np.abs(result - expected) / ulp) <= 7
+    special = erf(np.array([np.inf, -np.inf, 0.0, np.nan], np.float32))
+    assert special[:3].tolist() == [1.0, -1.0, 0.0] and np.isnan(special[3])
+    assert erf(np.float32(0.5)) == pytest.approx(math.erf(0.5), rel=1e-6)
