@@ -161,6 +161,10 @@ class VMBuiltinOp(IRDLOperation):
 
     BUILTIN: ClassVar[str] = ""
 
+    def builtin(self) -> str:
+        """The name of the builtin the op calls."""
+        return self.BUILTIN
+
     def call_args(self) -> list[CallArg]:
         """The arguments of the builtin call, in order."""
         raise NotImplementedError
@@ -331,10 +335,16 @@ class AllocTensorDirectOp(VMBuiltinOp):
 
 @irdl_op_definition
 class KillOp(VMBuiltinOp):
-    """``vm.kill %x``: the end of a tensor's or a storage's lifetime."""
+    """``vm.kill %x``: the end of a tensor's or a storage's lifetime (a storage's memory
+    may then serve later allocations)."""
 
     name = "vm.kill"
     BUILTIN: ClassVar[str] = "vm.builtin.free_tensor"
+
+    def builtin(self) -> str:
+        if isinstance(self.value.owner, AllocStorageOp):
+            return "vm.builtin.free_storage"
+        return self.BUILTIN
 
     value = operand_def()
     traits = traits_def(MemoryWriteEffect())

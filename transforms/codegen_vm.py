@@ -133,10 +133,10 @@ class _FunctionCodegen:
 
     def translate(self, op: Operation) -> None:  # noqa: C901 - one case per op kind
         if isinstance(op, vm.MatchShapeOp):
-            self.call(op.BUILTIN, self.builtin_args(op), None)
+            self.call(op.builtin(), self.builtin_args(op), None)
             self.bind(op.result, self.get(op.value))
         elif isinstance(op, vm.VMBuiltinOp):
-            self.call(op.BUILTIN, self.builtin_args(op), op.results[0] if op.results else None)
+            self.call(op.builtin(), self.builtin_args(op), op.results[0] if op.results else None)
         elif isinstance(op, CallDPSOp):
             self.call_dps(op)
         elif isinstance(op, relax.CallPackedOp):

@@ -24,12 +24,13 @@ from xdsl.dialects.math import Math
 from xdsl.ir import Operation, SSAValue
 from xdsl.printer import Printer
 
+from xrelax.backends import buffer_pool
 from xrelax.backends.kernels import runtime
 from xrelax.backends.kernels.buffers import Buffer
 from xrelax.backends.kernels.kernel import CompiledKernel, Kernel, KernelPath
 from xrelax.backends.kernels.local_buffers import plan_local_buffers
 from xrelax.backends.kernels.nest import NotVectorizable, read_nest
-from xrelax.backends.kernels.scalar import ScalarEmitter
+from xrelax.backends.kernels.scalar import ScalarEmitter, may_pool
 from xrelax.backends.kernels.signature import emit_contiguity, emit_entry
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.kernels.tree import Scalar
@@ -37,7 +38,7 @@ from xrelax.backends.kernels.vectorize import vectorize_nest
 from xrelax.diagnostics import LocatingParser, verify_module
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import Sym
-from xrelax.dialects.tir import ForOp, PrimFuncOp, StoreOp, Tir
+from xrelax.dialects.tir import AllocBufferOp, ForOp, PrimFuncOp, StoreOp, Tir
 
 DEBUG_ENV = "XRELAX_KERNEL_DEBUG"
 """Set to ``1`` to print, for each compiled kernel, which path each store took."""
@@ -101,7 +102,15 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
         entry = emit_entry(src, func, kname)
         buffers = entry.buffers
         values: dict[SSAValue, str] = {}
-        scalar = ScalarEmitter(src, buffers, values, plan_local_buffers(func))
+        pooled = None
+        if any(
+            isinstance(op, AllocBufferOp)
+            and may_pool(op.buffer.type.dims, dtypes.numpy_dtype(op.buffer.type.dtype))
+            for op in func.body.block.ops
+        ):
+            pooled = src.fresh("pooled")
+            src.line(f"{pooled} = []")
+        scalar = ScalarEmitter(src, buffers, values, plan_local_buffers(func), pooled)
         token = src.fresh("fp_errors")
         src.line(f"{token} = FP_STATE.set(FP_IGNORE)")
         with src.indented("try:"):
@@ -113,6 +122,9 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
                     scalar.op(op, {})
         with src.indented("finally:"):
             src.line(f"FP_STATE.reset({token})")
+            if pooled is not None:
+                with src.indented(f"if {pooled}:"):
+                    src.line(f"pool.give_all({pooled})")
         for line in emit_contiguity(src, entry):
             src.line(line)
     text = src.text()
@@ -122,6 +134,7 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
         "np": np,
         "ndarray": np.ndarray,
         "rt": runtime,
+        "pool": buffer_pool,
         "FP_STATE": runtime.FP_STATE,
         "FP_IGNORE": runtime.FP_IGNORE,
         **src.namespace,

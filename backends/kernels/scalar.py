@@ -7,9 +7,12 @@ vectorized code, so both paths share numpy's semantics.
 
 from __future__ import annotations
 
+import numpy as np
+import sympy
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
+from xrelax.backends import buffer_pool
 from xrelax.backends.kernels.buffers import Buffer
 from xrelax.backends.kernels.nest import constant_value
 from xrelax.backends.kernels.numpy_ops import CAST, SELECT, numpy_op
@@ -17,6 +20,12 @@ from xrelax.backends.kernels.source import Source
 from xrelax.backends.kernels.vectorize import dtype_code
 from xrelax.dialects import dtypes
 from xrelax.dialects.tir import AllocBufferOp, ForOp, IndexOp, LetOp, LoadOp, StoreOp
+
+
+def may_pool(dims: tuple[sympy.Expr, ...], dtype: np.dtype) -> bool:
+    """Whether a local buffer of ``dims`` may be large enough for the buffer pool."""
+    size = sympy.Mul(*dims) * dtype.itemsize
+    return not size.is_Integer or int(size) >= buffer_pool.MIN_POOLED
 
 
 class ScalarEmitter:
@@ -28,12 +37,15 @@ class ScalarEmitter:
         buffers: dict[SSAValue, Buffer],
         values: dict[SSAValue, str],
         shares: dict[SSAValue, SSAValue] | None = None,
+        pooled: str | None = None,
     ):
         self.src = src
         self.buffers = buffers
         self.values = values
         self.shares = shares or {}
         """Local buffers that use another's array (see :mod:`local_buffers`)."""
+        self.pooled = pooled
+        """The list of pooled buffers the kernel gives back; ``None``: no pooling."""
         self._arrays: dict[SSAValue, str] = {}
 
     def ops(self, ops: list[Operation], names: dict[str, str]) -> None:
@@ -97,7 +109,12 @@ class ScalarEmitter:
         if name is None:
             name = self._arrays[array] = self.src.fresh(op.buffer.name_hint or "buffer")
             shape = "".join(f"{self.src.py(d)}, " for d in type_.dims)
-            self.src.line(f"{name} = np.empty(({shape}), {dtype_code(dtype)})")
+            code = f"np.empty(({shape}), {dtype_code(dtype)})"
+            if self.pooled is not None and may_pool(type_.dims, dtype):
+                size = self.src.py(sympy.Mul(*type_.dims) * dtype.itemsize)
+                args = f"({shape}), {dtype_code(dtype)}, {dtype.itemsize}, {self.pooled}"
+                code = f"{code} if {size} < {buffer_pool.MIN_POOLED} else pool.empty({args})"
+            self.src.line(f"{name} = {code}")
         self.buffers[op.buffer] = Buffer(name, op.buffer.name_hint or name, type_.dims, dtype)
 
     def _compute(self, op: Operation) -> None:

@@ -10,12 +10,13 @@ identity against cached ``np.dtype`` objects, and error messages built only on f
 
 from __future__ import annotations
 
-import ctypes
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from xrelax.backends import buffer_pool
 
 from .error import VMError
 
@@ -24,8 +25,6 @@ __all__ = ["get_func", "list_funcs", "register_func"]
 PackedFunc = Callable[..., Any]
 
 _REGISTRY: dict[str, PackedFunc] = {}
-
-STORAGE_ALIGNMENT = 64
 
 
 def register_func(name: str, f: PackedFunc | None = None, override: bool = False) -> Any:
@@ -69,19 +68,12 @@ _DTYPES = _DtypeCache()
 
 @register_func("vm.builtin.alloc_storage")
 def alloc_storage(size_bytes: int | tuple[int], dtype_hint: str) -> np.ndarray:
-    """A 64-byte aligned byte buffer; the size may be a one-element shape, as in TVM."""
+    """A 64-byte aligned byte buffer from the buffer pool (size: an int or a 1-tuple)."""
     if type(size_bytes) is tuple:
         (size_bytes,) = size_bytes
     if size_bytes < 0:
         raise VMError(f"alloc_storage: negative size {size_bytes}")
-    raw = np.empty(size_bytes + STORAGE_ALIGNMENT, np.uint8)
-    # ctypes is the cheapest way to read the buffer address (~4x faster than ndarray.ctypes)
-    start = -_address(_c_char(raw)) % STORAGE_ALIGNMENT
-    return raw[start : start + size_bytes]
-
-
-_address = ctypes.addressof
-_c_char = ctypes.c_char.from_buffer
+    return buffer_pool.take(size_bytes)
 
 
 @register_func("vm.builtin.alloc_tensor")
@@ -107,8 +99,9 @@ def alloc_tensor_direct(shape: Any, dtype: str) -> np.ndarray:
 
 
 @register_func("vm.builtin.free_storage")
-def free_storage(storage: Any) -> None:
-    """No-op: storage is freed by the garbage collector."""
+def free_storage(storage: np.ndarray) -> None:
+    """The end of a storage's lifetime: a large one goes back to the buffer pool."""
+    buffer_pool.give(storage)
 
 
 @register_func("vm.builtin.free_tensor")

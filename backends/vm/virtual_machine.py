@@ -233,7 +233,7 @@ def _missing(name: str) -> Callable[..., Any]:
 
 # -- compilation to Python --------------------------------------------------------------
 
-_ELIDED = (builtins.free_storage, builtins.free_tensor)
+_ELIDED = (builtins.free_tensor,)
 
 
 class _Compiler:

@@ -57,3 +57,21 @@ relax.func @main(%c: !relax.tensor<[], i1>, %x: !relax.tensor<[n], f32>) -> !rel
   }
   relax.return %r : !relax.tensor<[n], f32>
 }
+
+// Killing a storage gives its memory back (vm.builtin.free_storage: the VM's buffer
+// pool); killing a tensor only ends its lifetime (vm.builtin.free_tensor).
+// CHECK-LABEL: vm.func @kills(%x) {
+// CHECK:         %st = vm.call "vm.builtin.alloc_storage"
+// CHECK:         %t = vm.call "vm.builtin.alloc_tensor"(%st,
+// CHECK:         %d = vm.call "vm.builtin.alloc_tensor_direct"
+// CHECK-NEXT:    vm.call "vm.builtin.free_tensor"(%d)
+// CHECK-NEXT:    vm.call "vm.builtin.free_storage"(%st)
+relax.func @kills(%x: !relax.tensor<[4], f32>) -> !relax.tensor<[4], f32> {
+  %st = vm.alloc_storage [16] {dtype = "uint8"} : !relax.object
+  %t = vm.alloc_tensor %st [0] shape [4] {dtype = "float32"} : !relax.tensor<[4], f32>
+  relax.call_dps @k(%x, %t) : (!relax.tensor<[4], f32>, !relax.tensor<[4], f32>)
+  %d = vm.alloc_tensor_direct shape [4] {dtype = "float32"} : !relax.tensor<[4], f32>
+  vm.kill %d
+  vm.kill %st
+  relax.return %x : !relax.tensor<[4], f32>
+}

@@ -328,11 +328,44 @@ tir.prim_func @chain(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
 }"""
     )
     # V reuses T's array; U overlaps both
-    assert kernel.source.count("np.empty(") == 2
-    a = RNG.random(5).astype(np.float32)
+    assert kernel.source.count("pool.empty(") == 2
+    for n in (5, 300_000):  # below and above the buffer pool's minimum
+        a = RNG.random(n).astype(np.float32)
+        b = np.empty_like(a)
+        kernel(a, b)
+        np.testing.assert_allclose(b, (2 * a + 1) ** 2 + (2 * a + 1), rtol=1e-6)
+
+
+def test_large_local_buffers_come_from_the_pool_and_go_back():
+    from xrelax.backends import buffer_pool
+
+    kernel = kernel_of(
+        """
+tir.prim_func @twice(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
+  %T = tir.alloc_buffer : !tir.buffer<[n], f32>
+  tir.for i in [0, n) {
+    %a = tir.load %A[i] : f32
+    %t = arith.addf %a, %a : f32
+    tir.store %T[i], %t : f32
+  }
+  tir.for i in [0, n) {
+    %t = tir.load %T[i] : f32
+    %b = arith.mulf %t, %t : f32
+    tir.store %B[i], %b : f32
+  }
+}"""
+    )
+    buffer_pool.clear()
+    a = RNG.random(100_000).astype(np.float32)
     b = np.empty_like(a)
     kernel(a, b)
-    np.testing.assert_allclose(b, (2 * a + 1) ** 2 + (2 * a + 1), rtol=1e-6)
+    assert buffer_pool.cached_bytes() == 400_000
+    kernel(a + 1, b)  # takes the pooled buffer and gives it back
+    assert buffer_pool.cached_bytes() == 400_000
+    np.testing.assert_allclose(b, (2 * (a + 1)) ** 2, rtol=1e-6)
+    kernel(a[:10], b[:10])  # small: np.empty
+    assert buffer_pool.cached_bytes() == 400_000
+    buffer_pool.clear()
 
 
 def test_non_contiguous_arguments():

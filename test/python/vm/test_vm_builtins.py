@@ -94,9 +94,15 @@ def test_alloc_tensor_direct_and_shape_heap() -> None:
     np.testing.assert_array_equal(heap, [0, 0, 0])
 
 
-def test_free_is_a_noop() -> None:
-    assert get_func("vm.builtin.free_storage")(np.zeros(2)) is None
+def test_free_tensor_is_a_noop_and_free_storage_feeds_the_pool() -> None:
+    from xrelax.backends import buffer_pool
+
+    buffer_pool.clear()
     assert get_func("vm.builtin.free_tensor")(np.zeros(2)) is None
+    storage = get_func("vm.builtin.alloc_storage")(buffer_pool.MIN_POOLED, "uint8")
+    assert get_func("vm.builtin.free_storage")(storage) is None
+    assert buffer_pool.take(buffer_pool.MIN_POOLED) is storage
+    buffer_pool.clear()
 
 
 def test_shape_of_store_load_make_shape() -> None:
