@@ -4,7 +4,8 @@
 in a dataflow region. Operators the relax library has are one call (:meth:`Emitter.op`);
 the others are decomposed here: ``linear`` and ``Gemm`` into ``permute_dims``, ``matmul``
 and ``add``, batch normalisation in inference mode into per-channel arithmetic, scaled
-dot-product attention into ``matmul`` and ``softmax``, and so on.
+dot-product attention into ``matmul`` and ``softmax`` (its causal mask into ``ones`` and
+``tril``), and so on.
 """
 
 from __future__ import annotations
@@ -407,6 +408,12 @@ class Emitter:
             else:
                 scores = self.op("add", scores, mask)
         return self.op("matmul", self.op("softmax", scores, axis=-1), v)
+
+    def causal_mask(self, q: SSAValue, k: SSAValue) -> SSAValue:
+        """The boolean mask of causal attention, ``tril(ones([L, S]))`` for L queries and S
+        keys: query i sees keys 0..i (top-left aligned, as torch's ``is_causal``)."""
+        size = [self.dims(q)[-2], self.dims(k)[-2]]
+        return self.op("tril", self.op("ones", self.shape(size), dtype=dtypes.I1))
 
 
 def _unless(values: Sequence[int], default: int) -> list[int] | None:

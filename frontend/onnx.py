@@ -672,6 +672,13 @@ def _split(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: di
     return em.items(parts, len(sizes))
 
 
+@_converts("Trilu")
+def _trilu(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    k = imp.ints(inputs[1], "k")[0] if len(inputs) > 1 and inputs[1] is not None else 0
+    name = "triu" if attrs.get("upper", 1) else "tril"
+    return imp.em.op(name, imp.tensor(inputs[0]), k=k or None)
+
+
 # ------------------------------------------------------------------ reductions, normalisation
 
 

@@ -16,7 +16,9 @@ y = vm["main"](x.numpy(), **imported.params)
   not checked.
 * ATen operators map onto relax operators or compositions of them
   (:mod:`xrelax.frontend.emitter`); :data:`SUPPORTED` lists them. Both the program
-  ``torch.export.export`` returns and its ``run_decompositions()`` form import.
+  ``torch.export.export`` returns and its ``run_decompositions()`` form import (but
+  decomposed, causal attention, ``tril`` and ``triu`` use ``aten.arange``, which is not
+  converted).
 * Parameters, buffers and tensor constants become parameters after the inputs, named
   after their ``state_dict`` keys.
 """
@@ -621,6 +623,12 @@ def _getitem(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return a["0"][a["1"]]
 
 
+@_converts("aten.tril", "aten.triu")
+def _triangle(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    name = _converter_key(node).removeprefix("aten.")
+    return imp.em.op(name, a["self"], k=a["diagonal"] or None)
+
+
 # ------------------------------------------------------------------ reductions
 
 
@@ -701,13 +709,15 @@ def _adaptive_avg_pool2d(imp: _Importer, node: torch.fx.Node, a: dict[str, Any])
 
 @_converts("aten.scaled_dot_product_attention")
 def _attention(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    if a["is_causal"]:
-        raise Unsupported("is_causal=True")
+    if a["is_causal"] and a["attn_mask"] is not None:
+        raise Unsupported("attn_mask with is_causal=True")
     if a["dropout_p"]:
         raise Unsupported("dropout_p > 0")
     if a.get("enable_gqa"):
         raise Unsupported("enable_gqa=True")
-    return imp.em.attention(a["query"], a["key"], a["value"], a["attn_mask"], a["scale"])
+    q, k = a["query"], a["key"]
+    mask = imp.em.causal_mask(q, k) if a["is_causal"] else a["attn_mask"]
+    return imp.em.attention(q, k, a["value"], mask, a["scale"])
 
 
 @_converts("aten.embedding")

@@ -1,8 +1,10 @@
-"""Tensor creation: zeros, ones and full of a shape value, arange."""
+"""Tensor creation: zeros, ones and full of a shape value, arange, and (as in TVM) the
+triangular parts tril and triu."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,13 +24,16 @@ from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, show_type
 from xrelax.dialects.symbolic import Dims
 from xrelax.ops import te
 from xrelax.ops.base import (
+    I64_PROP,
     OUTPUT,
     OperatorOp,
     Props,
     expect_dtype,
     expect_shape,
     expect_tensor,
+    known_shape,
     numpy_result,
+    prop_int,
     require_props,
     result_dims,
     tensor,
@@ -156,4 +161,59 @@ class ArangeOp(OperatorOp):
         return numpy_result(np.arange(start, end, step), dtype)
 
 
-CREATE_OPS = (ZerosOp, OnesOp, FullOp, ArangeOp)
+class TriangularOp(OperatorOp):
+    """``%r = relax.NAME %x {k = 1 : i64}``: x (rank >= 2) with the entries of each matrix
+    of its last two axes outside one side of diagonal ``k`` (absent: 0) set to zero."""
+
+    x = operand_def(TensorType)
+    k = opt_prop_def(I64_PROP)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    NUMPY_FN: ClassVar[Callable[[np.ndarray, int], np.ndarray]]
+    KEEP: ClassVar[Callable[[Any, int], Any]]
+    """``KEEP(j - i, k)``: whether the entry in row i, column j is kept."""
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        if x.ndim is not None and x.ndim < 2:
+            raise RelaxError(f"expected a tensor of rank >= 2, got {show_type(x)}")
+        return tensor(known_shape(x), x.dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        return numpy_result(cls.NUMPY_FN(x, prop_int(props, "k", 0)), x.dtype)
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        k = prop_int(props, "k", 0)
+        zero = te.const(0, x.dtype)
+        return te.compute(
+            result_dims(result_type),
+            lambda *i: te.if_then_else(cls.KEEP(i[-1] - i[-2], k), x[i], zero),
+            OUTPUT,
+        )
+
+
+@irdl_op_definition
+class TrilOp(TriangularOp):
+    """``relax.tril``: the lower triangle, on and below diagonal k (numpy.tril)."""
+
+    name = "relax.tril"
+    NUMPY_FN = staticmethod(np.tril)
+    KEEP = staticmethod(operator.le)
+
+
+@irdl_op_definition
+class TriuOp(TriangularOp):
+    """``relax.triu``: the upper triangle, on and above diagonal k (numpy.triu)."""
+
+    name = "relax.triu"
+    NUMPY_FN = staticmethod(np.triu)
+    KEEP = staticmethod(operator.ge)
+
+
+CREATE_OPS = (ZerosOp, OnesOp, FullOp, ArangeOp, TrilOp, TriuOp)

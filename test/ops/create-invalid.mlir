@@ -1,5 +1,5 @@
 // RUN: relax-opt %s --split-input-file --verify-diagnostics
-// Bad operands and attributes of the creation operators.
+// Bad operands and attributes of the creation operators and tril / triu.
 
 relax.func @zeros_without_dtype(%s: !relax.shape<[n, 4]>) -> !relax.object {
   // expected-error @+1 {{'relax.zeros' op expected a 'dtype' property}}
@@ -29,4 +29,20 @@ relax.func @arange_operands(%a: !relax.tensor<[], i64>, %b: !relax.tensor<[], i3
   // expected-error @+1 {{'relax.arange' op expected an i64 tensor as end, got !relax.tensor<[], i32>}}
   %0 = relax.arange %a, %b, %a : (!relax.tensor<[], i64>, !relax.tensor<[], i32>, !relax.tensor<[], i64>)
   relax.return %a : !relax.tensor<[], i64>
+}
+
+// -----
+
+relax.func @tril_of_a_vector(%x: !relax.tensor<[n], f32>) -> !relax.object {
+  // expected-error @+1 {{'relax.tril' op expected a tensor of rank >= 2, got !relax.tensor<[n], f32>}}
+  %0 = relax.tril %x : (!relax.tensor<[n], f32>)
+  relax.return %x : !relax.tensor<[n], f32>
+}
+
+// -----
+
+relax.func @triu_of_a_scalar(%x: !relax.tensor<[], i32>) -> !relax.object {
+  // expected-error @+1 {{'relax.triu' op expected a tensor of rank >= 2, got !relax.tensor<[], i32>}}
+  %0 = relax.triu %x {k = 1 : i64} : (!relax.tensor<[], i32>)
+  relax.return %x : !relax.tensor<[], i32>
 }

@@ -1,5 +1,6 @@
 // RUN: relax-opt %s --split-input-file -p relax-normalize | filecheck %s
-// Deduced result types of the creation operators (written without `-> result`).
+// Deduced result types of the creation operators and tril / triu (written without
+// `-> result`).
 
 // CHECK-LABEL: relax.func @filled
 // CHECK:         relax.zeros {{.*}} -> !relax.tensor<[n, 4], f32>
@@ -29,4 +30,20 @@ relax.func @arange(%a: !relax.tensor<[], i64>, %b: !relax.tensor<[], i64>, %c: !
   %0 = relax.arange %a, %b, %c : (!relax.tensor<[], i64>, !relax.tensor<[], i64>, !relax.tensor<[], i64>)
   %1 = relax.arange %a, %b, %c {dtype = f32} : (!relax.tensor<[], i64>, !relax.tensor<[], i64>, !relax.tensor<[], i64>)
   relax.return %a : !relax.tensor<[], i64>
+}
+
+// -----
+
+// tril and triu keep the type of their operand, whatever is known of it.
+// CHECK-LABEL: relax.func @triangular
+// CHECK-NEXT:    relax.tril {{.*}} -> !relax.tensor<[b, n, m], f32>
+// CHECK-NEXT:    relax.triu {{.*}} {k = -1 : i64} {{.*}} -> !relax.tensor<[n, 4], i1>
+// CHECK-NEXT:    relax.tril {{.*}} {k = 2 : i64} {{.*}} -> !relax.tensor<ndim=3, i32>
+// CHECK-NEXT:    relax.triu {{.*}} -> !relax.tensor<*, ?>
+relax.func @triangular(%x: !relax.tensor<[b, n, m], f32>, %y: !relax.tensor<[n, 4], i1>, %z: !relax.tensor<ndim=3, i32>, %u: !relax.tensor<*, ?>) -> !relax.object {
+  %0 = relax.tril %x : (!relax.tensor<[b, n, m], f32>)
+  %1 = relax.triu %y {k = -1 : i64} : (!relax.tensor<[n, 4], i1>)
+  %2 = relax.tril %z {k = 2 : i64} : (!relax.tensor<ndim=3, i32>)
+  %3 = relax.triu %u : (!relax.tensor<*, ?>)
+  relax.return %x : !relax.tensor<[b, n, m], f32>
 }

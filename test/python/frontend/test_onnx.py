@@ -1,6 +1,6 @@
 """The ONNX importer: the models exported from torch against onnxruntime for two values
-of each symbolic dimension, dim_param names, initializers, size computations, and the
-unsupported-operator report."""
+of each symbolic dimension, dim_param names, initializers, size computations, Trilu,
+and the unsupported-operator report."""
 
 from __future__ import annotations
 
@@ -109,3 +109,42 @@ def test_unsupported_operators_are_reported_at_once() -> None:
         frontend.from_onnx(model)
     assert info.value.counts == {"Erf": 2, "Hardmax": 1}
     assert str(info.value) == "2 unsupported ONNX operators in 3 nodes: Erf (2), Hardmax (1)"
+
+
+def trilu_model(k_input: bool = False) -> onnx.ModelProto:
+    """``triu(tril(x, -1) + x)`` and ``triu(x, k)``: Trilu with ``upper`` and ``k`` given
+    and left out; ``k`` an initializer, or a graph input when ``k_input``."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "M"])
+    outputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in "yz"]
+    inputs, initializers = [x], [helper.make_tensor("minus_one", TensorProto.INT64, [], [-1])]
+    if k_input:
+        inputs.append(helper.make_tensor_value_info("k", TensorProto.INT64, []))
+    else:
+        initializers.append(helper.make_tensor("k", TensorProto.INT64, [], [2]))
+    nodes = [
+        helper.make_node("Trilu", ["x", "minus_one"], ["lower"], upper=0),
+        helper.make_node("Add", ["lower", "x"], ["sum"]),
+        helper.make_node("Trilu", ["sum"], ["y"]),
+        helper.make_node("Trilu", ["x", "k"], ["z"], upper=1),
+    ]
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def test_trilu_matches_onnxruntime() -> None:
+    model = trilu_model()
+    imported = frontend.from_onnx(model)
+    text = imported.text()
+    assert "relax.tril %x {k = -1 : i64}" in text and "relax.triu %x {k = 2 : i64}" in text
+    main = compiled_main(imported.module)
+    session = ort.InferenceSession(model.SerializeToString())
+    for shape in [(4, 6), (7, 3)]:
+        x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+        for got, expected in zip(main(x), session.run(None, {"x": x}), strict=True):
+            np.testing.assert_allclose(got, expected, **TOLERANCE)
+
+
+def test_trilu_with_k_computed_at_run_time_is_unsupported() -> None:
+    with pytest.raises(UnsupportedOperatorsError) as info:
+        frontend.from_onnx(trilu_model(k_input=True))
+    assert info.value.counts == {"Trilu (a k computed at run time)": 1}

@@ -112,15 +112,62 @@ def test_unsupported_operators_are_reported_at_once() -> None:
     )
 
 
-class Causal(nn.Module):
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)
+class MaskedCausal(nn.Module):
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        f = torch.nn.functional
+        return f.scaled_dot_product_attention(x, x, x, attn_mask=mask, is_causal=True)
 
 
 def test_unsupported_use_of_an_operator_is_named() -> None:
-    program = torch.export.export(Causal(), (torch.randn(2, 3, 4),))
-    with pytest.raises(UnsupportedOperatorsError, match=r"is_causal=True\) \(1\)"):
+    example = (torch.randn(2, 4, 5, 8), torch.ones(5, 5, dtype=torch.bool))
+    program = torch.export.export(MaskedCausal(), example)
+    with pytest.raises(UnsupportedOperatorsError, match=r"attn_mask with is_causal=True\) \(1\)"):
         frontend.from_exported_program(program)
+
+
+class CausalAttention(nn.Module):
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def test_causal_attention_matches_eager() -> None:
+    queries, keys = Dim("queries", min=2, max=64), Dim("keys", min=2, max=64)
+    example = (torch.randn(2, 3, 5, 8), torch.randn(2, 3, 7, 8), torch.randn(2, 3, 7, 8))
+    dynamic = {"q": {2: queries}, "k": {2: keys}, "v": {2: keys}}
+    program = torch.export.export(CausalAttention(), example, dynamic_shapes=dynamic)
+    imported = frontend.from_exported_program(program)
+    text = imported.text()
+    assert "relax.tril" in text and "!relax.tensor<[queries, keys], i1>" in text
+    main = compiled_main(imported.module)
+    rng = np.random.default_rng(0)
+    # One length for queries and keys (self-attention), and the top-left aligned mask
+    # of fewer or more queries than keys.
+    for length, key_length in [(4, 4), (9, 9), (3, 6), (6, 2)]:
+        q = rng.standard_normal((2, 3, length, 8)).astype(np.float32)
+        k, v = (rng.standard_normal((2, 3, key_length, 8)).astype(np.float32) for _ in "kv")
+        with torch.no_grad():
+            expected = CausalAttention()(*(torch.from_numpy(a) for a in (q, k, v))).numpy()
+        np.testing.assert_allclose(main(q, k, v), expected, **TOLERANCE)
+
+
+class Triangles(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.tril(x, diagonal=1) - 2 * torch.triu(x) + torch.triu(x, diagonal=-2)
+
+
+def test_tril_triu_match_eager() -> None:
+    rows, columns = Dim("rows", min=2, max=64), Dim("columns", min=2, max=64)
+    program = torch.export.export(
+        Triangles(), (torch.randn(2, 4, 5),), dynamic_shapes={"x": {1: rows, 2: columns}}
+    )
+    imported = frontend.from_exported_program(program)
+    assert "relax.tril %x {k = 1 : i64}" in imported.text()
+    main = compiled_main(imported.module)
+    for shape in [(2, 3, 6), (2, 7, 4)]:
+        x = np.random.default_rng(len(shape)).standard_normal(shape).astype(np.float32)
+        with torch.no_grad():
+            expected = Triangles()(torch.from_numpy(x)).numpy()
+        np.testing.assert_allclose(main(x), expected, **TOLERANCE)
 
 
 class Assorted(nn.Module):

@@ -509,6 +509,18 @@ def full(value, dtype, rank: int = 2):
     return [], te.compute(shape, lambda *i: te.const(value, dtype), "full", dtype=dtype)
 
 
+def triangular(lower: bool, k: int, dtype=F32):
+    """``relax.tril`` (``lower``) or ``relax.triu`` of diagonal ``k`` of a rank-3 tensor."""
+    X = te.placeholder(shape_vars("n", 3), dtype, "x")
+    zero = te.const(0, dtype)
+
+    def body(b, i, j):
+        keep = j - i <= k if lower else j - i >= k
+        return te.if_then_else(keep, X[b, i, j], zero)
+
+    return X, te.compute(X.shape, body, "tril" if lower else "triu")
+
+
 def arange(dtype):
     """``relax.arange`` whose start and step are symbolic integers (sym parameters):
     the length ``n`` is value-dependent, bound by the output buffer."""

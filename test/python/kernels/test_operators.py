@@ -501,6 +501,17 @@ def test_zeros_ones_full(value, dtype, n, m):
     tp.check("full", [*inputs, Y], arrays, [expected])
 
 
+@pytest.mark.parametrize("lower", [True, False], ids=["tril", "triu"])
+@pytest.mark.parametrize("dtype", [F32, I32], ids=lambda t: dtypes.NAME_OF[t])
+@SETTINGS
+@given(b=st.integers(0, 2), n=st.integers(0, 6), m=st.integers(0, 6), k=st.integers(-7, 7))
+def test_tril_triu(lower, dtype, b, n, m, k):
+    X, Y = tp.triangular(lower, k, dtype)
+    x = floats((b, n, m)) if dtype == F32 else ints((b, n, m))
+    expected = np.tril(x, k) if lower else np.triu(x, k)
+    tp.check("tril" if lower else "triu", [X, Y], [x], [expected])
+
+
 @pytest.mark.parametrize("dtype", [I64, I32, F32])
 @SETTINGS
 @given(start=st.integers(-5, 5), step=st.integers(-3, 3).filter(bool), n=st.integers(0, 6))

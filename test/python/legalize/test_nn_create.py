@@ -1,5 +1,5 @@
 """Legalization of the neural-network operators (softmax, layer_norm, convolutions,
-pooling) and of the creation operators (zeros, ones, full)."""
+pooling) and of the creation operators (zeros, ones, full, tril, triu)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from legalcheck import (
     tensor,
 )
 
-from xrelax.ops.create import CREATE_OPS, ArangeOp, FullOp, OnesOp, ZerosOp
+from xrelax.ops.create import CREATE_OPS, ArangeOp, FullOp, OnesOp, TrilOp, TriuOp, ZerosOp
 from xrelax.ops.nn import (
     NN_OPS,
     AvgPool2dOp,
@@ -149,6 +149,17 @@ def test_full(data):
     check(FullOp, operands, {"dtype": target}, symbols.env)
 
 
+@pytest.mark.parametrize("op", [TrilOp, TriuOp], ids=name)
+@SETTINGS
+@given(data=st.data())
+def test_triangular(op, data):
+    symbols, rng = Symbols(data.draw), data.draw(seeds())
+    dtype = data.draw(st.sampled_from([F32, I32, I1]))
+    sizes = data.draw(st.lists(st.integers(0, 5), min_size=2, max_size=4))
+    operand = tensor(symbols.dims(sizes), dtype, random_array(rng, sizes, dtype, -9, 10))
+    check(op, [operand], {"k": data.draw(st.none() | st.integers(-6, 6))}, symbols.env)
+
+
 def test_families_are_covered():
     assert set(NN_OPS) == {
         SoftmaxOp,
@@ -160,4 +171,4 @@ def test_families_are_covered():
         AvgPool2dOp,
     }
     # arange is data-dependent: the safety net (test_pass.py).
-    assert set(CREATE_OPS) == {ZerosOp, OnesOp, FullOp, ArangeOp}
+    assert set(CREATE_OPS) == {ZerosOp, OnesOp, FullOp, ArangeOp, TrilOp, TriuOp}

@@ -31,7 +31,7 @@ from xrelax.dialects import dtypes
 from xrelax.dialects.relax import ShapeType, TensorType
 from xrelax.ops import OPERATORS
 from xrelax.ops.base import NUMERIC
-from xrelax.ops.create import ArangeOp, FullOp, OnesOp, ZerosOp
+from xrelax.ops.create import ArangeOp, FullOp, OnesOp, TrilOp, TriuOp, ZerosOp
 from xrelax.ops.elementwise import (
     BINARY_OPS,
     COMPARE_OPS,
@@ -491,6 +491,16 @@ def test_arange(data):
     run(Case(ArangeOp, [scalar] * 3, props, inputs), data)
 
 
+@pytest.mark.parametrize("op", [TrilOp, TriuOp], ids=name)
+@given(data=st.data())
+def test_triangular(op, data):
+    env, rng = data.draw(bindings()), data.draw(seeds())
+    dtype = data.draw(st.sampled_from([F32, I32, I1]))
+    x = data.draw(tensor_operand(data.draw(shapes(2, 4)), dtype, env, rng))
+    props = {"k": int_attr(data.draw(st.integers(-5, 5)))} if data.draw(st.booleans()) else {}
+    run(Case(op, [x[0]], props, [x[1]], env), data)
+
+
 @given(data=st.data())
 def test_unique(data):
     env, rng = data.draw(bindings()), data.draw(seeds())
@@ -504,6 +514,7 @@ def test_every_operator_has_a_property_test():
         *UNARY_OPS, *BINARY_OPS, *COMPARE_OPS, WhereOp, AstypeOp, MatmulOp, ReshapeOp,
         FlattenOp, PermuteDimsOp, ExpandDimsOp, SqueezeOp, ConcatOp, SplitOp, TakeOp,
         StridedSliceOp, *REDUCE_OPS, SoftmaxOp, LogSoftmaxOp, LayerNormOp, Conv1dOp,
-        Conv2dOp, MaxPool2dOp, AvgPool2dOp, ZerosOp, OnesOp, FullOp, ArangeOp, UniqueOp,
+        Conv2dOp, MaxPool2dOp, AvgPool2dOp, ZerosOp, OnesOp, FullOp, ArangeOp, TrilOp, TriuOp,
+        UniqueOp,
     }  # fmt: skip
     assert tested == set(OPERATORS)

@@ -12,7 +12,7 @@ from xdsl.utils.exceptions import ParseError
 from xrelax.diagnostics import LocatingParser
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, show_type
-from xrelax.ops.create import ArangeOp, FullOp, OnesOp, ZerosOp
+from xrelax.ops.create import ArangeOp, FullOp, OnesOp, TrilOp, TriuOp, ZerosOp
 from xrelax.ops.elementwise import (
     AddOp,
     AstypeOp,
@@ -203,6 +203,8 @@ def test_creation_and_dtypes():
     assert deduce(ArangeOp, scalar, scalar, scalar) == tensor("ndim=1", "i64")
     assert deduce(ArangeOp, scalar, scalar, scalar, dtype=dtypes.F32) == tensor("ndim=1")
     assert deduce(UniqueOp, tensor("[n, 4]", "i32")) == tensor("ndim=1", "i32")
+    assert deduce(TrilOp, tensor("[b, n, m]", "i1")) == tensor("[b, n, m]", "i1")
+    assert deduce(TriuOp, tensor("[n, 4]"), k=int_attr(-2)) == tensor("[n, 4]")
     assert deduce(AstypeOp, tensor("[n, 4]"), dtype=dtypes.F16) == tensor("[n, 4]", "f16")
     assert deduce(NegativeOp, tensor("[n]", "i64")) == tensor("[n]", "i64")
 
@@ -250,6 +252,8 @@ def test_data_dependent_operators():
         (TakeOp, [tensor("[n, 4]"), tensor("*", "i64")], {"axis": int_attr(1)}, tensor("*")),
         (ZerosOp, [shape("*")], {"dtype": dtypes.F32}, tensor("*")),
         (UniqueOp, [tensor("*", "?")], {}, tensor("ndim=1", "?")),
+        (TrilOp, [tensor("*", "?")], {"k": int_attr(1)}, tensor("*", "?")),
+        (TriuOp, [tensor("ndim=2", "i32")], {}, tensor("ndim=2", "i32")),
     ],
 )
 def test_safety_net(op, types, props, result):
@@ -471,6 +475,14 @@ def test_safety_net(op, types, props, result):
             ["expected an i64 tensor as end"],
         ),
         (ZerosOp, [tensor("[n]")], {"dtype": dtypes.F32}, ["expected a shape shape operand"]),
+        (
+            TrilOp,
+            [tensor("[n]")],
+            {},
+            ["expected a tensor of rank >= 2, got !relax.tensor<[n], f32>"],
+        ),
+        (TriuOp, [tensor("ndim=0", "i1")], {}, ["expected a tensor of rank >= 2"]),
+        (TriuOp, [shape("[n, 4]")], {}, ["expected a tensor operand, got !relax.shape<[n, 4]>"]),
     ],
 )
 def test_provable_mismatch(op, types, props, fragments):

@@ -79,6 +79,8 @@ EXAMPLES: dict[str, tuple[list[str], str]] = {
     "ones": (["!relax.shape<[n, 4]>"], "{dtype = i32}"),
     "full": (["!relax.shape<[n, 4]>", "!relax.tensor<[], f32>"], ""),
     "arange": ([SCALAR_I64] * 3, "{dtype = f32}"),
+    "tril": ([IMAGE], "{k = -1 : i64}"),
+    "triu": ([T], ""),
     "unique": ([T], ""),
 }  # fmt: skip
 
