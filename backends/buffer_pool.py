@@ -15,7 +15,6 @@ threads: taking is a ``list.pop``, giving back a ``list.append``.
 from __future__ import annotations
 
 import ctypes
-import math
 from typing import Any
 
 import numpy as np
@@ -81,13 +80,9 @@ def cached_bytes() -> int:
     return _cached[0]
 
 
-def empty(shape: tuple[int, ...], dtype: Any, itemsize: int, taken: list[np.ndarray]) -> Any:
-    """An uninitialised array (``np.empty``) of ``dtype`` (``itemsize`` bytes an element);
-    from :data:`MIN_POOLED` bytes on, a view of a pooled buffer that is appended to
-    ``taken`` for the caller to :func:`give` back."""
-    nbytes = math.prod(shape) * itemsize
-    if nbytes < MIN_POOLED:
-        return np.empty(shape, dtype)
+def empty(nbytes: int, shape: tuple[int, ...], dtype: Any, taken: list[np.ndarray]) -> Any:
+    """An uninitialised array of ``shape`` and ``dtype`` (``nbytes`` bytes in all) viewing a
+    pooled buffer, which is appended to ``taken`` for the caller to :func:`give` back."""
     buffer = take(nbytes)
     taken.append(buffer)
     return buffer.view(dtype).reshape(shape)

@@ -341,13 +341,13 @@ class KillOp(VMBuiltinOp):
     name = "vm.kill"
     BUILTIN: ClassVar[str] = "vm.builtin.free_tensor"
 
+    value = operand_def()
+    traits = traits_def(MemoryWriteEffect())
+
     def builtin(self) -> str:
         if isinstance(self.value.owner, AllocStorageOp):
             return "vm.builtin.free_storage"
         return self.BUILTIN
-
-    value = operand_def()
-    traits = traits_def(MemoryWriteEffect())
 
     def __init__(self, value: SSAValue) -> None:
         super().__init__(operands=[value])

@@ -14,12 +14,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from xrelax.dialects.symbolic import (
-    FloorDiv,
-    FloorMod,
-    prove_le,
-    prove_lt,
-)
+from xrelax.dialects.symbolic import FloorDiv, FloorMod, prove_le, prove_lt
 
 
 @dataclass(frozen=True)

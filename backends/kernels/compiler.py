@@ -30,7 +30,7 @@ from xrelax.backends.kernels.buffers import Buffer
 from xrelax.backends.kernels.kernel import CompiledKernel, Kernel, KernelPath
 from xrelax.backends.kernels.local_buffers import plan_local_buffers
 from xrelax.backends.kernels.nest import NotVectorizable, read_nest
-from xrelax.backends.kernels.scalar import ScalarEmitter, may_pool
+from xrelax.backends.kernels.scalar import ScalarEmitter, pooled_size
 from xrelax.backends.kernels.signature import emit_contiguity, emit_entry
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.kernels.tree import Scalar
@@ -104,8 +104,7 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
         values: dict[SSAValue, str] = {}
         pooled = None
         if any(
-            isinstance(op, AllocBufferOp)
-            and may_pool(op.buffer.type.dims, dtypes.numpy_dtype(op.buffer.type.dtype))
+            isinstance(op, AllocBufferOp) and pooled_size(op.buffer.type) is not None
             for op in func.body.block.ops
         ):
             pooled = src.fresh("pooled")

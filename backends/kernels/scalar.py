@@ -7,7 +7,6 @@ vectorized code, so both paths share numpy's semantics.
 
 from __future__ import annotations
 
-import numpy as np
 import sympy
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
@@ -19,13 +18,22 @@ from xrelax.backends.kernels.numpy_ops import CAST, SELECT, numpy_op
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.kernels.vectorize import dtype_code
 from xrelax.dialects import dtypes
-from xrelax.dialects.tir import AllocBufferOp, ForOp, IndexOp, LetOp, LoadOp, StoreOp
+from xrelax.dialects.tir import (
+    AllocBufferOp,
+    BufferType,
+    ForOp,
+    IndexOp,
+    LetOp,
+    LoadOp,
+    StoreOp,
+)
 
 
-def may_pool(dims: tuple[sympy.Expr, ...], dtype: np.dtype) -> bool:
-    """Whether a local buffer of ``dims`` may be large enough for the buffer pool."""
-    size = sympy.Mul(*dims) * dtype.itemsize
-    return not size.is_Integer or int(size) >= buffer_pool.MIN_POOLED
+def pooled_size(type_: BufferType) -> sympy.Expr | None:
+    """The size in bytes of a local buffer of ``type_`` when it may be large enough for
+    the buffer pool (symbolic, or statically at least ``MIN_POOLED``), else None."""
+    size = sympy.Mul(*type_.dims) * dtypes.numpy_dtype(type_.dtype).itemsize
+    return None if size.is_Integer and int(size) < buffer_pool.MIN_POOLED else size
 
 
 class ScalarEmitter:
@@ -110,10 +118,12 @@ class ScalarEmitter:
             name = self._arrays[array] = self.src.fresh(op.buffer.name_hint or "buffer")
             shape = "".join(f"{self.src.py(d)}, " for d in type_.dims)
             code = f"np.empty(({shape}), {dtype_code(dtype)})"
-            if self.pooled is not None and may_pool(type_.dims, dtype):
-                size = self.src.py(sympy.Mul(*type_.dims) * dtype.itemsize)
-                args = f"({shape}), {dtype_code(dtype)}, {dtype.itemsize}, {self.pooled}"
-                code = f"{code} if {size} < {buffer_pool.MIN_POOLED} else pool.empty({args})"
+            size = pooled_size(type_) if self.pooled is not None else None
+            if size is not None:
+                nbytes = self.src.fresh("nbytes")
+                self.src.line(f"{nbytes} = {self.src.py(size)}")
+                args = f"{nbytes}, ({shape}), {dtype_code(dtype)}, {self.pooled}"
+                code = f"{code} if {nbytes} < {buffer_pool.MIN_POOLED} else pool.empty({args})"
             self.src.line(f"{name} = {code}")
         self.buffers[op.buffer] = Buffer(name, op.buffer.name_hint or name, type_.dims, dtype)
 

@@ -481,23 +481,21 @@ class Evaluator:
                 f"np.broadcast_to({x.code}, ({', '.join(shape)},))", x.vars | set(red_vars), x.dtype
             )
         fn = reduction.combine
+        full = set(out_vars) <= x.vars
         window = self._small_window(red_vars) if x.dtype == dest.dtype else None
-        if window is None:
-            self._reduce_call(fn, x, axes, dest, initial, identity, set(out_vars) <= x.vars)
+        outputs = sympy.Mul(*(self.domain.extents()[v] for v in out_vars))
+        threshold = _UNROLL_OUTPUTS_PER_POINT * len(window or ())
+        if window is None or (outputs.is_Integer and outputs < threshold):
+            self._reduce_call(fn, x, axes, dest, initial, identity, full)
             return "reduce"
         x = self.bind(x.code, x.vars, x.dtype)
-        outputs = sympy.Mul(*(self.domain.extents()[v] for v in out_vars))
-        threshold = _UNROLL_OUTPUTS_PER_POINT * len(window)
         if outputs.is_Integer:
-            if outputs >= threshold:
-                self._unrolled_reduce(fn, x, window, dest, initial, identity)
-            else:
-                self._reduce_call(fn, x, axes, dest, initial, identity, set(out_vars) <= x.vars)
+            self._unrolled_reduce(fn, x, window, dest, initial, identity)
             return "reduce"
         with self.src.indented(f"if {self.src.py(outputs)} >= {threshold}:"):
             self._unrolled_reduce(fn, x, window, dest, initial, identity)
         with self.src.indented("else:"):
-            self._reduce_call(fn, x, axes, dest, initial, identity, set(out_vars) <= x.vars)
+            self._reduce_call(fn, x, axes, dest, initial, identity, full)
         return "reduce"
 
     def _reduce_call(
@@ -562,8 +560,7 @@ class Evaluator:
     ) -> None:
         """``dest = fn(...fn(fn(start, x[p0]), x[p1])..., x[pk])`` over the window points;
         ``start`` is the initial value, or ``dest`` itself when there is none (an update).
-        The ufuncs broadcast ``x`` along output axes it does not vary on."""
-        x = self.bind(x.code, x.vars, x.dtype)
+        The ufuncs broadcast ``x`` along output axes it does not vary on; ``x`` is a name."""
         points = [f"{x.code}[{', '.join(i)}]" for i in window]
         if initial is None:
             first = dest.code

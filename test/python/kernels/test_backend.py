@@ -296,9 +296,7 @@ tir.prim_func @tril_sum(%A: !tir.buffer<[n, n], f32>, %S: !tir.buffer<[n], f32>)
 # ----------------------------------------------------------------------------- vectorized edge cases
 
 
-def test_local_buffers_with_disjoint_lifetimes_share_an_array():
-    kernel = kernel_of(
-        """
+CHAIN = """
 tir.prim_func @chain(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
   %T = tir.alloc_buffer : !tir.buffer<[n], f32>
   %U = tir.alloc_buffer : !tir.buffer<[n], f32>
@@ -326,8 +324,11 @@ tir.prim_func @chain(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
     tir.store %B[i], %b : f32
   }
 }"""
-    )
-    # V reuses T's array; U overlaps both
+"""Four stages over three local buffers: V reuses T's array, U overlaps both."""
+
+
+def test_local_buffers_with_disjoint_lifetimes_share_an_array():
+    kernel = kernel_of(CHAIN)
     assert kernel.source.count("pool.empty(") == 2
     for n in (5, 300_000):  # below and above the buffer pool's minimum
         a = RNG.random(n).astype(np.float32)
@@ -339,32 +340,17 @@ tir.prim_func @chain(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
 def test_large_local_buffers_come_from_the_pool_and_go_back():
     from xrelax.backends import buffer_pool
 
-    kernel = kernel_of(
-        """
-tir.prim_func @twice(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
-  %T = tir.alloc_buffer : !tir.buffer<[n], f32>
-  tir.for i in [0, n) {
-    %a = tir.load %A[i] : f32
-    %t = arith.addf %a, %a : f32
-    tir.store %T[i], %t : f32
-  }
-  tir.for i in [0, n) {
-    %t = tir.load %T[i] : f32
-    %b = arith.mulf %t, %t : f32
-    tir.store %B[i], %b : f32
-  }
-}"""
-    )
+    kernel = kernel_of(CHAIN)
     buffer_pool.clear()
     a = RNG.random(100_000).astype(np.float32)
     b = np.empty_like(a)
     kernel(a, b)
-    assert buffer_pool.cached_bytes() == 400_000
-    kernel(a + 1, b)  # takes the pooled buffer and gives it back
-    assert buffer_pool.cached_bytes() == 400_000
-    np.testing.assert_allclose(b, (2 * (a + 1)) ** 2, rtol=1e-6)
+    assert buffer_pool.cached_bytes() == 800_000  # the arrays of T (and V) and U
+    kernel(a + 1, b)  # takes the pooled buffers and gives them back
+    assert buffer_pool.cached_bytes() == 800_000
+    np.testing.assert_allclose(b, (2 * a + 3) ** 2 + (2 * a + 3), rtol=1e-6)
     kernel(a[:10], b[:10])  # small: np.empty
-    assert buffer_pool.cached_bytes() == 400_000
+    assert buffer_pool.cached_bytes() == 800_000
     buffer_pool.clear()
 
 
