@@ -18,15 +18,7 @@ from xrelax.backends.kernels.numpy_ops import CAST, SELECT, numpy_op
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.kernels.vectorize import dtype_code
 from xrelax.dialects import dtypes
-from xrelax.dialects.tir import (
-    AllocBufferOp,
-    BufferType,
-    ForOp,
-    IndexOp,
-    LetOp,
-    LoadOp,
-    StoreOp,
-)
+from xrelax.dialects.tir import AllocBufferOp, BufferType, ForOp, IndexOp, LetOp, LoadOp, StoreOp
 
 
 def pooled_size(type_: BufferType) -> sympy.Expr | None:
