@@ -73,9 +73,9 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes, obligations, symbolic
 from xrelax.dialects.dims import DimsAttr, parse_dims_text, take_angle_body
-from xrelax.dialects.symbolic import Dims, SymbolicError
+from xrelax.dialects.symbolic import Dims, Fact, SymbolicError
 from xrelax.dialects.syntax import (
     parse_bracket_dims,
     parse_defined_operand,
@@ -778,6 +778,12 @@ class DeducedResultOp(IRDLOperation):
         props = tuple(sorted(self.properties.items()))
         return self.deduce_cached(tuple(self.operand_types), props)
 
+    def obligations(self) -> tuple[Fact, ...]:
+        """The facts the deduction relies on but cannot prove: each must be checked at
+        run time before a kernel computes this op (docs/shape-safety.md)."""
+        props = tuple(sorted(self.properties.items()))
+        return _obligations_memo(type(self), tuple(self.operand_types), props)
+
     @classmethod
     def build_deduced(
         cls, operands: Sequence[SSAValue], **properties: Attribute | None
@@ -838,6 +844,15 @@ def _operand_count(op_type: type[IRDLOperation]) -> tuple[int, float]:
     defs = [d for _, d in op_type.get_irdl_definition().operands]
     fixed = sum(1 for d in defs if not isinstance(d, VarOperandDef | OptOperandDef))
     return fixed, (fixed if len(defs) == fixed else float("inf"))
+
+
+@lru_cache(maxsize=65536)
+def _obligations_memo(
+    cls: type[DeducedResultOp],
+    operand_types: tuple[Attribute, ...],
+    properties: tuple[tuple[str, Attribute], ...],
+) -> tuple[Fact, ...]:
+    return obligations.collect(lambda: cls.deduce(list(operand_types), dict(properties)))[1]
 
 
 @lru_cache(maxsize=65536)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache, lru_cache
 
 import sympy
@@ -254,6 +255,77 @@ def prove_le(a: int | sympy.Expr, b: int | sympy.Expr) -> bool:
 def prove_lt(a: int | sympy.Expr, b: int | sympy.Expr) -> bool:
     """True when ``a < b`` is proven for every value of the variables."""
     return _bounds(simplify(as_expr(b) - as_expr(a)))[0] > 0
+
+
+RELATIONS = ("==", "<=", "<")
+"""The relations a :class:`Fact` may state."""
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A relation between symbolic expressions that a program relies on: ``lhs REL rhs``.
+
+    ``what`` says, in the user's terms, why it must hold ("the lhs columns of
+    relax.matmul equal its rhs rows"). A fact the compiler can neither prove nor
+    disprove is an *obligation*: it is checked at run time (docs/shape-safety.md).
+    """
+
+    lhs: sympy.Expr
+    relation: str
+    rhs: sympy.Expr
+    what: str
+
+    def __post_init__(self) -> None:
+        if self.relation not in RELATIONS:
+            raise SymbolicError(f"unknown relation '{self.relation}'")
+
+    def decide(self) -> bool | None:
+        """True when proven, False when provably violated, None when undecided."""
+        if self.relation == "==":
+            if prove_equal(self.lhs, self.rhs):
+                return True
+            return False if prove_not_equal(self.lhs, self.rhs) else None
+        prove = prove_le if self.relation == "<=" else prove_lt
+        disprove = prove_lt if self.relation == "<=" else prove_le
+        if prove(self.lhs, self.rhs):
+            return True
+        return False if disprove(self.rhs, self.lhs) else None
+
+    def holds(self, bindings: Mapping[str, int]) -> bool:
+        """Whether the fact holds for the variable values ``bindings``."""
+        lhs, rhs = evaluate(self.lhs, bindings), evaluate(self.rhs, bindings)
+        return _COMPARE[self.relation](lhs, rhs)
+
+    def substitute(self, mapping: Mapping[str | sympy.Symbol, int | sympy.Expr]) -> Fact:
+        """The fact with variables replaced (see :func:`substitute`)."""
+        return Fact(
+            substitute(self.lhs, mapping), self.relation, substitute(self.rhs, mapping), self.what
+        )
+
+    def free_vars(self) -> set[str]:
+        """The variables the fact mentions."""
+        return free_vars(self.lhs) | free_vars(self.rhs)
+
+    def __str__(self) -> str:
+        return f"{format_expr(self.lhs)} {self.relation} {format_expr(self.rhs)}"
+
+    def failure(self, bindings: Mapping[str, int]) -> str:
+        """The one-line description of the fact failing for ``bindings``:
+        ``<what>: expected k == m, got k = 3, m = 5``."""
+        shown = {name: bindings[name] for name in sorted(self.free_vars()) if name in bindings}
+        values = ", ".join(f"{name} = {value}" for name, value in shown.items())
+        compound = [e for e in (self.lhs, self.rhs) if not (e.is_Symbol or e.is_Integer)]
+        if compound:
+            computed = ", ".join(f"{format_expr(e)} = {evaluate(e, bindings)}" for e in compound)
+            values = f"{values} ({computed})" if values else computed
+        return f"{self.what}: expected {self}, got {values}"
+
+
+_COMPARE = {
+    "==": lambda a, b: a == b,
+    "<=": lambda a, b: a <= b,
+    "<": lambda a, b: a < b,
+}
 
 
 # ------------------------------------------------------------------ substitution / evaluation

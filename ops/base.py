@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes, obligations, symbolic
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.relax import (
     UNKNOWN_DTYPE,
@@ -46,7 +46,7 @@ from xrelax.dialects.relax import (
     TensorType,
     show_type,
 )
-from xrelax.dialects.symbolic import Dims
+from xrelax.dialects.symbolic import Dims, Fact
 from xrelax.ops import te
 
 Props = dict[str, Attribute]
@@ -141,6 +141,27 @@ def expect_dtype(attr: Attribute, what: str = "dtype") -> Attribute:
             f"expected {what} to be one of {', '.join(dtypes.BY_NAME)}, got {show_type(attr)}"
         )
     return attr
+
+
+def require(fact: Fact) -> None:
+    """The deduction relies on ``fact``: a :class:`RelaxError` when it is provably false,
+    nothing when it is proven, and otherwise an obligation that the compiled program
+    checks at run time (and the interpreter checks before it runs the operator)."""
+    verdict = fact.decide()
+    if verdict is False:
+        raise RelaxError(f"{fact.what}: {fact} is false")
+    if verdict is None:
+        obligations.record(fact)
+
+
+def require_equal(a: sympy.Expr, b: sympy.Expr, what: str) -> None:
+    """:func:`require` ``a == b``; ``what`` says why in the user's terms."""
+    require(Fact(symbolic.as_expr(a), "==", symbolic.as_expr(b), what))
+
+
+def require_le(a: sympy.Expr, b: sympy.Expr, what: str) -> None:
+    """:func:`require` ``a <= b``; ``what`` says why in the user's terms."""
+    require(Fact(symbolic.as_expr(a), "<=", symbolic.as_expr(b), what))
 
 
 def dims_product(dims: Sequence[sympy.Expr]) -> sympy.Expr:

@@ -24,6 +24,7 @@ from xrelax.ops.base import (
     check_dtype,
     expect_tensor,
     numpy_result,
+    require_equal,
     result_dims,
     same_dtype,
     tensor,
@@ -71,6 +72,7 @@ class MatmulOp(OperatorOp):
                 f"{symbolic.format_expr(lhs[-1])} columns and rhs {show_type(b)} with "
                 f"{symbolic.format_expr(rhs[-2])} rows"
             )
+        require_equal(lhs[-1], rhs[-2], "relax.matmul: the lhs columns equal the rhs rows")
         batch = broadcast_dims(lhs[:-2], rhs[:-2])
         if batch is None:
             return tensor(rank, dtype)
