@@ -55,13 +55,18 @@ from xrelax.ops.base import (
 
 
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
-    shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    shifted = np.exp(x - _axis_max(x, axis))
     return shifted / np.sum(shifted, axis=axis, keepdims=True)
 
 
 def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
-    shifted = x - np.max(x, axis=axis, keepdims=True)
+    shifted = x - _axis_max(x, axis)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def _axis_max(x: np.ndarray, axis: int) -> np.ndarray:
+    """The maximum along ``axis`` (an empty axis, whose softmax is empty, gives -inf)."""
+    return np.max(x, axis=axis, keepdims=True, initial=-np.inf)
 
 
 class SoftmaxFamilyOp(OperatorOp):

@@ -58,14 +58,16 @@ class ReduceOp(OperatorOp):
         check_dtype(x, cls.DTYPES)
         axis = prop_ints(properties, "axis")
         keepdims = prop_bool(properties, "keepdims")
+        reduced = None
+        if x.ndim is not None:
+            reduced = set(range(x.ndim) if axis is None else normalize_axes(axis, x.ndim))
+            if not cls.HAS_IDENTITY and x.dims is not None:
+                count = dims_product([x.dims[a] for a in sorted(reduced)])
+                require_le(1, count, f"{cls.name}: the reduced axes are not empty")
         if axis is None and not keepdims:
             return tensor((), x.dtype)
-        if x.ndim is None:
+        if reduced is None:
             return tensor(None, x.dtype)
-        reduced = set(range(x.ndim) if axis is None else normalize_axes(axis, x.ndim))
-        if not cls.HAS_IDENTITY and x.dims is not None:
-            count = dims_product([x.dims[a] for a in sorted(reduced)])
-            require_le(1, count, f"{cls.name}: the reduced axes are not empty")
         one = sympy.Integer(1)
         if keepdims:
             if x.dims is None and len(reduced) < x.ndim:
