@@ -236,7 +236,7 @@ class RelaxFunctions(InterpreterFunctions):
         if isinstance(op, relax.CallOp):
             text += f" @{op.callee.string_value()}"
         elif isinstance(op, relax.CallPackedOp):
-            text += f' "{op.callee.data}"'
+            text += f" '{op.callee.data}'"
         name = op.results[0].name_hint if op.results else None
         return text + (f" (%{name})" if name else "")
 

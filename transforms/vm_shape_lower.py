@@ -191,7 +191,8 @@ class _FunctionLowering:
             self.rewriter.insert(check, InsertPoint.after(cursor))
             cursor = check
         if isinstance(type_, TensorType | ShapeType) and type_.dims:
-            cursor = self._match(value, type_.dims, bound, context, type_, cursor)[1]
+            if any(d.is_Integer or d.is_Symbol for d in type_.dims):
+                cursor = self._match(value, type_.dims, bound, context, type_, cursor)[1]
             pending.append((value, type_.dims, context, type_))
         elif isinstance(type_, TupleType):
             for index, field_type in enumerate(type_.types):
@@ -224,7 +225,7 @@ class _FunctionLowering:
     ) -> None:
         """Check the result of a call whose declared type is not proven."""
         result = op.results[0]
-        shown = f"@{op.callee.string_value()}" if isinstance(op, CallOp) else f'"{op.callee.data}"'
+        shown = f"@{op.callee.string_value()}" if isinstance(op, CallOp) else f"'{op.callee.data}'"
         name = f" (%{result.name_hint})" if result.name_hint else ""
         context = f"{self.name}: {op.name} {shown}{name}: result"
         pending: list[_PendingCheck] = []
