@@ -2,7 +2,9 @@
 
 An operator whose tensor operands and result have known shapes and dtypes (and whose
 shape operands are known) is built with its ``emit_te`` (the TE-style builder) into
-a ``tir.prim_func``; structurally identical kernels are shared. Variables no buffer
+a ``tir.prim_func`` that first asserts the operator's obligations (the facts its
+deduction relies on but could not prove: docs/shape-safety.md); structurally
+identical kernels are shared. Variables no buffer
 binds become ``sym [...]`` arguments (call_tir_dyn). Anything else (unknown shape or
 dtype, data-dependent results such as ``unique``) becomes a ``call_packed`` of the
 operator's run-time kernel ``relax.op.<name>``, which allocates its result; the
@@ -160,7 +162,7 @@ class LegalizeOperator(RewritePattern):
             raise IRError(op, f"cannot legalize: {err}") from None
         outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
         short = op.name.removeprefix("relax.")
-        func, sym_params = te.create_prim_func(short, [*tensors, *outputs])
+        func, sym_params = te.create_prim_func(short, [*tensors, *outputs], op.obligations())
         func_op = op.parent_op()
         while func_op is not None and not isinstance(func_op, FuncOp):
             func_op = func_op.parent_op()
