@@ -41,7 +41,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from xrelax.dialects import dtypes
+from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.kernel_table import KernelTable
 from xrelax.dialects.relax import (
     CallPackedOp,
@@ -321,7 +321,8 @@ class BlockBuilder:
             kernel, sym_params = te.create_prim_func(kernel_name, [*inputs, *outputs])
         except (TypeError, ValueError) as err:
             raise BuilderError(f"emit_te: {err}") from None
-        if undefined := sorted(set(sym_params) - self._defined):
+        used = set(sym_params).union(*(symbolic.free_vars(d) for t in outputs for d in t.shape))
+        if undefined := sorted(used - self._defined):
             raise BuilderError(
                 f"emit_te: kernel '{kernel_name}' needs symbolic variable(s) "
                 f"{', '.join(undefined)}, which the function does not define (bind them "
