@@ -10,9 +10,9 @@ declares (see :mod:`xrelax.op` for the accepted Python values).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -127,42 +127,58 @@ class OperatorSignature:
         return ", ".join(name for name, _ in self.attributes) or "none"
 
     def _attribute(self, key: str, value: Any, constraint: AttrConstraint) -> Attribute:
-        for candidate in _attribute_candidates(value):
+        if isinstance(value, Attribute):
+            attribute = value if _accepts(constraint, value) else None
+        else:
+            if isinstance(value, np.ndarray):
+                value = value.tolist()
+            hashable = tuple(value) if isinstance(value, list) else value
             try:
-                constraint.verify(candidate, VerificationContext())
-            except VerifyException:
-                continue
-            return candidate
-        raise TypeError(
-            f"{self.function_name}(): attribute '{key}' expects {_describe(constraint)}, "
-            f"got {value!r}"
-        )
+                attribute = _converted(constraint, type(value), hashable)
+            except TypeError:  # unhashable: not a value any attribute kind takes
+                attribute = None
+        if attribute is None:
+            raise TypeError(
+                f"{self.function_name}(): attribute '{key}' expects {_describe(constraint)}, "
+                f"got {value!r}"
+            )
+        return attribute
 
 
-def _attribute_candidates(value: Any) -> list[Attribute]:
+def _accepts(constraint: AttrConstraint, attribute: Attribute) -> bool:
+    try:
+        constraint.verify(attribute, VerificationContext())
+    except VerifyException:
+        return False
+    return True
+
+
+@lru_cache(maxsize=4096)
+def _converted(constraint: AttrConstraint, kind: type, value: Any) -> Attribute | None:
+    """The first attribute ``value`` may stand for that ``constraint`` accepts (memoised:
+    attributes are immutable, and importers give the same few values again and again)."""
+    return next((a for a in _attribute_candidates(value) if _accepts(constraint, a)), None)
+
+
+def _attribute_candidates(value: Any) -> Iterator[Attribute]:
     """The attributes a Python value may stand for, most specific first."""
-    if isinstance(value, Attribute):
-        return [value]
     if isinstance(value, bool | np.bool_):
-        return [IntegerAttr.from_bool(bool(value))]
-    if isinstance(value, int | np.integer):
-        number = int(value)
-        return [
-            IntegerAttr(number, i64),
-            DenseArrayBase.from_list(i64, [number]),
-            FloatAttr(float(number), dtypes.F32),
-        ]
-    if isinstance(value, float | np.floating):
-        return [FloatAttr(float(value), dtypes.F32)]
-    if isinstance(value, str | np.dtype) or (
+        yield IntegerAttr.from_bool(bool(value))
+    elif isinstance(value, int | np.integer):
+        yield IntegerAttr(int(value), i64)
+        yield DenseArrayBase.from_list(i64, [int(value)])
+        yield FloatAttr(float(value), dtypes.F32)
+    elif isinstance(value, float | np.floating):
+        yield FloatAttr(float(value), dtypes.F32)
+    elif isinstance(value, str | np.dtype) or (
         isinstance(value, type) and issubclass(value, np.generic)
     ):
-        return [dtype] if (dtype := _dtype(value)) is not None else []
-    if isinstance(value, Sequence) and all(
+        if (dtype := _dtype(value)) is not None:
+            yield dtype
+    elif isinstance(value, Sequence) and all(
         isinstance(v, int | np.integer) and not isinstance(v, bool) for v in value
     ):
-        return [DenseArrayBase.from_list(i64, [int(v) for v in value])]
-    return []
+        yield DenseArrayBase.from_list(i64, [int(v) for v in value])
 
 
 def _dtype(value: Any) -> Attribute | None:
@@ -185,13 +201,7 @@ _KINDS: tuple[tuple[str, Attribute], ...] = (
 
 def _describe(constraint: AttrConstraint) -> str:
     """What a constraint accepts, in the terms of the Python values given for it."""
-    accepted = []
-    for description, sample in _KINDS:
-        try:
-            constraint.verify(sample, VerificationContext())
-        except VerifyException:
-            continue
-        accepted.append(description)
+    accepted = [description for description, sample in _KINDS if _accepts(constraint, sample)]
     return " or ".join(accepted) or str(constraint)
 
 

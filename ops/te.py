@@ -9,6 +9,11 @@ B = compute((n, m), lambda i, j: exp(A[i, j] - S[i]), "B")
 func, sym_params = create_prim_func("f", [A, B])   # S becomes a tir.alloc_buffer
 ```
 
+Shapes use the relax shape variables (``te.var("n")``; ``te.floordiv``/``te.floormod``
+build expressions such as ``2 * te.floordiv(m, 2)`` and also apply to scalar
+expressions). ``BlockBuilder.emit_te`` stages such programs into a relax function, and
+:mod:`xrelax.topi` provides the operators' computes (``topi.softmax(A, axis=1)``).
+
 Index variables are sympy symbols, so indices are ordinary symbolic expressions
 (``A[i * 2 + r, j]``); loading ``A[...]`` gives a scalar :class:`Expr` with Python
 operators, and ``A.get(indices, pad=v)`` reads ``v`` outside the buffer (padding).
