@@ -18,14 +18,14 @@ relax.func @fuse(%x: !relax.tensor<[n, 4], f32>) -> !relax.tensor<[n, 4], f32> {
 // CHECK:         %s = relax.sigmoid %x
 // CHECK-NEXT:    %y = relax.silu %x
 // CHECK-NEXT:    %z = relax.add %y, %s
-relax.func @kept_sigmoid(%x: !relax.tensor<[8], f16>) -> !relax.tensor<[8], f16> {
-  %r = relax.dataflow -> !relax.tensor<[8], f16> {
-    %s = relax.sigmoid %x : (!relax.tensor<[8], f16>)
-    %y = relax.multiply %s, %x : (!relax.tensor<[8], f16>, !relax.tensor<[8], f16>)
-    %z = relax.add %y, %s : (!relax.tensor<[8], f16>, !relax.tensor<[8], f16>)
-    relax.output %z : !relax.tensor<[8], f16>
+relax.func @kept_sigmoid(%x: !relax.tensor<[8], f32>) -> !relax.tensor<[8], f32> {
+  %r = relax.dataflow -> !relax.tensor<[8], f32> {
+    %s = relax.sigmoid %x : (!relax.tensor<[8], f32>)
+    %y = relax.multiply %s, %x : (!relax.tensor<[8], f32>, !relax.tensor<[8], f32>)
+    %z = relax.add %y, %s : (!relax.tensor<[8], f32>, !relax.tensor<[8], f32>)
+    relax.output %z : !relax.tensor<[8], f32>
   }
-  relax.return %r : !relax.tensor<[8], f16>
+  relax.return %r : !relax.tensor<[8], f32>
 }
 
 // -----
