@@ -4,6 +4,9 @@ examples print, round-trip, compile and match numpy."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -236,3 +239,18 @@ def test_a_failed_function_is_not_left_in_the_module():
     with pytest.raises(RelaxError), bb.function("f", {"x": TensorType.of([n], F32)}) as (x,):
         bb.emit(op.add(x, np.zeros(3, np.float64)))
     assert list(bb.get().ops) == []
+
+
+def test_the_readme_examples_run():
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "bb.function" in b]
+    assert len(blocks) == 2
+    namespace: dict = {"xrelax": xrelax}
+    exec(compile("\n".join(blocks), "README.md", "exec"), namespace)
+    module = namespace["bb"].get()
+    assert "relax.call_tir @B(%x) sym [m]" in xrelax.print_module(module)
+    vm = xrelax.VirtualMachine(xrelax.compile(module))
+    x, w = RNG.random((3, 4), dtype=np.float32), RNG.random((4, 5), dtype=np.float32)
+    np.testing.assert_allclose(vm["main"](x, w), np.exp(x @ w).sum(1), rtol=1e-5)
+    e = np.exp(np.maximum(x + 1, 0))
+    np.testing.assert_allclose(vm["f"]((5,), x), e / e.sum(1, keepdims=True), rtol=1e-5)
