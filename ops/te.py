@@ -39,9 +39,8 @@ from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from xrelax.dialects import dtypes
+from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr
-from xrelax.dialects import symbolic
 from xrelax.dialects.symbolic import as_expr, sym
 from xrelax.dialects.tir import (
     AllocBufferOp,
