@@ -17,11 +17,15 @@ Operands and attributes are given as to the :mod:`xrelax.op` functions, with
 ``te.Tensor`` operands (a shape operand is a list of dims). Operators whose result
 shape depends on tensor values (``unique``) have none.
 
+A fact about the shapes the deduction relies on but cannot prove (``k == m`` for
+``topi.matmul`` of ``[n, k]`` and ``[m, 2]``) becomes a ``tir.assert`` of the kernel
+``BlockBuilder.emit_te`` builds; outside ``emit_te`` (nobody collecting the facts, see
+:func:`xrelax.dialects.obligations.collect`) it is an error.
+
 Errors: a ``TypeError`` for a call that does not fit the operator, a
-:class:`~xrelax.dialects.relax.RelaxError` when the deduction fails, when it cannot
-give the result shape (operands whose shapes are not provably compatible:
-``match_shape`` them to common variables first), or when it relies on a fact about
-the shapes it cannot prove (a kernel would read out of bounds if it were false).
+:class:`~xrelax.dialects.relax.RelaxError` when the deduction fails or cannot give the
+result shape (operands whose shapes are not provably compatible: ``match_shape`` them
+to common variables first).
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes, obligations, symbolic
 from xrelax.dialects.kernel_table import KernelTable
 from xrelax.dialects.relax import (
     CallPackedOp,
@@ -264,6 +264,8 @@ class BlockBuilder:
         or as their dims (shape values); anything else is passed as it is. ``func``
         returns a computed ``te.Tensor``, or a list/tuple of them (the call then
         returns a tuple). It may also read placeholders made by :meth:`te_tensor`.
+        What the ``topi`` functions it calls rely on but cannot prove about the shapes
+        (``k == m`` for a matmul) the kernel checks first (``tir.assert``).
         The kernel is named ``primfunc_name`` (default: ``func``'s name, else the
         output's) and shared with a structurally identical kernel of the module;
         symbolic variables no buffer binds are passed as ``sym [...]`` arguments and
@@ -297,7 +299,8 @@ class BlockBuilder:
 
         te_args = [convert(a) for a in args]
         te_kwargs = {k: convert(v) for k, v in kwargs.items()}
-        result = func(*te_args, **te_kwargs)
+        # The facts topi computes rely on but cannot prove become the kernel's asserts.
+        result, facts = obligations.collect(lambda: func(*te_args, **te_kwargs))
         outputs = list(result) if isinstance(result, list | tuple) else [result]
         if not outputs or not all(
             isinstance(t, te.Tensor) and not t.is_placeholder for t in outputs
@@ -318,7 +321,7 @@ class BlockBuilder:
             inputs.append(placeholder)
         kernel_name = primfunc_name or _kernel_name(func, outputs[0])
         try:
-            kernel, sym_params = te.create_prim_func(kernel_name, [*inputs, *outputs])
+            kernel, sym_params = te.create_prim_func(kernel_name, [*inputs, *outputs], facts)
         except (TypeError, ValueError) as err:
             raise BuilderError(f"emit_te: {err}") from None
         used = set(sym_params).union(*(symbolic.free_vars(d) for t in outputs for d in t.shape))

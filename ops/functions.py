@@ -285,7 +285,9 @@ def _known(type_: Any) -> bool:
 
 def compute_function(op_type: type[OperatorOp]) -> Callable[..., ComputeResult]:
     """The :mod:`xrelax.topi` function of ``op_type``: its ``emit_te`` on ``te.Tensor``
-    operands, with the result type its deduction gives."""
+    operands, with the result type its deduction gives. The facts the deduction relies
+    on but cannot prove are recorded for the kernel to check (``BlockBuilder.emit_te``
+    collects them); with nobody collecting them, they are an error."""
     signature = OperatorSignature.of(op_type)
     name = signature.function_name
 
@@ -299,11 +301,14 @@ def compute_function(op_type: type[OperatorOp]) -> Callable[..., ComputeResult]:
                 inputs.append(te_input)
                 types.append(type_)
         result_type, facts = obligations.collect(lambda: signature.deduce(types, attributes))
-        if facts:
+        if facts and not obligations.collecting():
             raise RelaxError(
-                f"topi.{name}: {facts[0].what}: {facts[0]} cannot be proven; bind both "
-                "sides to one variable (match_shape) before calling it"
+                f"topi.{name}: {facts[0].what}: {facts[0]} cannot be proven; call it "
+                "inside BlockBuilder.emit_te (the kernel then checks it) or bind both sides "
+                "to one variable (match_shape)"
             )
+        for fact in facts:
+            obligations.record(fact)
         results = result_type.types if isinstance(result_type, TupleType) else (result_type,)
         if not all(_known(t) for t in results):
             raise RelaxError(

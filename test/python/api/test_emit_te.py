@@ -229,9 +229,30 @@ def test_topi_refuses_what_it_cannot_prove():
         "topi.add: the result shape is not known (!relax.tensor<ndim=2, f32>); make the "
         "operands' shapes provably compatible (match_shape) first"
     )
-    with pytest.raises(RelaxError, match=r"^topi.matmul: .*: 4 == m cannot be proven"):
+    with pytest.raises(RelaxError, match=r"^topi.matmul: .*: 4 == m cannot be proven; call it"):
         topi.matmul(a, te.placeholder([m, 2], F32, "w"))
     assert not hasattr(topi, "unique")
+
+
+def test_what_topi_cannot_prove_the_kernel_checks():
+    k = te.var("k")
+    bb = BlockBuilder()
+    params = {"a": TensorType.of([n, k], F32), "w": TensorType.of([m, 2], F32)}
+    with bb.function("main", params) as (a, w):
+        bb.emit_func_output(bb.emit_te(topi.matmul, a, w))
+    text, vm = round_trip_and_compile(bb.get())
+    assert (
+        "%out: !tir.buffer<[n, 2], f32>) {\n"
+        '    tir.assert [k] == [m], "relax.matmul: the lhs columns equal the rhs rows"\n'
+    ) in text
+    a, w = RNG.random((3, 4), dtype=np.float32), RNG.random((4, 2), dtype=np.float32)
+    np.testing.assert_allclose(vm["main"](a, w), a @ w, rtol=1e-6)
+    with pytest.raises(xrelax.VMError) as info:
+        vm["main"](a, np.zeros((5, 2), np.float32))
+    assert str(info.value) == (
+        "main: kernel @matmul: relax.matmul: the lhs columns equal the rhs rows: "
+        "expected k == m, got k = 4, m = 5"
+    )
 
 
 def test_a_failed_function_is_not_left_in_the_module():
