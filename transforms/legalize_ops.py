@@ -13,9 +13,7 @@ operator's attributes travel as ``op_attrs``.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from io import StringIO
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
@@ -27,10 +25,9 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.printer import Printer
-from xdsl.traits import SymbolTable
 
 from xrelax.diagnostics import IRError
+from xrelax.dialects.kernel_table import KernelTable
 from xrelax.dialects.relax import (
     CallPackedOp,
     CallTIROp,
@@ -39,7 +36,6 @@ from xrelax.dialects.relax import (
     TensorType,
     TupleType,
 )
-from xrelax.dialects.tir import PrimFuncOp
 from xrelax.ops import te
 from xrelax.ops.base import OperatorOp
 
@@ -73,36 +69,6 @@ def is_legalizable(op: OperatorOp) -> bool:
         elif not _known_tensor(type_):
             return False
     return True
-
-
-@dataclass
-class KernelTable:
-    """The prim_funcs of a module, keyed by structure so identical kernels are shared."""
-
-    module: ModuleOp
-    by_text: dict[str, str] = field(default_factory=dict)
-
-    def add(self, func: PrimFuncOp, anchor: Operation) -> str:
-        """The name of a kernel structurally equal to ``func`` (inserting it if new)."""
-        key = _structure_key(func)
-        existing = self.by_text.get(key)
-        if existing is not None:
-            return existing
-        base = func.sym_name.data
-        name, suffix = base, 0
-        while SymbolTable.lookup_symbol(self.module, name) is not None:
-            suffix += 1
-            name = f"{base}{suffix}"
-        func.sym_name = type(func.sym_name)(name)
-        self.module.body.block.insert_op_before(func, anchor)
-        self.by_text[key] = name
-        return name
-
-
-def _structure_key(func: PrimFuncOp) -> str:
-    stream = StringIO()
-    Printer(stream=stream).print_op(func)
-    return re.sub(r"@[\w$.]+", "@_", stream.getvalue(), count=1)
 
 
 class LegalizeOperator(RewritePattern):
@@ -177,10 +143,7 @@ class LegalizeOpsPass(ModulePass):
     name = "relax-legalize-ops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        kernels = KernelTable(op)
-        for existing in op.ops:
-            if isinstance(existing, PrimFuncOp):
-                kernels.by_text.setdefault(_structure_key(existing), existing.sym_name.data)
+        kernels = KernelTable.of_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier([LegalizeOperator(kernels)], dce_enabled=False),
             apply_recursively=False,
