@@ -34,9 +34,12 @@ class Affine:
         """The smallest and largest value over a non-empty box ``[lo, lo + extent)``."""
         low = high = self.at(lo)
         for var, coeff in self.coeffs.items():
+            # The box is not empty: the span has the sign of the coefficient.
             span = coeff * (extent[var] - 1)
-            if coeff.is_Integer:
-                low, high = (low, high + span) if coeff > 0 else (low + span, high)
+            if prove_le(0, coeff):
+                high += span
+            elif prove_le(coeff, 0):
+                low += span
             else:
                 low, high = low + sympy.Min(0, span), high + sympy.Max(0, span)
         return sympy.expand(low), sympy.expand(high)

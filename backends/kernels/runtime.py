@@ -149,12 +149,13 @@ def truncate_to_bool(x: Any) -> Any:
     return np.bitwise_and(x, 1).astype(np.bool_)
 
 
-def bounds_error(name: str, buffer: str, dim: int, lo: int, hi: int, size: int) -> None:
-    """A loop nest that would access a buffer outside a dimension."""
-    raise KernelError(
-        f"kernel @{name}: buffer %{buffer} dimension {dim} is accessed at indices "
-        f"[{lo}, {hi}], outside [0, {size})"
+def bounds_error(name: str, buffer: str, dim: int | str, lo: int, hi: int, size: int) -> None:
+    """A loop nest that would access a buffer outside a dimension (``"flat"``: outside
+    its row-major elements)."""
+    where = (
+        "is accessed at elements" if dim == "flat" else f"dimension {dim} is accessed at indices"
     )
+    raise KernelError(f"kernel @{name}: buffer %{buffer} {where} [{lo}, {hi}], outside [0, {size})")
 
 
 def slice_stop(stop: int) -> int | None:

@@ -56,6 +56,7 @@ def load(ev: Evaluator, node: Load) -> Array:
     flat = affine(offset, ev.domain.names, ev.lets)
     if flat is not None:
         ev.note("reshape")
+        _check_flat_bounds(ev, buffer, node.indices, flat)
         return _flat_view(ev, buffer, flat)
     ev.note("gather")
     return _gather(ev, buffer, node)
@@ -154,6 +155,27 @@ def _check_bounds(ev: Evaluator, buffer: Buffer, forms: list[Affine], domain: Do
         lo, hi, n = ev.src.py(low), ev.src.py(high), ev.src.py(size)
         ev.src.line(f"if not (0 <= {lo} and {hi} < {n}):")
         ev.src.line(f"    rt.bounds_error({ev.kname}, {buffer.label!r}, {dim}, {lo}, {hi}, {n})")
+
+
+def _check_flat_bounds(
+    ev: Evaluator, buffer: Buffer, indices: tuple[sympy.Expr, ...], flat: Affine
+) -> None:
+    """Check, where not proven, that a row-major view stays inside the buffer and each
+    index whose range is known inside its dimension (past a row's end, the view would
+    read the next row instead of failing)."""
+    lows, extents = ev.domain.lows(), ev.domain.extents()
+    low, high = flat.bounds(lows, extents)
+    checks = [("flat", low, high, sympy.Mul(*buffer.dims))]
+    for dim, (index, size) in enumerate(zip(indices, buffer.dims, strict=True)):
+        bounds = index_bounds(index, lows, extents, ev.lets)
+        if bounds is not None:
+            checks.append((dim, *bounds, size))
+    for dim, low, high, size in checks:
+        if prove_le(0, low) and prove_lt(high, size):
+            continue
+        lo, hi, n = ev.src.py(low), ev.src.py(high), ev.src.py(size)
+        ev.src.line(f"if not (0 <= {lo} and {hi} < {n}):")
+        ev.src.line(f"    rt.bounds_error({ev.kname}, {buffer.label!r}, {dim!r}, {lo}, {hi}, {n})")
 
 
 def _affine_view(
