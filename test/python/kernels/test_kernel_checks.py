@@ -186,6 +186,30 @@ def test_create_prim_func_puts_asserts_first_and_binds_their_variables():
 # ----------------------------------------------------------------------------- sizes
 
 
+def test_the_entry_binds_at_the_first_whole_dimension_outputs_included():
+    # n first appears whole in the output: it is bound there, and the input's compound
+    # dimension and the repeated dimension are checked against it.
+    kernel = compile_prim_func(
+        prim_func(
+            """
+tir.prim_func @halve(%A: !tir.buffer<[n * 2], f32>, %B: !tir.buffer<[n, n], f32>) {
+  tir.for i in [0, n) {
+    %a = tir.load %A[i * 2] : f32
+    tir.store %B[i, i], %a : f32
+  }
+}"""
+        )
+    )
+    kernel(np.arange(6, dtype=np.float32), out := np.zeros((3, 3), np.float32))
+    np.testing.assert_array_equal(np.diag(out), [0, 2, 4])
+    assert refusal(kernel, np.zeros(5, np.float32), np.zeros((3, 3), np.float32)) == (
+        "kernel @halve: buffer #0 %A dimension 0 is 5, expected n * 2 = 6 (n = 3)"
+    )
+    assert refusal(kernel, np.zeros(6, np.float32), np.zeros((3, 2), np.float32)) == (
+        "kernel @halve: buffer #1 %B dimension 1 is 2, expected n = 3"
+    )
+
+
 def test_a_negative_sym_value_is_refused():
     kernel = compile_prim_func(prim_func(RELATIONS))
     args = (np.zeros((4, 4), np.float32), np.zeros(4, np.float32))
