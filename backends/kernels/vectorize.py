@@ -413,6 +413,11 @@ class Evaluator:
         reads_target = any(
             isinstance(n, Load) and n.buffer is target for n in walk(value, self.lets)
         )
+        if isinstance(value, Load) and id(value) not in self.memo:
+            loaded = views.load(self, value, dest)
+            if loaded is not dest:
+                self.src.line(f"np.copyto({dest.code}, {loaded.code})")
+            return
         if not isinstance(value, Apply):
             self.src.line(f"np.copyto({dest.code}, {self.value(value).code})")
             return
