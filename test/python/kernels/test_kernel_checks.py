@@ -335,3 +335,27 @@ def test_take_counts_from_the_end_within_the_axis_and_refuses_beyond():
         assert str(info.value) == (
             f"main: kernel @take: index {bad} out of range [0, 2) for axis 0 of buffer %x0"
         )
+
+
+def test_folding_a_kernel_that_refuses_its_constants_is_a_located_compile_error():
+    text = """
+tir.prim_func @pick(%A: !tir.buffer<[n], f32>, %I: !tir.buffer<[1], i64>, %C: !tir.buffer<[1], f32>) {
+  tir.for i in [0, 1) {
+    %p = tir.load %I[i] : i64
+    tir.let t = %p : i64
+    %a = tir.load %A[t] : f32
+    tir.store %C[i], %a : f32
+  }
+}
+relax.func @main() -> !relax.tensor<[1], f32> {
+  %a = relax.const dense<[1.0, 2.0]> : !relax.tensor<[2], f32>
+  %i = relax.const dense<[-1]> : !relax.tensor<[1], i64>
+  %c = relax.call_tir @pick(%a, %i) : (!relax.tensor<[2], f32>, !relax.tensor<[1], i64>) -> !relax.tensor<[1], f32>
+  relax.return %c : !relax.tensor<[1], f32>
+}"""
+    with pytest.raises(xrelax.CompileError) as info:
+        xrelax.apply(xrelax.parse(text, "pick.mlir"), "relax-fold-constant")
+    assert str(info.value).splitlines()[0] == (
+        "pick.mlir:13:3: error: pass 'relax-fold-constant': 'relax.call_tir' op kernel @pick: "
+        "index -1 out of range [0, 2) for axis 0 of buffer %A"
+    )
