@@ -131,3 +131,15 @@ def index_bounds(
             return inner
         return sympy.Integer(0), divisor - 1
     return None
+
+
+def proven_inside(
+    index: sympy.Expr,
+    size: sympy.Expr,
+    lows: Mapping[str, sympy.Expr],
+    extents: Mapping[str, sympy.Expr],
+    opaque: Collection[str] = (),
+) -> bool:
+    """Whether ``0 <= index < size`` is proven over the box (see :func:`index_bounds`)."""
+    bounds = index_bounds(index, lows, extents, opaque)
+    return bounds is not None and prove_le(0, bounds[0]) and prove_lt(bounds[1], size)

@@ -12,14 +12,13 @@ from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
 from xrelax.backends import buffer_pool
-from xrelax.backends.kernels.affine import index_bounds
+from xrelax.backends.kernels.affine import proven_inside
 from xrelax.backends.kernels.buffers import Buffer
 from xrelax.backends.kernels.nest import constant_value
 from xrelax.backends.kernels.numpy_ops import CAST, SELECT, numpy_op
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.kernels.vectorize import dtype_code
 from xrelax.dialects import dtypes
-from xrelax.dialects.symbolic import prove_le, prove_lt
 from xrelax.dialects.tir import (
     AllocBufferOp,
     AssertOp,
@@ -150,8 +149,7 @@ class ScalarEmitter:
         lows = {v: lo for v, (lo, _) in self._loops.items()}
         extents = {v: sympy.expand(hi - lo) for v, (lo, hi) in self._loops.items()}
         for d, (index, size) in enumerate(zip(indices, buffer.dims, strict=True)):
-            bounds = index_bounds(index, lows, extents, self._lets)
-            if bounds is not None and prove_le(0, bounds[0]) and prove_lt(bounds[1], size):
+            if proven_inside(index, size, lows, extents, self._lets):
                 continue
             value, n = self.src.py(index, names), self.src.py(size)
             self.src.line(f"if not 0 <= {value} < {n}:")

@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING
 
 import sympy
 
-from xrelax.backends.kernels.affine import Affine, affine, drop_vanishing_floors, index_bounds
+from xrelax.backends.kernels.affine import (
+    Affine,
+    affine,
+    drop_vanishing_floors,
+    index_bounds,
+    proven_inside,
+)
 from xrelax.backends.kernels.buffers import Array, Buffer, Domain, Whole
 from xrelax.backends.kernels.nest import NotVectorizable
 from xrelax.backends.kernels.tree import Const, Load, Scalar
@@ -115,27 +121,6 @@ def is_contiguous(buffer: Buffer, indices: tuple[sympy.Expr, ...], domain: Domai
     )
     form = affine(sympy.expand(flat_offset(indices, buffer.dims) - walk), domain.names)
     return form is not None and not form.coeffs
-
-
-def _mixed_radix(form: Affine, extents: dict[str, sympy.Expr]) -> bool:
-    """Whether distinct values of the variables give distinct indices: one variable, or
-    positive coefficients each at least the span of the smaller ones (``c * o + i``)."""
-    if len(form.coeffs) <= 1:
-        return True
-    ordered = sorted(form.coeffs.items(), key=lambda item: int(item[1]))
-    if int(ordered[0][1]) <= 0:
-        return False
-    span = sympy.Integer(0)
-    for var, coeff in ordered:
-        if not prove_le(span + 1, coeff) and span != 0:
-            return False
-        span = sympy.expand(span + coeff * (extents[var] - 1))
-    return True
-
-
-def _affine_forms(ev: Evaluator, indices: tuple[sympy.Expr, ...]) -> list[Affine] | None:
-    forms = [affine(i, ev.domain.names, ev.lets) for i in indices]
-    return None if any(f is None for f in forms) else forms  # type: ignore[return-value]
 
 
 def is_whole(buffer: Buffer, indices: tuple[sympy.Expr, ...], domain: Domain) -> bool:
@@ -369,8 +354,7 @@ def _gather(ev: Evaluator, buffer: Buffer, node: Load, dest: Array | None = None
         for dim, (expr, index, size) in enumerate(
             zip(node.indices, indices, buffer.dims, strict=True)
         ):
-            bounds = index_bounds(expr, lows, extents, ev.lets)
-            if bounds is not None and prove_le(0, bounds[0]) and prove_lt(bounds[1], size):
+            if proven_inside(expr, size, lows, extents, ev.lets):
                 continue
             n = ev.src.py(size)
             test = f"(({index.code} < 0) | ({index.code} >= {n})).any()"
