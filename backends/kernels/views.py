@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import numpy as np
 import sympy
 
 from xrelax.backends.kernels.affine import (
@@ -44,6 +45,10 @@ def load(ev: Evaluator, node: Load, dest: Array | None = None) -> Array:
     """The array of the values ``node`` loads over the domain; with ``dest`` (a store's
     target covering the whole domain), a gather may write there directly and return it."""
     buffer = ev.buffers[node.buffer]
+    if ev.guards and node.pad is None and not ev.reads_inside(node):
+        # Where the guards do not hold the indices may be anything: gathered clipped.
+        ev.note("gather")
+        return _gather(ev, buffer, node, dest)
     forms = _affine_forms(ev, node.indices)
     if node.pad is not None:
         if forms is not None and isinstance(node.pad, Const | Scalar):
@@ -351,21 +356,33 @@ def _gather(ev: Evaluator, buffer: Buffer, node: Load, dest: Array | None = None
     variables = frozenset().union(*(a.vars for a in indices))
     if node.pad is None:
         lows, extents = ev.domain.lows(), ev.domain.extents()
+        safe = list(indices)
         for dim, (expr, index, size) in enumerate(
             zip(node.indices, indices, buffer.dims, strict=True)
         ):
             if proven_inside(expr, size, lows, extents, ev.lets):
                 continue
             n = ev.src.py(size)
-            test = f"(({index.code} < 0) | ({index.code} >= {n})).any()"
-            ev.src.line(f"if {test if index.vars else f'not 0 <= {index.code} < {n}'}:")
+            outside = f"(({index.code} < 0) | ({index.code} >= {n}))"
+            if ev.guards:
+                bad = ev.bind(" & ".join([outside, *ev.guards]), variables, np.dtype(np.bool_))
+                shown = f"np.broadcast_to({index.code}, {bad.code}.shape)[{bad.code}]"
+                ev.src.line(f"if {bad.code}.any():")
+                ev.src.line(
+                    f"    rt.index_error({ev.kname}, {buffer.label!r}, {dim}, {shown}, {n})"
+                )
+                clipped = f"np.clip({index.code}, 0, max({n} - 1, 0))"
+                safe[dim] = ev.bind(clipped, index.vars, index.dtype)
+                continue
+            test = f"{outside}.any()" if index.vars else f"not 0 <= {index.code} < {n}"
+            ev.src.line(f"if {test}:")
             ev.src.line(
                 f"    rt.index_error({ev.kname}, {buffer.label!r}, {dim}, {index.code}, {n})"
             )
         taken = _take_along_one_axis(ev, buffer, node.indices, indices, dest)
         if taken is not None:
             return taken
-        code = f"{buffer.name}[{', '.join(a.code for a in indices)}]"
+        code = f"{buffer.name}[{', '.join(a.code for a in safe)}]"
         return ev.bind(code, variables, buffer.dtype, owned=True)
     pad = ev.value(node.pad)
     valid = " & ".join(

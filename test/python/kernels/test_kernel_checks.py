@@ -288,12 +288,58 @@ tir.prim_func @shift(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[m], f32>) {
   }
 }"""
     _, slow = both_paths(body)
-    assert refusal(slow, np.zeros(0, np.float32), np.zeros(0, np.float32)) == (
-        "kernel @shift: index 0 out of range [0, 0) for axis 0 of buffer %A"
-    )
     assert refusal(slow, np.ones(3, np.float32), np.zeros(2, np.float32)) == (
         "kernel @shift: index -1 out of range [0, 3) for axis 0 of buffer %A"
     )
+    # A value loaded outside the buffer is an error where it is used: %first is read
+    # at i = 0 (A[-1] comes first), and not at all when the loop is empty.
+    assert refusal(slow, np.zeros(0, np.float32), np.zeros(2, np.float32)) == (
+        "kernel @shift: index -1 out of range [0, 0) for axis 0 of buffer %A"
+    )
+    slow(np.zeros(0, np.float32), np.zeros(0, np.float32))
+
+
+def test_a_select_discards_an_out_of_range_load_on_both_paths():
+    # relax.concat's form: where i < n the second operand's index is negative.
+    body = """
+tir.prim_func @concat(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[m], f32>, %C: !tir.buffer<[n + m], f32>) {
+  tir.for i in [0, n + m) {
+    %a = tir.load %A[i] : f32
+    %b = tir.load %B[i - n] : f32
+    %k = tir.index i : i64
+    %e = tir.index n : i64
+    %c = arith.cmpi slt, %k, %e : i64
+    %v = arith.select %c, %a, %b : f32
+    tir.store %C[i], %v : f32
+  }
+}"""
+    fast, slow = both_paths(body)
+    assert "split" in fast.paths[0].detail
+    a, b = np.arange(3, dtype=np.float32), np.arange(5, dtype=np.float32) + 10
+    for kernel, x, y in ((fast, a, b), (slow, a, b), (fast, b, a), (slow, b, a)):
+        out = np.empty(8, np.float32)
+        kernel(x, y, out)
+        np.testing.assert_array_equal(out, np.concatenate([x, y]))
+
+
+def test_an_index_is_checked_where_a_select_chooses_the_value_read():
+    # The condition depends on data: the vectorized select reads both operands over the
+    # whole box, and checks the gathered one only where it is chosen.
+    n, m = sym("n"), sym("m")
+    A = te.placeholder((n, m), dtypes.F32, "A")
+    idx = te.placeholder((n,), dtypes.I64, "I")
+    Y = te.compute((n, m), lambda i, j: te.if_then_else(A[i, j] < 0.0, A[idx[i], j], 0.0), "Y")
+    func, _ = te.create_prim_func("guarded", [A, idx, Y])
+    fast, slow = compile_prim_func(func), compile_prim_func(func, vectorize=False)
+    assert fast.paths[0].path == "elementwise"
+    a = np.array([[1, -1], [1, 1]], np.float32)
+    for kernel in (fast, slow):
+        out = np.empty((2, 2), np.float32)
+        kernel(a, np.array([0, -7]), out)  # row 1 never chooses its index
+        np.testing.assert_array_equal(out, [[0, -1], [0, 0]])
+        assert refusal(kernel, a, np.array([5, 0]), out) == (
+            "kernel @guarded: index 5 out of range [0, 2) for axis 0 of buffer %A"
+        )
 
 
 def test_a_row_major_view_past_the_buffer_is_an_error():
