@@ -85,12 +85,14 @@ class BroadcastToOp(OperatorOp):
                 wanted = target[offset + axis]
                 if dim == 1 or symbolic.prove_equal(dim, wanted):
                     continue
-                if symbolic.prove_not_equal(dim, wanted):
+                if symbolic.prove_not_equal(dim, wanted) and symbolic.prove_not_equal(dim, 1):
                     raise RelaxError(
                         f"cannot broadcast {show_type(x)} to {shown}: dimension {axis} is "
                         f"{symbolic.format_expr(dim)}, neither 1 nor {symbolic.format_expr(wanted)}"
                     )
-                # The kernel reads axis ``axis`` unbroadcast: it must have the target size.
+                # The kernel reads an axis that is not statically 1 unbroadcast, so it must
+                # have the target size (as in TVM; a size that is 1 only at run time is
+                # refused there).
                 require_equal(
                     dim,
                     wanted,
@@ -160,12 +162,16 @@ class PadOp(OperatorOp):
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         x, fill = inputs
         widths = _pad_width(props, x.ndim)
+        if not widths:
+            return numpy_result(x.copy())
         return numpy_result(np.pad(x, widths, constant_values=fill), x.dtype)
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
         x, fill = inputs
         widths = _pad_width(props, x.ndim)
+        if any(dim == 0 for dim in x.shape):
+            return te.compute(result_dims(result_type), lambda *i: fill[()], OUTPUT)
 
         def body(*i: sympy.Expr) -> te.Expr:
             index = [k - before for k, (before, _) in zip(i, widths, strict=True)]
@@ -176,7 +182,8 @@ class PadOp(OperatorOp):
                     if before or after
                 )
             )
-            return te.if_then_else(inside, x[index], fill[()])
+            # A padded load: no element of an empty x is read.
+            return te.if_then_else(inside, x.get(index, pad=_zero(x.dtype)), fill[()])
 
         return te.compute(result_dims(result_type), body, OUTPUT)
 
@@ -251,6 +258,8 @@ class SliceScatterOp(OperatorOp):
         axis, begin, _, step = _scatter_spec(props, x.ndim)
         start = slice_start(begin, step, x.shape[axis])
         count = src.shape[axis]
+        if count == 0:
+            return te.compute(result_dims(result_type), lambda *i: x[i], OUTPUT)
 
         def body(*i: sympy.Expr) -> te.Expr:
             k = i[axis] - start
@@ -259,10 +268,15 @@ class SliceScatterOp(OperatorOp):
             if step != 1:
                 inside = sympy.And(inside, sympy.Eq(symbolic.floormod(k, step), 0))
                 position = symbolic.floordiv(k, step)
-            value = src[(*i[:axis], position, *i[axis + 1 :])]
+            # A padded load: an empty src is never read.
+            value = src.get((*i[:axis], position, *i[axis + 1 :]), pad=_zero(src.dtype))
             return te.if_then_else(inside, value, x[i])
 
         return te.compute(result_dims(result_type), body, OUTPUT)
+
+
+def _zero(dtype: Attribute) -> te.Expr:
+    return te.const(0, dtype)
 
 
 LAYOUT_OPS = (BroadcastToOp, PadOp, SliceScatterOp)

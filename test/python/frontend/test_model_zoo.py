@@ -1,0 +1,80 @@
+"""The model zoo (``model_zoo.ZOO``): each stock model, exported with ``torch.export``
+as a user would (dynamic batch, no decompositions), imported on both paths — the
+ExportedProgram itself, and the ONNX model ``torch.onnx.export`` makes of it —
+compiled, and compared against torch eager at two batch sizes.
+
+The zoo needs the ``models`` extra (torchvision, timm, transformers). Without it these
+tests fail, naming the install command: a zoo that skips silently checks nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from model_zoo import ZOO, as_numpy, import_torchvision  # noqa: E402
+from torch_models import compiled_main  # noqa: E402
+
+from xrelax import frontend  # noqa: E402
+
+TOLERANCE = {"rtol": 1e-3, "atol": 1e-4}
+SIGNIFICANT = 1e-2
+"""The mean magnitude eager outputs must reach: far above the tolerance, so that a
+comparison of near-zero outputs cannot pass by accident."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _models_extra() -> None:
+    try:
+        import_torchvision()
+        import timm  # noqa: F401
+        import transformers  # noqa: F401
+    except ModuleNotFoundError as err:
+        pytest.fail(f"the model zoo needs '{err.name}': pip install -e '.[models]'")
+
+
+@functools.cache
+def _exported(name: str) -> tuple[Any, Any]:
+    """The model and its ExportedProgram (shared by the two paths)."""
+    model = ZOO[name].model()
+    return model, ZOO[name].export(model)
+
+
+def _onnx(name: str) -> Any:
+    model, program = _exported(name)
+    case = ZOO[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exported = torch.onnx.export(
+            program, case.inputs(0), dynamo=True, dynamic_shapes=case.dynamic_shapes(),
+            verbose=False,
+        )  # fmt: skip
+    return exported.model_proto
+
+
+@pytest.mark.parametrize("path", ["torch", "onnx"])
+@pytest.mark.parametrize("name", list(ZOO))
+def test_zoo_model_matches_eager(name: str, path: str) -> None:
+    model, program = _exported(name)
+    case = ZOO[name]
+    if path == "torch":
+        imported = frontend.from_exported_program(program)
+    else:
+        imported = frontend.from_onnx(_onnx(name))
+    main = compiled_main(imported.module)
+    for size in (1, 2):
+        inputs = case.inputs(size)
+        with torch.no_grad():
+            expected = as_numpy(model(*inputs))
+        got = main(*(t.numpy() for t in inputs), **imported.params)
+        got = [got] if isinstance(got, np.ndarray) else list(got)
+        assert len(got) == len(expected)
+        for value, want in zip(got, expected, strict=True):
+            assert np.abs(want).mean() > SIGNIFICANT, "eager output too close to zero"
+            np.testing.assert_allclose(value, want, **TOLERANCE)
