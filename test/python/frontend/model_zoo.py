@@ -240,8 +240,12 @@ def _tagged_batch() -> Any:
 def recurrent(name: str, cell: str, tagger: bool = False) -> ZooModel:
     """An LSTM or GRU model with a dynamic batch and ``_STEPS`` time steps."""
     if tagger:
-        return ZooModel(name, "torch.nn", lambda: SequenceTagger(cell), _tagged, _tagged_batch, _batch)
-    return ZooModel(name, "torch.nn", lambda: SequenceClassifier(cell), _sequences, _batch_only, _batch)
+        return ZooModel(
+            name, "torch.nn", lambda: SequenceTagger(cell), _tagged, _tagged_batch, _batch
+        )
+    return ZooModel(
+        name, "torch.nn", lambda: SequenceClassifier(cell), _sequences, _batch_only, _batch
+    )
 
 
 ZOO: dict[str, ZooModel] = {
@@ -263,7 +267,9 @@ ZOO: dict[str, ZooModel] = {
         vision("vit", "torchvision", _vit),
         vision("resnet18d", "timm", _timm("resnet18d")),
         vision("convnext_atto", "timm", _timm("convnext_atto", depths=(1, 1, 1, 1))),
-        vision("vit_tiny", "timm", _timm("vit_tiny_patch16_224", img_size=32, patch_size=8, depth=2)),
+        vision(
+            "vit_tiny", "timm", _timm("vit_tiny_patch16_224", img_size=32, patch_size=8, depth=2)
+        ),
         recurrent("lstm_classifier", "lstm"),
         recurrent("gru_classifier", "gru"),
         recurrent("lstm_tagger", "lstm", tagger=True),
