@@ -784,6 +784,51 @@ def _pad(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return em.pad(x, widths, value)
 
 
+@_converts("aten.as_strided")
+def _as_strided(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """``as_strided`` that reads the contiguous storage of its input as a permutation of
+    a reshape of (a slice of) it, as decompositions emit it (``adaptive_avg_pool2d``)."""
+    em, x = imp.em, a["self"]
+    source = node.args[0].meta.get("val")
+    if not isinstance(source, torch.Tensor) or source.storage_offset() != 0:
+        raise Unsupported("an input that does not start its storage")
+    dims = em.dims(x)
+    if list(torch_inplace.concrete(source.stride())) != _contiguous(
+        torch_inplace.concrete(source.shape)
+    ):
+        raise Unsupported("an input that is not contiguous")
+    sizes = [imp._expr(s) for s in a["size"]]
+    strides = [imp._expr(s) for s in a["stride"]]
+    offset = imp._expr(a["storage_offset"] or 0)
+    order = sorted(
+        (k for k, size in enumerate(sizes) if size != 1),
+        key=lambda k: torch_inplace.concrete([a["stride"][k]])[0],
+        reverse=True,
+    )
+    expected = sympy.Integer(1)
+    for k in reversed(order):
+        if sympy.expand(strides[k] - expected) != 0:
+            raise Unsupported("strides that overlap or leave gaps")
+        expected = sympy.expand(expected * sizes[k])
+    total = symbolic.simplify(sympy.Mul(*dims))
+    flat = em.reshape(x, [total])
+    if offset != 0 or sympy.expand(expected - total) != 0:
+        if not (offset.is_Integer and expected.is_Integer):
+            raise Unsupported("a symbolic part of the storage")
+        flat = em.slice(flat, 0, int(offset), int(offset + expected))
+    ordered = em.reshape(flat, [sizes[k] for k in order])
+    permuted = em.permute(ordered, [order.index(k) for k in sorted(order)])
+    return em.reshape(permuted, sizes)
+
+
+def _contiguous(shape: Sequence[int]) -> list[int]:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return list(reversed(strides))
+
+
 @_converts("aten.index_select")
 def _index_select(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return imp.em.op("take", a["self"], a["index"], axis=a["dim"] % imp.em.ndim(a["self"]))

@@ -135,18 +135,18 @@ def _aliases(node: torch.fx.Node, base: torch.fx.Node, key: str) -> bool:
         return True
     if key == "aten.to":
         return out.dtype == src.dtype
-    sizes, strides = _concrete(src.shape), _concrete(src.stride())
+    sizes, strides = concrete(src.shape), concrete(src.stride())
     probe = torch.empty_strided(sizes, strides, device="meta")
     if key == "aten.contiguous":
         return probe.is_contiguous()
     try:
-        probe.view(_concrete(out.shape))
+        probe.view(concrete(out.shape))
     except RuntimeError:
         return False
     return True
 
 
-def _concrete(values: Sequence[Any]) -> list[int]:
+def concrete(values: Sequence[Any]) -> list[int]:
     """Sizes or strides with each symbol at one value (torch guarded the layout facts a
     program relies on for every value of its dynamic dimensions, which are at least 2)."""
     result = []
