@@ -25,6 +25,7 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", 
     os.environ[_variable] = "1"
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -169,7 +170,7 @@ def measure(case: ZooModel, paths: list[str], repeat: int) -> list[Row]:
             continue
         calls: dict[str, Callable[[], object]] = {
             "eager": lambda: model(*inputs),
-            "ours": lambda: main(*arrays, **imported.params),
+            "ours": functools.partial(main, *arrays, **imported.params),
         }
         tvm = _tvm(program, arrays) if path == "torch" else "-"
         if callable(tvm):
