@@ -384,11 +384,22 @@ class Emitter:
         inputs = self.op("matmul", x, self.permute(w_ih, [1, 0]))
         if b_ih is not None:
             inputs = self.op("add", inputs, b_ih)
-        recurrent_w = self.permute(w_hh, [1, 0])
-        if cell == "gru" and not reset_after:
-            raise Unsupported("a GRU that applies the reset gate before the hidden projection")
         if cell == "lstm" and b_hh is not None:
             inputs, b_hh = self.op("add", inputs, b_hh), None
+        if cell == "gru" and not reset_after:
+            # The candidate's hidden projection reads the reset hidden state: a projection
+            # of its own, the other gates' projections together.
+            rows = self._gates(self.permute(w_hh, [1, 0]), order)
+            recurrent_w = self.op("concat", *(rows[g] for g in order if g != "n"), axis=1)
+            candidate_w = rows["n"]
+            biases = None if b_hh is None else self._gates(b_hh, order)
+            if biases is not None:
+                b_hh = self.op("concat", *(biases[g] for g in order if g != "n"), axis=0)
+            candidate_b = None if biases is None else biases["n"]
+            hidden_order = "".join(g for g in order if g != "n")
+        else:
+            recurrent_w = self.permute(w_hh, [1, 0])
+            hidden_order = order
         h, *rest = state
         c = rest[0] if rest else None
         outputs: list[SSAValue] = []
@@ -399,18 +410,25 @@ class Emitter:
                 projected = self.op("add", projected, b_hh)
             given = self.select(inputs, 0, t)
             if cell == "lstm":
-                gates = self._gates(self.op("add", given, projected), order)
+                gates = self._gates(self.op("add", given, projected), hidden_order)
                 i, f = self.op("sigmoid", gates["i"]), self.op("sigmoid", gates["f"])
                 g, o = self.op("tanh", gates["g"]), self.op("sigmoid", gates["o"])
                 c = self.op("add", self.op("multiply", f, c), self.op("multiply", i, g))
                 h = self.op("multiply", o, self.op("tanh", c))
+                outputs.append(h)
+                continue
+            mine, theirs = self._gates(given, order), self._gates(projected, hidden_order)
+            r = self.op("sigmoid", self.op("add", mine["r"], theirs["r"]))
+            z = self.op("sigmoid", self.op("add", mine["z"], theirs["z"]))
+            if "n" in theirs:
+                hidden = self.op("multiply", r, theirs["n"])
             else:
-                mine, theirs = self._gates(given, order), self._gates(projected, order)
-                r = self.op("sigmoid", self.op("add", mine["r"], theirs["r"]))
-                z = self.op("sigmoid", self.op("add", mine["z"], theirs["z"]))
-                n = self.op("tanh", self.op("add", mine["n"], self.op("multiply", r, theirs["n"])))
-                # (1 - z) * n + z * h = n + z * (h - n)
-                h = self.op("add", n, self.op("multiply", z, self.op("subtract", h, n)))
+                hidden = self.op("matmul", self.op("multiply", r, h), candidate_w)
+                if candidate_b is not None:
+                    hidden = self.op("add", hidden, candidate_b)
+            n = self.op("tanh", self.op("add", mine["n"], hidden))
+            # (1 - z) * n + z * h = n + z * (h - n)
+            h = self.op("add", n, self.op("multiply", z, self.op("subtract", h, n)))
             outputs.append(h)
         if reverse:
             outputs.reverse()
@@ -486,17 +504,17 @@ class Emitter:
         """2-D average pooling. Counted padding is made explicit zeros first; the
         windows ``ceil_mode`` adds at the end count only what they cover, as in torch."""
         before, after = _sides(padding)
+        extended = self._ceil_padding(x, kernel, strides, before, after) if ceil_mode else after
         if count_include_pad and (any(before) or any(after)):
             x = self.pad(x, [(0, 0), (0, 0), *zip(before, after, strict=True)])
-            before, after = [0, 0], [0, 0]
-        if ceil_mode:
-            after = self._ceil_padding(x, kernel, strides, before, after)
+            extended = [e - a for e, a in zip(extended, after, strict=True)]
+            before = [0, 0]
         return self.op(
             "avg_pool2d",
             x,
             pool_size=list(kernel),
             strides=list(strides),
-            padding=_padding_attr(before, after),
+            padding=_padding_attr(before, extended),
         )
 
     def _ceil_padding(

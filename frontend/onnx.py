@@ -801,7 +801,8 @@ def _recurrent(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs
 
     def initial(index: int) -> SSAValue:
         if len(inputs) > index and inputs[index] is not None:
-            return imp.tensor(inputs[index])
+            given = imp.tensor(inputs[index])
+            return em.transpose(given, 0, 1) if layout else given
         shape = em.shape([len(reverse), batch, hidden])
         return em.op("zeros", shape, dtype=em.dtype(x))
 
