@@ -185,7 +185,7 @@ class Emitter:
         ndim = self.ndim(x)
         for axis, (before, after) in enumerate(widths):
             if before < 0 or after < 0:
-                end = -after if after < 0 else 2**63 - 1
+                end = after if after < 0 else 2**63 - 1
                 x = self.slice(x, axis, max(-before, 0), end)
         flat = [max(w, 0) for pair in widths for w in pair]
         if not any(flat):

@@ -125,12 +125,29 @@ def _torchvision(factory: str, **kwargs: Any) -> Callable[[], nn.Module]:
     return lambda: getattr(import_torchvision().models, factory)(num_classes=10, **kwargs)
 
 
+def _mobilenet_v2() -> nn.Module:
+    # The stock stem, three inverted-residual stages (one with a residual) and head.
+    stages = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 1, 2]]
+    models = import_torchvision().models
+    return models.MobileNetV2(num_classes=10, width_mult=0.5, inverted_residual_setting=stages)
+
+
+def _mobilenet_v3_small() -> nn.Module:
+    # The first blocks of the stock configuration: squeeze-excitation, hardswish,
+    # residuals and both kernel sizes.
+    mobilenetv3 = import_torchvision().models.mobilenetv3
+    settings, last = mobilenetv3._mobilenet_v3_conf("mobilenet_v3_small", width_mult=0.25)
+    return mobilenetv3.MobileNetV3(settings[:5], last, num_classes=10)
+
+
 def _efficientnet() -> nn.Module:
     efficientnet = import_torchvision().models.efficientnet
     settings, last = efficientnet._efficientnet_conf(
         "efficientnet_b0", width_mult=0.25, depth_mult=0.25
     )
-    return efficientnet.EfficientNet(settings, 0.2, last_channel=last, num_classes=10)
+    # One block of each of the first four stages (squeeze-excitation, SiLU, depthwise
+    # 3x3 and 5x5, stochastic depth).
+    return efficientnet.EfficientNet(settings[:4], 0.2, last_channel=last, num_classes=10)
 
 
 def _densenet() -> nn.Module:
@@ -192,8 +209,8 @@ class SequenceClassifier(nn.Module):
     def __init__(self, cell: str) -> None:
         super().__init__()
         rnn = nn.LSTM if cell == "lstm" else nn.GRU
-        self.rnn = rnn(8, 16, num_layers=2, batch_first=True, bidirectional=True)
-        self.head = nn.Linear(32, 4)
+        self.rnn = rnn(8, 12, num_layers=2, batch_first=True, bidirectional=True)
+        self.head = nn.Linear(24, 4)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y, _ = self.rnn(x)
@@ -217,7 +234,7 @@ class SequenceTagger(nn.Module):
         return y, h_n
 
 
-_STEPS = 5
+_STEPS = 3
 """torch.export specializes the sequence length of ``aten.lstm``/``aten.gru``: static."""
 
 
@@ -252,12 +269,8 @@ ZOO: dict[str, ZooModel] = {
     model.name: model
     for model in [
         vision("resnet18", "torchvision", _torchvision("resnet18")),
-        vision("mobilenet_v2", "torchvision", _torchvision("mobilenet_v2", width_mult=0.25)),
-        vision(
-            "mobilenet_v3_small",
-            "torchvision",
-            _torchvision("mobilenet_v3_small", width_mult=0.25),
-        ),
+        vision("mobilenet_v2", "torchvision", _mobilenet_v2),
+        vision("mobilenet_v3_small", "torchvision", _mobilenet_v3_small),
         vision("efficientnet_b0", "torchvision", _efficientnet),
         vision("squeezenet1_1", "torchvision", _torchvision("squeezenet1_1"), size=48),
         vision("densenet", "torchvision", _densenet),
