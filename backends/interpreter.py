@@ -71,8 +71,15 @@ def _where(func: str, what: str) -> str:
     return f"{func}: {what}"
 
 
-def match_value(value: Any, type_: Attribute, env: Env, where: str) -> None:
-    """Check ``value`` against ``type_``, binding new symbolic variables into ``env``."""
+Deferred = list[tuple[Sequence[int], Dims, str]]
+"""Dims that are expressions, checked once every variable they use is bound."""
+
+
+def match_value(
+    value: Any, type_: Attribute, env: Env, where: str, deferred: Deferred | None = None
+) -> None:
+    """Check ``value`` against ``type_``, binding new symbolic variables into ``env``; dims
+    that are expressions are checked at once, or appended to ``deferred``."""
     if isinstance(type_, TensorType):
         if not isinstance(value, np.ndarray):
             raise InterpreterError(f"{where}: expected a tensor, got {type(value).__name__}")
@@ -80,29 +87,45 @@ def match_value(value: Any, type_: Attribute, env: Env, where: str) -> None:
             raise InterpreterError(
                 f"{where}: expected dtype {dtypes.numpy_name(type_.dtype)}, got {value.dtype}"
             )
-        _match_dims(value.shape, type_, env, where)
+        _match_dims(value.shape, type_, env, where, deferred)
     elif isinstance(type_, ShapeType):
         if not isinstance(value, tuple):
             raise InterpreterError(f"{where}: expected a shape, got {type(value).__name__}")
-        _match_dims(value, type_, env, where)
+        _match_dims(value, type_, env, where, deferred)
     elif isinstance(type_, TupleType):
         if not isinstance(value, tuple) or len(value) != len(type_.types):
             raise InterpreterError(f"{where}: expected a tuple of {len(type_.types)}")
         for index, (element, element_type) in enumerate(zip(value, type_.types, strict=True)):
-            match_value(element, element_type, env, f"{where}[{index}]")
+            match_value(element, element_type, env, f"{where}[{index}]", deferred)
 
 
-def _match_dims(shape: Sequence[int], type_: TensorType | ShapeType, env: Env, where: str) -> None:
+def _match_dims(
+    shape: Sequence[int],
+    type_: TensorType | ShapeType,
+    env: Env,
+    where: str,
+    deferred: Deferred | None,
+) -> None:
     if type_.ndim is not None and len(shape) != type_.ndim:
         raise InterpreterError(f"{where}: expected rank {type_.ndim}, got rank {len(shape)}")
     if type_.dims is None:
         return
-    match_pattern(shape, type_.dims, env, where)
+    if deferred is None:
+        match_pattern(shape, type_.dims, env, where)
+        return
+    _bind_plain(shape, type_.dims, env, where)
+    deferred.append((shape, type_.dims, where))
 
 
 def match_pattern(shape: Sequence[int], pattern: Dims, env: Env, where: str) -> None:
-    """Bind the plain variables of ``pattern`` first, then check every dimension; a
-    size is never negative."""
+    """Bind the plain variables of ``pattern`` (a size is never negative), then check
+    every dimension, as the VM's ``match_shape`` does."""
+    _bind_plain(shape, pattern, env, where)
+    check_dims(shape, pattern, env, where)
+
+
+def _bind_plain(shape: Sequence[int], pattern: Dims, env: Env, where: str) -> None:
+    """Bind each variable at its first occurrence; check integers and bound variables."""
     for index, (dim, actual) in enumerate(zip(pattern, shape, strict=True)):
         if dim.is_Symbol and dim.name not in env:
             if actual < 0:
@@ -110,12 +133,22 @@ def match_pattern(shape: Sequence[int], pattern: Dims, env: Env, where: str) -> 
                     f"{where}: dimension {index}{_label(dim)}: expected a size >= 0, got {actual}"
                 )
             env[dim.name] = int(actual)
+        elif (dim.is_Symbol or dim.is_Integer) and symbolic.evaluate(dim, env) != actual:
+            _dim_error(index, dim, actual, env, where)
+
+
+def check_dims(shape: Sequence[int], pattern: Dims, env: Env, where: str) -> None:
+    """Check every dimension of ``shape`` against ``pattern`` (all variables bound)."""
     for index, (dim, actual) in enumerate(zip(pattern, shape, strict=True)):
-        expected = symbolic.evaluate(dim, env)
-        if expected != actual:
-            raise InterpreterError(
-                f"{where}: dimension {index}{_label(dim)}: expected {expected}, got {actual}"
-            )
+        if symbolic.evaluate(dim, env) != actual:
+            _dim_error(index, dim, actual, env, where)
+
+
+def _dim_error(index: int, dim: sympy.Expr, actual: int, env: Env, where: str) -> None:
+    expected = symbolic.evaluate(dim, env)
+    raise InterpreterError(
+        f"{where}: dimension {index}{_label(dim)}: expected {expected}, got {actual}"
+    )
 
 
 def _label(dim: sympy.Expr) -> str:
@@ -158,8 +191,11 @@ class RelaxFunctions(InterpreterFunctions):
         if len(args) != len(params):
             raise InterpreterError(f"{name}: expected {len(params)} arguments, got {len(args)}")
         env: Env = {}
+        deferred: Deferred = []
         for param, arg, type_ in zip(op.param_names, args, params, strict=True):
-            match_value(arg, type_, env, _where(name, f"parameter '{param}'"))
+            match_value(arg, type_, env, _where(name, f"parameter '{param}'"), deferred)
+        for shape, dims, where in deferred:
+            check_dims(shape, dims, env, where)
         self.frames.append((name, env))
         try:
             return interpreter.run_ssacfg_region(op.body, args, name)
@@ -291,6 +327,11 @@ class RelaxFunctions(InterpreterFunctions):
             compile_prim_func(callee)(*args, *outputs, *sym_args)
         except KernelError as err:
             raise InterpreterError(f"{self.func_name}: {err}") from err
+        except Exception as err:  # noqa: BLE001 - a kernel that fails without a check
+            raise InterpreterError(
+                f"{self.where(op)}: kernel @{op.callee.string_value()} failed: "
+                f"{type(err).__name__}: {_one_line(err)}"
+            ) from err
         result = outputs[0] if not isinstance(op.result.type, TupleType) else tuple(outputs)
         return (result,)
 
