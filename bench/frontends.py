@@ -12,7 +12,8 @@ calls; alternating blocks keep one runtime's worker threads from competing with 
 other's calls. Import and compile are the seconds of one ``from_exported_program`` /
 ``from_onnx`` (for ONNX: without ``torch.onnx.export`` itself) and one
 ``xrelax.compile``. With the ``peers`` extra, Apache TVM's ``from_exported_program``
-and ``tvm.compile`` (llvm) run the same program, timed the same way.
+and ``tvm.compile`` (llvm) run the same ExportedProgram, timed in the same alternation
+(its column repeats on each path's row).
 Needs the ``torch``, ``onnx`` and ``models`` extras.
 """
 
@@ -139,16 +140,18 @@ def _tvm(program: Any, inputs: list[np.ndarray]) -> Callable[[], Any] | str:
 
 
 def measure(case: ZooModel, paths: list[str], repeat: int) -> list[Row]:
-    """The rows of one model."""
+    """The rows of one model: eager, each path's VM and TVM timed in one alternation."""
     model = case.model()
     program = case.export(model)
     inputs = case.inputs(SIZE)
     arrays = [t.numpy() for t in inputs]
     with torch.no_grad():
         expected = as_numpy(model(*inputs))
-    rows = []
+    rows: list[Row] = []
+    calls: dict[str, Callable[[], object]] = {"eager": functools.partial(model, *inputs)}
     for path in paths:
         row = Row(case.name, path, case.describe(SIZE), "yes")
+        rows.append(row)
         try:
             source = program if path == "torch" else _onnx_model(case, program)
             start = time.perf_counter()
@@ -166,20 +169,17 @@ def measure(case: ZooModel, paths: list[str], repeat: int) -> list[Row]:
                 np.testing.assert_allclose(value, want, **TOLERANCE)
         except Exception as err:  # noqa: BLE001 - a failure is a table entry
             row.ok = "no: " + (str(err).splitlines() or [type(err).__name__])[0][:80]
-            rows.append(row)
             continue
-        calls: dict[str, Callable[[], object]] = {
-            "eager": lambda: model(*inputs),
-            "ours": functools.partial(main, *arrays, **imported.params),
-        }
-        tvm = _tvm(program, arrays) if path == "torch" else "-"
-        if callable(tvm):
-            calls["tvm"] = tvm
-        with torch.no_grad():
-            medians = _alternating(calls, repeat)
-        row.eager_ms, row.ours_ms = medians["eager"], medians["ours"]
+        calls[path] = functools.partial(main, *arrays, **imported.params)
+    tvm = _tvm(program, arrays)
+    if callable(tvm):
+        calls["tvm"] = tvm
+    with torch.no_grad():
+        medians = _alternating(calls, repeat)
+    for row in rows:
+        row.eager_ms = medians["eager"]
+        row.ours_ms = medians.get(row.path, float("nan"))
         row.tvm_ms = f"{medians['tvm']:.3f}" if "tvm" in medians else tvm
-        rows.append(row)
     return rows
 
 
