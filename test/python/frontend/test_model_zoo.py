@@ -16,27 +16,26 @@ from typing import Any
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+from xrelax import frontend
 
-from model_zoo import ZOO, as_numpy, import_torchvision  # noqa: E402
-from torch_models import compiled_main  # noqa: E402
+INSTALL = "pip install -e '.[torch,onnx,models]'"
 
-from xrelax import frontend  # noqa: E402
+try:
+    import onnx  # noqa: F401
+    import timm  # noqa: F401
+    import torch
+    import transformers  # noqa: F401
+    from model_zoo import ZOO, as_numpy, import_torchvision
+    from torch_models import compiled_main
+
+    import_torchvision()
+except ModuleNotFoundError as missing:
+    pytest.fail(f"the model zoo needs '{missing.name}': {INSTALL}", pytrace=False)
 
 TOLERANCE = {"rtol": 1e-3, "atol": 1e-4}
 SIGNIFICANT = 1e-2
 """The mean magnitude eager outputs must reach: far above the tolerance, so that a
 comparison of near-zero outputs cannot pass by accident."""
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _models_extra() -> None:
-    try:
-        import_torchvision()
-        import timm  # noqa: F401
-        import transformers  # noqa: F401
-    except ModuleNotFoundError as err:
-        pytest.fail(f"the model zoo needs '{err.name}': pip install -e '.[models]'")
 
 
 @functools.cache
@@ -58,8 +57,27 @@ def _onnx(name: str) -> Any:
     return exported.model_proto
 
 
-@pytest.mark.parametrize("path", ["torch", "onnx"])
-@pytest.mark.parametrize("name", list(ZOO))
+def _cases() -> list[Any]:
+    """Each model on each path. torch.onnx.export writes the adaptive average pooling of
+    ConvNeXt and Swin as a gather over ``Range(0, batch)``: they need ONNX ``Range`` of a
+    symbolic length (symbolic integers as values), which another branch adds; until it
+    is here they are expected to fail, and pass (strictly) once it is."""
+    from xrelax.frontend.onnx import SUPPORTED
+
+    waiting = pytest.mark.xfail(
+        "Range" not in SUPPORTED, reason="needs ONNX Range of a symbolic length", strict=True
+    )
+    return [
+        pytest.param(name, path, marks=[waiting] if path == "onnx" and name in _RANGE else [])
+        for name in ZOO
+        for path in ("torch", "onnx")
+    ]
+
+
+_RANGE = {"convnext", "swin"}
+
+
+@pytest.mark.parametrize(("name", "path"), _cases())
 def test_zoo_model_matches_eager(name: str, path: str) -> None:
     model, program = _exported(name)
     case = ZOO[name]
