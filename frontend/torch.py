@@ -15,10 +15,12 @@ y = vm["main"](x.numpy(), **imported.params)
   torch knows is checked against the relax deduction. Ranges (``min``, ``max``) are
   not checked.
 * ATen operators map onto relax operators or compositions of them
-  (:mod:`xrelax.frontend.emitter`); :data:`SUPPORTED` lists them. Both the program
-  ``torch.export.export`` returns and its ``run_decompositions()`` form import (but
-  decomposed, causal attention, ``tril`` and ``triu`` use ``aten.arange``, which is not
-  converted).
+  (:mod:`xrelax.frontend.emitter`); :data:`SUPPORTED` lists them. The program
+  ``torch.export.export`` returns imports as it is: its in-place operators and the views
+  they write through are made functional while importing (:mod:`.torch_inplace`), and
+  a write to an input, a parameter or a buffer is reported as unsupported. Its
+  ``run_decompositions()`` form imports too (but decomposed, causal attention, ``tril``
+  and ``triu`` use ``aten.arange``, which is not converted).
 * Parameters, buffers and tensor constants become parameters after the inputs, named
   after their ``state_dict`` keys.
 """
