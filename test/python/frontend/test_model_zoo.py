@@ -22,13 +22,13 @@ INSTALL = "pip install -e '.[torch,onnx,models]'"
 
 try:
     import onnx  # noqa: F401
-    import timm  # noqa: F401
     import torch
-    import transformers  # noqa: F401
     from model_zoo import ZOO, as_numpy, import_torchvision
     from torch_models import compiled_main
 
-    import_torchvision()
+    import_torchvision()  # before timm and transformers, which import torchvision
+    import timm  # noqa: F401
+    import transformers  # noqa: F401
 except ModuleNotFoundError as missing:
     pytest.fail(f"the model zoo needs '{missing.name}': {INSTALL}", pytrace=False)
 
