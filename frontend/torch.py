@@ -767,6 +767,8 @@ def _split(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 def _roll(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     em, x = imp.em, a["self"]
     shifts, dims = list(a["shifts"]), list(a["dims"])
+    if not all(isinstance(v, int) for v in shifts):
+        raise Unsupported("a symbolic shift")
     if not dims:
         flat = em.reshape(x, [-1])
         return em.reshape(em.roll(flat, shifts, [0]), em.dims(x))
@@ -780,6 +782,8 @@ def _pad(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
         raise Unsupported(f"mode={a['mode']!r}")
     value = a["value"] or 0
     pad = list(a["pad"])
+    if not all(isinstance(v, int) for v in pad):
+        raise Unsupported("a symbolic pad width")
     # torch lists (before, after) pairs from the last axis backwards.
     pairs = [(pad[k], pad[k + 1]) for k in range(0, len(pad), 2)]
     widths = [(0, 0)] * (em.ndim(x) - len(pairs)) + list(reversed(pairs))
@@ -799,9 +803,8 @@ def _as_strided(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
         torch_inplace.concrete(source.shape)
     ):
         raise Unsupported("an input that is not contiguous")
-    sizes = [imp._expr(s) for s in a["size"]]
-    strides = [imp._expr(s) for s in a["stride"]]
-    offset = imp._expr(a["storage_offset"] or 0)
+    sizes, strides = _sizes(imp, a["size"]), _sizes(imp, a["stride"])
+    offset = _sizes(imp, [a["storage_offset"] or 0])[0]
     order = sorted(
         (k for k, size in enumerate(sizes) if size != 1),
         key=lambda k: torch_inplace.concrete([a["stride"][k]])[0],
@@ -821,6 +824,11 @@ def _as_strided(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     ordered = em.reshape(flat, [sizes[k] for k in order])
     permuted = em.permute(ordered, [order.index(k) for k in sorted(order)])
     return em.reshape(permuted, sizes)
+
+
+def _sizes(imp: _Importer, values: Sequence[Any]) -> list[sympy.Expr]:
+    """A ``SymInt[]`` argument as relax expressions (size nodes are converted already)."""
+    return [v if isinstance(v, sympy.Expr) else imp._expr(v) for v in values]
 
 
 def _contiguous(shape: Sequence[int]) -> list[int]:

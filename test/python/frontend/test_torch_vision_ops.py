@@ -52,7 +52,11 @@ class Masks(nn.Module):
         masked = x.masked_fill(mask, 0.5)
         first, *rest = torch.unbind(x, dim=1)
         joined = torch.cat([torch.zeros(0), masked])  # torch skips the empty 1-d tensor
-        return joined, first * 2 + rest[-1], torch.stack(torch.unbind(masked, 2), 1)
+        # as_strided over contiguous storage: a permutation, and a window of a slice.
+        permuted = x.as_strided((x.shape[0], 9, 7, 3), (189, 1, 9, 63))
+        window = x[0].as_strided((4, 5), (5, 1), 2)
+        stacked = torch.stack(torch.unbind(masked, 2), 1)
+        return joined, first * 2 + rest[-1], stacked, permuted.sum(1) + window.sum()
 
 
 @pytest.mark.parametrize(
