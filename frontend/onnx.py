@@ -704,10 +704,15 @@ def _pad_widths(imp: _Importer, inputs: list[_Value], attrs: dict, rank: int) ->
 def _fold_pad(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
     known = [None if v is None else _Known(v) for v in a]
     widths = _pad_widths(imp, known, attrs, a[0].ndim)
-    if any(w < 0 for pair in widths for w in pair) or _pad_mode(attrs) != "constant":
-        raise Unsupported("folding a cropping or non-constant pad")
+    if _pad_mode(attrs) != "constant":
+        raise Unsupported(f"mode={_pad_mode(attrs)}")
     value = attrs.get("value", 0) if len(a) < 3 or a[2] is None else a[2].reshape(-1)[0]
-    return np.pad(a[0], widths, constant_values=value)
+    # A negative width removes elements.
+    kept = tuple(
+        slice(max(-b, 0), size + min(e, 0)) for (b, e), size in zip(widths, a[0].shape, strict=True)
+    )
+    grown = [(max(b, 0), max(e, 0)) for b, e in widths]
+    return np.pad(a[0][kept], grown, constant_values=value)
 
 
 def _pad_mode(attrs: dict) -> str:

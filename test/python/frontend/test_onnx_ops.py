@@ -123,7 +123,7 @@ class _TimeFirst:
 def test_hard_sigmoid_pad_and_ceil_pooling() -> None:
     nodes = [
         helper.make_node("HardSigmoid", ["x"], ["s"], alpha=0.3, beta=0.4),
-        helper.make_node("Constant", [], ["pads"], value_ints=[0, 0, 1, 0, 0, 0, 2, 1]),
+        helper.make_node("Constant", [], ["pads"], value_ints=[0, 0, 1, -1, 0, 0, 2, 1]),
         helper.make_node("Constant", [], ["v"], value_float=-1.5),
         helper.make_node("Pad", ["s", "pads", "v"], ["p"]),
         helper.make_node("MaxPool", ["p"], ["m"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
