@@ -234,6 +234,19 @@ class Emitter:
         piece = self.op("strided_slice", x, axes=[axis], begin=[index], end=[end])
         return self.op("squeeze", piece, axis=[axis])
 
+    def roll(self, x: SSAValue, shifts: Sequence[int], axes: Sequence[int]) -> SSAValue:
+        """``x`` rotated by ``shifts[k]`` along ``axes[k]`` (torch.roll, numpy.roll)."""
+        for shift, axis in zip(shifts, axes, strict=True):
+            size = self.dims(x)[axis]
+            if not size.is_Integer:
+                raise Unsupported("roll along a symbolic dimension")
+            shift %= max(int(size), 1)
+            if shift:
+                tail = self.slice(x, axis, int(size) - shift, int(size))
+                head = self.slice(x, axis, 0, int(size) - shift)
+                x = self.op("concat", tail, head, axis=axis % self.ndim(x))
+        return x
+
     # --------------------------------------------------------------------- linear algebra
 
     def linear(self, x: SSAValue, weight: SSAValue, bias: SSAValue | None) -> SSAValue:
@@ -340,21 +353,6 @@ class Emitter:
     def hard_swish(self, x: SSAValue) -> SSAValue:
         """``x * hardsigmoid(x)``."""
         return self.op("multiply", x, self.hard_sigmoid(x))
-
-    # --------------------------------------------------------------------- layout, more
-
-    def roll(self, x: SSAValue, shifts: Sequence[int], axes: Sequence[int]) -> SSAValue:
-        """``x`` rotated by ``shifts[k]`` along ``axes[k]`` (torch.roll, numpy.roll)."""
-        for shift, axis in zip(shifts, axes, strict=True):
-            size = self.dims(x)[axis]
-            if not size.is_Integer:
-                raise Unsupported("roll along a symbolic dimension")
-            shift %= max(int(size), 1)
-            if shift:
-                tail = self.slice(x, axis, int(size) - shift, int(size))
-                head = self.slice(x, axis, 0, int(size) - shift)
-                x = self.op("concat", tail, head, axis=axis % self.ndim(x))
-        return x
 
     # --------------------------------------------------------------------- recurrent
 
