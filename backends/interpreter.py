@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import sympy
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import (
     InterpretationError,
@@ -32,7 +33,8 @@ from xdsl.ir import Attribute
 from xdsl.traits import SymbolTable
 
 from xrelax.dialects import dtypes, relax, symbolic
-from xrelax.dialects.relax import ShapeType, TensorType, TupleType
+from xrelax.dialects.relax import PrimType, ShapeType, TensorType, TupleType
+from xrelax.dialects.relax_scoping import type_binds
 from xrelax.dialects.symbolic import Dims
 
 
@@ -83,11 +85,42 @@ def match_value(value: Any, type_: Attribute, env: Env, where: str) -> None:
         if not isinstance(value, tuple):
             raise InterpreterError(f"{where}: expected a shape, got {type(value).__name__}")
         _match_dims(value, type_, env, where)
+    elif isinstance(type_, PrimType):
+        integer = prim_int(value, where)
+        if type_.expr is not None:
+            match_prim(integer, type_.expr, env, where)
     elif isinstance(type_, TupleType):
         if not isinstance(value, tuple) or len(value) != len(type_.types):
             raise InterpreterError(f"{where}: expected a tuple of {len(type_.types)}")
         for index, (element, element_type) in enumerate(zip(value, type_.types, strict=True)):
             match_value(element, element_type, env, f"{where}[{index}]")
+
+
+def prim_int(value: Any, where: str) -> int:
+    """A prim value given as a Python int, a numpy integer or a 0-d integer array."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+        return int(value)
+    raise InterpreterError(f"{where}: expected an integer, got {type(value).__name__}")
+
+
+def match_prim(value: int, expr: sympy.Expr, env: Env, where: str) -> None:
+    """Bind a plain variable ``expr`` to ``value`` (symbolic variables are non-negative),
+    else check that ``expr`` evaluates to ``value``."""
+    if expr.is_Symbol and expr.name not in env:
+        if value < 0:
+            raise InterpreterError(
+                f"{where}: symbolic variable {expr.name} would be {value}, but symbolic "
+                "variables are non-negative"
+            )
+        env[expr.name] = value
+        return
+    expected = symbolic.evaluate(expr, env)
+    if expected != value:
+        kind = "variable" if expr.is_Symbol else "expression"
+        label = "" if expr.is_Integer else f" (symbolic {kind} {symbolic.format_expr(expr)})"
+        raise InterpreterError(f"{where}: value{label}: expected {expected}, got {value}")
 
 
 def _match_dims(shape: Sequence[int], type_: TensorType | ShapeType, env: Env, where: str) -> None:
@@ -148,8 +181,23 @@ class RelaxFunctions(InterpreterFunctions):
         if len(args) != len(params):
             raise InterpreterError(f"{name}: expected {len(params)} arguments, got {len(args)}")
         env: Env = {}
-        for param, arg, type_ in zip(op.param_names, args, params, strict=True):
-            match_value(arg, type_, env, _where(name, f"parameter '{param}'"))
+        # A parameter whose type uses a variable another binds is matched after it.
+        pending = list(range(len(params)))
+        while pending:
+            ready = [
+                k
+                for k in pending
+                if relax.type_free_vars(params[k]) - type_binds(params[k]) <= env.keys()
+            ] or pending[:1]
+            for k in ready:
+                match_value(
+                    args[k], params[k], env, _where(name, f"parameter '{op.param_names[k]}'")
+                )
+            pending = [k for k in pending if k not in ready]
+        args = tuple(
+            int(arg) if isinstance(type_, PrimType) else arg
+            for arg, type_ in zip(args, params, strict=True)
+        )
         self.frames.append((name, env))
         try:
             return interpreter.run_ssacfg_region(op.body, args, name)
@@ -183,6 +231,11 @@ class RelaxFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: relax.MatchShapeOp, args: tuple[Any, ...]
     ):
         (value,) = args
+        if isinstance(op.value.type, PrimType):
+            where = f"{self.func_name}: match_shape {symbolic.format_dims(op.pattern.data)}"
+            value = prim_int(value, where)
+            match_prim(value, op.pattern.data[0], self.env, where)
+            return (value,)
         shape = value.shape if isinstance(value, np.ndarray) else value
         if len(shape) != len(op.pattern.data):
             raise InterpreterError(
@@ -196,6 +249,12 @@ class RelaxFunctions(InterpreterFunctions):
     @impl(relax.ShapeOp)
     def run_shape(self, interpreter: Interpreter, op: relax.ShapeOp, args: tuple[Any, ...]):
         return (evaluate_dims(op.dims.data, self.env),)
+
+    @impl(relax.PrimValueOp)
+    def run_prim_value(
+        self, interpreter: Interpreter, op: relax.PrimValueOp, args: tuple[Any, ...]
+    ):
+        return (symbolic.evaluate(op.expr, self.env),)
 
     @impl(relax.ShapeOfOp)
     def run_shape_of(self, interpreter: Interpreter, op: relax.ShapeOfOp, args: tuple[Any, ...]):

@@ -1,9 +1,11 @@
 """``relax-legalize-ops``: operators -> ``call_tir`` of generated kernels, or the safety net.
 
 An operator whose tensor operands and result have known shapes and dtypes (and whose
-shape operands are known) is built with its ``emit_te`` (the TE-style builder) into
-a ``tir.prim_func``; structurally identical kernels are shared. Variables no buffer
-binds become ``sym [...]`` arguments (call_tir_dyn). Anything else (unknown shape or
+shape and prim operands are known expressions) is built with its ``emit_te`` (the
+TE-style builder) into a ``tir.prim_func``; structurally identical kernels are shared.
+Shape and prim operands reach ``emit_te`` as their symbolic expressions, and the
+variables no buffer binds become ``sym [...]`` arguments (call_tir_dyn): a kernel
+receives prim values that way. Anything else (unknown shape or
 dtype, data-dependent results such as ``unique``) becomes a ``call_packed`` of the
 operator's run-time kernel ``relax.op.<name>``, which allocates its result; the
 operator's attributes travel as ``op_attrs``.
@@ -33,6 +35,7 @@ from xrelax.dialects.relax import (
     CallPackedOp,
     CallTIROp,
     FuncOp,
+    PrimType,
     ShapeType,
     TensorType,
     TupleType,
@@ -67,6 +70,9 @@ def is_legalizable(op: OperatorOp) -> bool:
         type_ = operand.type
         if isinstance(type_, ShapeType):
             if type_.dims is None:
+                return False
+        elif isinstance(type_, PrimType):
+            if type_.expr is None:
                 return False
         elif not _known_tensor(type_):
             return False
@@ -126,7 +132,7 @@ class LegalizeOperator(RewritePattern):
     def to_call_tir(
         self, op: OperatorOp, result_type: Attribute, rewriter: PatternRewriter
     ) -> None:
-        args = [o for o in op.operands if not isinstance(o.type, ShapeType)]
+        args = [o for o in op.operands if isinstance(o.type, TensorType)]
         key = (
             type(op),
             tuple(o.type for o in op.operands),
@@ -149,6 +155,9 @@ class LegalizeOperator(RewritePattern):
             type_ = operand.type
             if isinstance(type_, ShapeType):
                 inputs.append(type_.dims)
+                continue
+            if isinstance(type_, PrimType):
+                inputs.append(type_.expr)
                 continue
             assert isinstance(type_, TensorType) and type_.dims is not None
             placeholder = te.placeholder(type_.dims, type_.dtype, f"x{index}")

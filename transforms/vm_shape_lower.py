@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -44,6 +44,8 @@ from xrelax.dialects.relax import (
     DataflowOp,
     FuncOp,
     MatchShapeOp,
+    PrimType,
+    PrimValueOp,
     ShapeOp,
     ShapeType,
     TensorType,
@@ -58,13 +60,14 @@ def _needed_exprs(func: FuncOp) -> list[sympy.Expr]:
     """Every symbolic expression the function needs at run time, in program order."""
     exprs: list[sympy.Expr] = []
     for type_ in func.function_type.inputs.data:
-        if isinstance(type_, TensorType | ShapeType) and type_.dims is not None:
-            exprs += type_.dims
+        exprs += _matched_dims(type_) or ()
     for op in func.walk():
         if isinstance(op, MatchShapeOp):
             exprs += op.pattern.data
         elif isinstance(op, ShapeOp):
             exprs += op.dims.data
+        elif isinstance(op, PrimValueOp) and op.result.uses:
+            exprs.append(op.expr)
         elif isinstance(op, CallDPSOp) and op.sym_args is not None:
             exprs += op.sym_args.data
         elif isinstance(op, vm.AllocStorageOp):
@@ -74,6 +77,21 @@ def _needed_exprs(func: FuncOp) -> list[sympy.Expr]:
         elif isinstance(op, vm.AllocTensorDirectOp):
             exprs += op.shape.data
     return exprs
+
+
+def _matched_dims(type_: Attribute) -> Dims | None:
+    """The integers a parameter of ``type_`` is matched against: a tensor's or shape's
+    dims, a prim value's expression (None: nothing to match)."""
+    if isinstance(type_, TensorType | ShapeType):
+        return type_.dims or None
+    if isinstance(type_, PrimType) and type_.expr is not None:
+        return (type_.expr,)
+    return None
+
+
+def _match_op(type_: Attribute) -> type[vm.MatchShapeOp | vm.MatchPrimOp]:
+    """The vm op matching a value of ``type_``."""
+    return vm.MatchPrimOp if isinstance(type_, PrimType) else vm.MatchShapeOp
 
 
 @dataclass
@@ -126,7 +144,7 @@ class _FunctionLowering:
         cursor: Operation = alloc
         bound: set[str] = set()
         computed: set[sympy.Expr] = set()
-        pending_checks: list[tuple[SSAValue, Dims, str, TensorType | ShapeType]] = []
+        pending_checks: list[tuple[SSAValue, SSAValue, Dims, str, Attribute]] = []
         for arg, param, type_ in zip(
             block.args, self.func.param_names, self.func.function_type.inputs.data, strict=True
         ):
@@ -137,12 +155,25 @@ class _FunctionLowering:
                 check = vm.CheckTensorOp(arg, ndim, dtype, context)
                 self.rewriter.insert(check, InsertPoint.after(cursor))
                 cursor = check
-            if isinstance(type_, TensorType | ShapeType) and type_.dims:
-                cursor = self._match(arg, type_.dims, bound, context, type_, cursor)[1]
-                pending_checks.append((arg, type_.dims, context, type_))
+            dims = _matched_dims(type_)
+            if dims is None and isinstance(type_, PrimType):
+                dims = (sympy.Integer(0),)  # only checked to be an integer: an "any" entry
+            if dims is not None:
+                matched, cursor = self._match(arg, dims, bound, context, type_, cursor)
+                pending_checks.append((arg, matched, dims, context, type_))
         cursor = self._compute(bound, computed, cursor)
-        for value, dims, context, type_ in pending_checks:
-            cursor = self._check_exprs(value, dims, context, type_, cursor)
+        for arg, matched, dims, context, type_ in pending_checks:
+            if not isinstance(type_, PrimType):
+                cursor = self._check_exprs(arg, dims, context, type_, cursor)
+                continue
+            checked = self._check_exprs(matched, dims, context, type_, cursor)
+            final = checked.results[0] if checked is not cursor else matched
+            cursor = checked
+            # Every use reads the int the match made of the argument, not the argument.
+            first = matched.owner
+            self.rewriter.replace_uses_with_if(
+                arg, final, lambda use, first=first: use.operation is not first
+            )
         self._walk(block, bound, computed)
         self._rewrite_shapes()
 
@@ -159,9 +190,12 @@ class _FunctionLowering:
     ) -> tuple[SSAValue, Operation]:
         """Store or check the plain dims of ``value``; expressions are checked later."""
         entries: list[tuple[str, int, str]] = []
+        prim_unknown = isinstance(result_type, PrimType) and result_type.expr is None
         for dim in dims:
             label = symbolic.format_expr(dim)
-            if dim.is_Integer:
+            if prim_unknown:
+                entries.append(("any", 0, ""))
+            elif dim.is_Integer:
                 entries.append(("equal", int(dim), label))
             elif dim.is_Symbol:
                 kind = "check" if dim.name in bound else "store"
@@ -170,14 +204,16 @@ class _FunctionLowering:
             else:
                 entries.append(("any", 0, label))
         assert self.heap_value is not None
-        match = vm.MatchShapeOp(value, self.heap_value, entries, context, result_type)
+        match = _match_op(result_type)(value, self.heap_value, entries, context, result_type)
         self.rewriter.insert(match, InsertPoint.after(cursor))
         return match.result, match
 
     def _check_exprs(
         self, value: SSAValue, dims: Dims, context: str, result_type, cursor: Operation
     ) -> Operation:
-        if all(d.is_Integer or d.is_Symbol for d in dims):
+        if all(d.is_Integer or d.is_Symbol for d in dims) or (
+            isinstance(result_type, PrimType) and result_type.expr is None
+        ):
             return cursor
         entries = [
             ("any", 0, symbolic.format_expr(d))
@@ -186,7 +222,7 @@ class _FunctionLowering:
             for d in dims
         ]
         assert self.heap_value is not None
-        match = vm.MatchShapeOp(value, self.heap_value, entries, context, result_type)
+        match = _match_op(result_type)(value, self.heap_value, entries, context, result_type)
         self.rewriter.insert(match, InsertPoint.after(cursor))
         return match
 
@@ -208,7 +244,7 @@ class _FunctionLowering:
         result, cursor = self._match(op.value, pattern, bound, context, op.result.type, op)
         cursor = self._compute(bound, computed, cursor)
         last = self._check_exprs(result, pattern, context, op.result.type, cursor)
-        final = last.results[0] if isinstance(last, vm.MatchShapeOp) else result
+        final = last.results[0] if isinstance(last, vm.MatchShapeOp | vm.MatchPrimOp) else result
         self.rewriter.replace_all_uses_with(op.result, final)
         self.rewriter.erase(op)
 
@@ -258,6 +294,12 @@ class _FunctionLowering:
                 )
                 make.result.name_hint = op.result.name_hint
                 self.rewriter.replace(op, make)
+            elif isinstance(op, PrimValueOp) and not op.result.uses:
+                self.rewriter.erase(op)  # an operand of an operator now legalized
+            elif isinstance(op, PrimValueOp):
+                prim = vm.MakePrimOp(self.heap_value, self.heap.lower(op.expr), op.result.type)
+                prim.result.name_hint = op.result.name_hint
+                self.rewriter.replace(op, prim)
             elif isinstance(op, CallDPSOp) and op.sym_args is not None:
                 if op.args and op.args[0] is self.heap_value:
                     continue
