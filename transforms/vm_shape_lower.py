@@ -253,9 +253,7 @@ class _FunctionLowering:
     def _read_through(self, value: SSAValue, matched: SSAValue) -> None:
         """Uses of a prim ``value`` (other than its match) read ``matched`` instead."""
         match = matched.owner
-        self.rewriter.replace_uses_with_if(
-            value, matched, lambda use: use.operation is not match
-        )
+        self.rewriter.replace_uses_with_if(value, matched, lambda use: use.operation is not match)
 
     # ---------------------------------------------------------------- binding sites
 

@@ -197,8 +197,11 @@ def match_prim(
     if kind == MATCH_STORE:
         if integer < 0:
             raise VMError(
-                _in(err_ctx, f"symbolic variable {label} would be {integer}, but symbolic "
-                "variables are non-negative")
+                _in(
+                    err_ctx,
+                    f"symbolic variable {label} would be {integer}, but symbolic "
+                    "variables are non-negative",
+                )
             )
         heap[slot] = integer
     elif kind in (MATCH_EQUAL_IMM, MATCH_EQUAL_HEAP):
