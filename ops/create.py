@@ -100,13 +100,14 @@ class OnesOp(FilledOp):
 
 @irdl_op_definition
 class FullOp(OperatorOp):
-    """``relax.full``: a tensor of the given shape with every element the 0-d ``fill``,
-    of ``dtype`` (absent: the element type of ``fill``)."""
+    """``relax.full``: a tensor of the given shape with every element ``fill``, a 0-d
+    tensor or a prim value (a symbolic integer), of ``dtype`` (absent: the element type
+    of ``fill``)."""
 
     name = "relax.full"
 
     shape = operand_def(ShapeType)
-    fill = operand_def(TensorType)
+    fill = operand_def(TensorType | PrimType)
     dtype = opt_prop_def(TypeAttribute)
     result = result_def(TensorType)
     traits = traits_def(Pure())
@@ -114,21 +115,27 @@ class FullOp(OperatorOp):
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
         shape = expect_shape(operand_types[0], "shape operand")
-        fill = _expect_scalar(operand_types[1], "fill value")
+        fill = operand_types[1]
+        if not isinstance(fill, PrimType):
+            fill = _expect_scalar(fill, "fill value")
         dtype = properties.get("dtype")
         return tensor(_shape_of(shape), fill.dtype if dtype is None else expect_dtype(dtype))
 
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         shape, fill = inputs
+        fill = np.asarray(fill, np.int64 if isinstance(fill, int) else None)
         dtype = fill.dtype if "dtype" not in props else dtypes.numpy_dtype(props["dtype"])
         return np.full(tuple(shape), fill, dtype)
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
         _, fill = inputs
-        dtype = props.get("dtype", fill.dtype)
-        return te.compute(result_dims(result_type), lambda *i: te.cast(fill[()], dtype), OUTPUT)
+        if isinstance(fill, sympy.Expr):
+            value = te.index(fill, props.get("dtype", dtypes.I64))
+        else:
+            value = te.cast(fill[()], props.get("dtype", fill.dtype))
+        return te.compute(result_dims(result_type), lambda *i: value, OUTPUT)
 
 
 def _arange_length(start: sympy.Expr, end: sympy.Expr, step: sympy.Expr) -> sympy.Expr:

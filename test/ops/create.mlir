@@ -61,6 +61,19 @@ relax.func @arange_of_prims(%i: !relax.prim<i64, i>, %p: !relax.prim<i64, p>, %s
 
 // -----
 
+// full of a prim value: i64, or the dtype given.
+// CHECK-LABEL: relax.func @full_of_prim
+// CHECK:         relax.full %s, %p {{.*}} -> !relax.tensor<[n, p], i64>
+// CHECK-NEXT:    relax.full %s, %u {dtype = f32} {{.*}} -> !relax.tensor<[n, p], f32>
+relax.func @full_of_prim(%x: !relax.tensor<[n], f32>, %p: !relax.prim<i64, p>, %u: !relax.prim<i64>) -> !relax.object {
+  %s = relax.shape [n, p]
+  %0 = relax.full %s, %p : (!relax.shape<[n, p]>, !relax.prim<i64, p>)
+  %1 = relax.full %s, %u {dtype = f32} : (!relax.shape<[n, p]>, !relax.prim<i64>)
+  relax.return %x : !relax.tensor<[n], f32>
+}
+
+// -----
+
 // tril and triu keep the type of their operand, whatever is known of it.
 // CHECK-LABEL: relax.func @triangular
 // CHECK-NEXT:    relax.tril {{.*}} -> !relax.tensor<[b, n, m], f32>

@@ -150,6 +150,17 @@ def test_full(data):
     check(FullOp, operands, {"dtype": target}, symbols.env)
 
 
+@SETTINGS
+@given(data=st.data())
+def test_full_of_a_prim_value(data):
+    symbols = Symbols(data.draw)
+    sizes = data.draw(st.lists(st.integers(0, 4), max_size=3))
+    value = data.draw(st.integers(0, 9))
+    target = data.draw(st.none() | st.sampled_from([F32, I32, I1]))
+    operands = [shape(symbols.dims(sizes), sizes), prim(symbols.dim(value), value)]
+    check(FullOp, operands, {"dtype": target}, symbols.env)
+
+
 @pytest.mark.parametrize("op", [TrilOp, TriuOp], ids=name)
 @SETTINGS
 @given(data=st.data())
