@@ -53,7 +53,6 @@ from xrelax.ops.base import (
     prop_ints,
     require_equal,
     require_le,
-    require_le,
     require_props,
     result_dims,
     same_dtype,
@@ -696,9 +695,7 @@ def _slice_spec(props: Props, bounds: Sequence[Bound] = ()) -> list[tuple[int, B
     axes = prop_ints(props, "axes")
     if bounds:
         if "begin" in props or "end" in props:
-            raise RelaxError(
-                "expected begin and end as properties or as prim operands, not both"
-            )
+            raise RelaxError("expected begin and end as properties or as prim operands, not both")
         if len(bounds) != 2 * len(axes):
             raise RelaxError(
                 f"expected a begin and an end prim operand per axis ({2 * len(axes)}), got "

@@ -236,9 +236,7 @@ def test_strided_slice_of_prim_bounds(data):
     # A bound is a constant (negative counts from the end) or a symbolic, non-negative
     # value, possibly beyond the dimension (clamped).
     values = [data.draw(st.integers(-3, 7)) for _ in range(2 * len(axes))]
-    bounds = [
-        prim(symbols.dim(v) if v >= 0 and data.draw(st.booleans()) else v, v) for v in values
-    ]
+    bounds = [prim(symbols.dim(v) if v >= 0 and data.draw(st.booleans()) else v, v) for v in values]
     spec = {"axes": axes, "strides": strides}
     operands = [data.draw(operand(symbols, sizes)), *bounds]
     check(StridedSliceOp, operands, spec, symbols.env)
