@@ -420,6 +420,11 @@ def _leaky_relu(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return em.op("where", positive, x, em.op("multiply", x, em.scalar(a["negative_slope"], x)))
 
 
+@_converts("aten._safe_softmax")
+def _safe_softmax(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.safe_softmax(imp.cast(a["self"], imp.out_dtype(node)), a["dim"])
+
+
 @_converts("aten.softmax", "aten._softmax", "aten.log_softmax", "aten._log_softmax")
 def _softmax(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     x = imp.cast(a["self"], imp.out_dtype(node))
@@ -587,8 +592,8 @@ def _select(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 def _slice(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     start = a["start"] if a["start"] is not None else 0
     end = a["end"] if a["end"] is not None else 2**63 - 1
-    if not isinstance(start, int):
-        raise Unsupported("a symbolic start")
+    if isinstance(start, SSAValue) or isinstance(end, SSAValue):
+        raise Unsupported("a bound computed at run time")
     return imp.em.slice(a["self"], a["dim"], start, end, a["step"])
 
 
@@ -741,6 +746,171 @@ def _full_like(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if not isinstance(fill, int | float | bool):
         raise Unsupported("a symbolic fill value")
     return em.op("full", em.shape(imp.out_dims(node)), em.const(fill, dtype))
+
+
+# ------------------------------------------------------------------ sizes as values, masks
+
+
+def _size_list(imp: _Importer, sizes: Sequence[Any]) -> list[sympy.Expr]:
+    """A ``SymInt[]`` argument (ints and symbolic sizes) as relax expressions."""
+    return [imp._expr(s) if not isinstance(s, sympy.Expr) else s for s in sizes]
+
+
+@_converts("aten.arange")
+def _arange(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    bounds = [a.get("start", 0), a["end"], a.get("step", 1)]
+    if any(isinstance(b, SSAValue) for b in bounds):
+        raise Unsupported("a bound computed at run time")
+    if any(isinstance(b, float) and not b.is_integer() for b in bounds):
+        raise Unsupported("fractional bounds")
+    start, end, step = (imp.em.prim(int(b) if isinstance(b, float) else b) for b in bounds)
+    return imp.em.op("arange", start, end, step, dtype=imp.out_dtype(node))
+
+
+@_converts("aten.full", "aten.new_full", "aten.scalar_tensor")
+def _full(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    fill = a["s"] if "s" in a else a["fill_value"]
+    if isinstance(fill, SSAValue):
+        raise Unsupported("a fill value computed at run time")
+    return imp.em.full(imp.out_dims(node), fill, imp.out_dtype(node))
+
+
+@_converts(
+    "aten.ones",
+    "aten.zeros",
+    "aten.new_ones",
+    "aten.new_zeros",
+    "aten.empty",
+    "aten.new_empty",
+    "aten.empty_like",
+)
+def _filled(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    # Empty tensors are zeroed: their values are unspecified.
+    fill = 1 if "ones" in _converter_key(node) else 0
+    return imp.em.full(imp.out_dims(node), fill, imp.out_dtype(node))
+
+
+@_converts("aten.sin", "aten.cos", "aten.erf", "aten.isnan")
+def _math(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    name = _converter_key(node).removeprefix("aten.")
+    x = a["self"]
+    if name != "isnan":
+        x = imp.cast(x, imp.out_dtype(node))
+    return imp.em.op(name, x)
+
+
+@_converts("aten.fmod", "aten.remainder")
+def _fmod(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, dtype = imp.em, imp.out_dtype(node)
+    lhs, rhs = a["self"], a["other"]
+    if not isinstance(lhs, SSAValue):
+        lhs = em.full([], lhs, dtype)
+    lhs = imp.cast(lhs, dtype)
+    rhs = imp.cast(em.operand(rhs, lhs), dtype)
+    if _converter_key(node) == "aten.fmod":
+        return em.op("fmod", lhs, rhs)
+    # remainder has the sign of the divisor: fmod corrected where the signs differ.
+    rem = em.op("fmod", lhs, rhs)
+    zero = em.scalar(0, rem)
+    differs = em.op("not_equal", em.op("less", rem, zero), em.op("less", rhs, zero))
+    fix = em.op("bitwise_and", differs, em.op("not_equal", rem, zero))
+    return em.op("where", fix, em.op("add", rem, rhs), rem)
+
+
+_BITWISE = {
+    "__and__": "bitwise_and",
+    "bitwise_and": "bitwise_and",
+    "logical_and": "bitwise_and",
+    "__or__": "bitwise_or",
+    "bitwise_or": "bitwise_or",
+    "logical_or": "bitwise_or",
+    "__xor__": "bitwise_xor",
+    "bitwise_xor": "bitwise_xor",
+    "logical_xor": "bitwise_xor",
+}
+
+
+@_converts(*(f"aten.{name}" for name in _BITWISE))
+def _bitwise(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, name = imp.em, _converter_key(node).removeprefix("aten.")
+    lhs, rhs = a["self"], a["other"]
+    dtype = dtypes.I1 if name.startswith("logical") else imp.out_dtype(node)
+    if not isinstance(lhs, SSAValue):
+        lhs = em.full([], lhs, dtype)
+    lhs = imp.cast(lhs, dtype)
+    return em.op(_BITWISE[name], lhs, imp.cast(em.operand(rhs, lhs), dtype))
+
+
+@_converts("aten.bitwise_not")
+def _bitwise_not(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    x = a["self"]
+    if dtypes.is_bool(imp.em.dtype(x)):
+        return imp.em.op("equal", x, imp.em.const(False, dtypes.I1))
+    return imp.em.op("bitwise_xor", x, imp.em.scalar(-1, x))
+
+
+@_converts("aten.masked_fill")
+def _masked_fill(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    x = a["self"]
+    value = imp.cast(imp.em.operand(a["value"], x), imp.em.dtype(x))
+    return imp.em.op("where", a["mask"], value, x)
+
+
+@_converts("aten.index")
+def _index(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.index(a["self"], a["indices"])
+
+
+@_converts("aten.gather")
+def _gather(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.op("gather_elements", a["self"], a["index"], axis=a["dim"])
+
+
+@_converts("aten.cumsum")
+def _cumsum(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.op("cumsum", a["self"], axis=a["dim"], dtype=imp.out_dtype(node))
+
+
+@_converts("aten.diff")
+def _diff(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, x, axis = imp.em, a["self"], a["dim"]
+    pieces = [p for p in (a["prepend"], x, a["append"]) if p is not None]
+    if len(pieces) > 1:
+        x = em.op("concat", *pieces, axis=axis)
+    for _ in range(a["n"]):
+        later, earlier = em.slice(x, axis, 1, 2**63 - 1), em.slice(x, axis, 0, -1)
+        if dtypes.is_bool(em.dtype(x)):
+            x = em.op("not_equal", later, earlier)
+        else:
+            x = em.op("subtract", later, earlier)
+    return x
+
+
+@_converts("aten.min", "aten.max")
+def _min_max(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    name = _converter_key(node).removeprefix("aten.")
+    if "other" in a:
+        dtype = imp.out_dtype(node)
+        x = imp.cast(a["self"], dtype)
+        return imp.em.op(f"{name}imum", x, imp.cast(imp.em.operand(a["other"], x), dtype))
+    if "dim" in a:
+        raise Unsupported("the indices of a min/max along a dimension")
+    return imp.em.op(name, a["self"])
+
+
+@_converts("aten.repeat")
+def _repeat(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, x = imp.em, a["self"]
+    repeats = _size_list(imp, a["repeats"])
+    dims = [sympy.Integer(1)] * (len(repeats) - em.ndim(x)) + list(em.dims(x))
+    x = em.reshape(x, dims)
+    # Each axis d of x becomes (repeats[d], d): broadcast over the new axes, then merge.
+    interleaved = [
+        d for pair in zip([sympy.Integer(1)] * len(dims), dims, strict=True) for d in pair
+    ]
+    tiled = [d for pair in zip(repeats, dims, strict=True) for d in pair]
+    x = em.broadcast_to(em.reshape(x, interleaved), tiled)
+    return em.reshape(x, imp.out_dims(node))
 
 
 def _supported() -> list[str]:
