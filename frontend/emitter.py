@@ -264,6 +264,27 @@ class Emitter:
         order += [batch + r for r in range(first, len(rest))]
         return self.permute(gathered, order)
 
+    def tile(self, x: SSAValue, repeats: Sequence[int | sympy.Expr]) -> SSAValue:
+        """``x`` repeated ``repeats[d]`` times along each axis d (torch's ``repeat``, ONNX
+        ``Tile``; extra leading repeats add axes): each axis becomes a broadcast pair
+        (repeat, size), then the pairs merge."""
+        repeats = [symbolic.as_expr(r) for r in repeats]
+        dims = [sympy.Integer(1)] * (len(repeats) - self.ndim(x)) + list(self.dims(x))
+        one = sympy.Integer(1)
+        spread = [d for dim in dims for d in (one, dim)]
+        tiled = [d for pair in zip(repeats, dims, strict=True) for d in pair]
+        x = self.broadcast_to(self.reshape(x, spread), tiled)
+        return self.reshape(x, [sympy.expand(r * d) for r, d in zip(repeats, dims, strict=True)])
+
+    def remainder(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """``a mod b`` with the sign of b (Python's ``%``, torch's ``remainder``, ONNX
+        ``Mod``): ``fmod``, plus b where the remainder is non-zero and the signs differ."""
+        rem = self.op("fmod", a, b)
+        zero = self.scalar(0, rem)
+        differs = self.op("not_equal", self.op("less", rem, zero), self.op("less", b, zero))
+        fix = self.op("bitwise_and", differs, self.op("not_equal", rem, zero))
+        return self.op("where", fix, self.op("add", rem, b), rem)
+
     def cast(self, x: SSAValue, dtype: Attribute) -> SSAValue:
         """``x`` in element type ``dtype``."""
         return x if self.dtype(x) == dtype else self.op("astype", x, dtype=dtype)

@@ -327,7 +327,7 @@ class _Importer:
 
     def cast(self, x: SSAValue, dtype: Attribute) -> SSAValue:
         """``x`` in element type ``dtype``."""
-        return x if self.em.dtype(x) == dtype else self.em.op("astype", x, dtype=dtype)
+        return self.em.cast(x, dtype)
 
 
 def _poisoned(value: Any) -> bool:
@@ -809,12 +809,7 @@ def _fmod(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     rhs = imp.cast(em.operand(rhs, lhs), dtype)
     if _converter_key(node) == "aten.fmod":
         return em.op("fmod", lhs, rhs)
-    # remainder has the sign of the divisor: fmod corrected where the signs differ.
-    rem = em.op("fmod", lhs, rhs)
-    zero = em.scalar(0, rem)
-    differs = em.op("not_equal", em.op("less", rem, zero), em.op("less", rhs, zero))
-    fix = em.op("bitwise_and", differs, em.op("not_equal", rem, zero))
-    return em.op("where", fix, em.op("add", rem, rhs), rem)
+    return em.remainder(lhs, rhs)
 
 
 _BITWISE = {
@@ -900,17 +895,7 @@ def _min_max(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 
 @_converts("aten.repeat")
 def _repeat(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    em, x = imp.em, a["self"]
-    repeats = _size_list(imp, a["repeats"])
-    dims = [sympy.Integer(1)] * (len(repeats) - em.ndim(x)) + list(em.dims(x))
-    x = em.reshape(x, dims)
-    # Each axis d of x becomes (repeats[d], d): broadcast over the new axes, then merge.
-    interleaved = [
-        d for pair in zip([sympy.Integer(1)] * len(dims), dims, strict=True) for d in pair
-    ]
-    tiled = [d for pair in zip(repeats, dims, strict=True) for d in pair]
-    x = em.broadcast_to(em.reshape(x, interleaved), tiled)
-    return em.reshape(x, imp.out_dims(node))
+    return imp.em.tile(a["self"], _size_list(a["repeats"]))
 
 
 def _supported() -> list[str]:

@@ -108,8 +108,7 @@ def test_unsupported_operators_are_reported_at_once() -> None:
         frontend.from_exported_program(program)
     assert info.value.counts == {"aten.lgamma.default": 2, "aten.digamma.default": 1}
     assert str(info.value) == (
-        "2 unsupported ATen operators in 3 nodes: aten.lgamma.default (2), "
-        "aten.digamma.default (1)"
+        "2 unsupported ATen operators in 3 nodes: aten.lgamma.default (2), aten.digamma.default (1)"
     )
 
 
