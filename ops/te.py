@@ -9,6 +9,11 @@ B = compute((n, m), lambda i, j: exp(A[i, j] - S[i]), "B")
 func, sym_params = create_prim_func("f", [A, B])   # S becomes a tir.alloc_buffer
 ```
 
+Shapes use the relax shape variables (``te.var("n")``; ``te.floordiv``/``te.floormod``
+build expressions such as ``2 * te.floordiv(m, 2)`` and also apply to scalar
+expressions). ``BlockBuilder.emit_te`` stages such programs into a relax function, and
+:mod:`xrelax.topi` provides the operators' computes (``topi.softmax(A, axis=1)``).
+
 Index variables are sympy symbols, so indices are ordinary symbolic expressions
 (``A[i * 2 + r, j]``); loading ``A[...]`` gives a scalar :class:`Expr` with Python
 operators, and ``A.get(indices, pad=v)`` reads ``v`` outside the buffer (padding).
@@ -34,11 +39,12 @@ from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from xrelax.dialects import dtypes
+from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr
-from xrelax.dialects.symbolic import as_expr, sym
+from xrelax.dialects.symbolic import Fact, as_expr, sym
 from xrelax.dialects.tir import (
     AllocBufferOp,
+    AssertOp,
     BufferType,
     ForOp,
     IndexOp,
@@ -62,6 +68,8 @@ __all__ = [
     "create_prim_func",
     "erf",
     "exp",
+    "floordiv",
+    "floormod",
     "if_then_else",
     "index",
     "log",
@@ -70,6 +78,7 @@ __all__ = [
     "min",
     "minimum",
     "placeholder",
+    "placeholders_read",
     "power",
     "prod",
     "reduce_axis",
@@ -81,6 +90,7 @@ __all__ = [
     "sum",
     "tanh",
     "trunc",
+    "var",
 ]
 
 
@@ -343,15 +353,32 @@ def trunc(x: Any) -> Expr:
 
 
 def sigmoid(x: Any) -> Expr:
-    """1 / (1 + exp(-x))."""
+    """1 / (1 + exp(-x)), in the form whose exp never overflows (exp of -|x|)."""
     x = _as_expr(x, None)
+    e = exp(-abs(x))
     one = const(1, x.dtype)
-    return one / (one + exp(-x))
+    denominator = one + e
+    return if_then_else(x >= const(0, x.dtype), one / denominator, e / denominator)
 
 
 def abs(x: Any) -> Expr:  # noqa: A001 - the TE name
     """|x|."""
     return _unary("abs", x, floats_only=False)
+
+
+def floordiv(a: Any, b: Any) -> Any:
+    """``a`` divided by ``b`` rounded down: of scalar expressions, or of symbolic
+    dimensions (``2 * te.floordiv(m, 2)`` in a shape)."""
+    if isinstance(a, Expr) or isinstance(b, Expr):
+        return _binary("floordiv", a, b)
+    return symbolic.floordiv(as_expr(a), as_expr(b))
+
+
+def floormod(a: Any, b: Any) -> Any:
+    """The remainder of :func:`floordiv` (the sign of ``b``)."""
+    if isinstance(a, Expr) or isinstance(b, Expr):
+        return _binary("mod", a, b)
+    return symbolic.floormod(as_expr(a), as_expr(b))
 
 
 def maximum(a: Any, b: Any) -> Expr:
@@ -569,6 +596,11 @@ def _as_index(value: Any) -> sympy.Expr:
     return as_expr(value) if isinstance(value, int | str) else sympy.expand(value)
 
 
+def var(name: str) -> sympy.Symbol:
+    """The symbolic shape variable ``name`` (the same object the relax types use)."""
+    return sym(name)
+
+
 def placeholder(shape: ShapeLike, dtype: Attribute, name: str = "placeholder") -> Tensor:
     """An input tensor of ``shape`` (ints, variable names, symbolic expressions)."""
     if not dtypes.is_dtype(dtype):
@@ -725,12 +757,16 @@ def _subst_index(index_expr: sympy.Expr, mapping: dict[IterVar, sympy.Expr]) -> 
 # ----------------------------------------------------------------------------- prim_func
 
 
-def create_prim_func(name: str, tensors: Sequence[Tensor]) -> tuple[PrimFuncOp, list[str]]:
+def create_prim_func(
+    name: str, tensors: Sequence[Tensor], asserts: Sequence[Fact] = ()
+) -> tuple[PrimFuncOp, list[str]]:
     """A ``tir.prim_func`` computing ``tensors`` and the names of its ``sym`` parameters.
 
     ``tensors`` lists the buffer parameters in order: placeholders (inputs) first, then
     computed tensors (outputs, written in place). Other computed tensors the outputs
-    need become ``tir.alloc_buffer`` intermediates.
+    need become ``tir.alloc_buffer`` intermediates. Each fact of ``asserts`` becomes a
+    ``tir.assert`` at the start of the body (checked before any buffer is touched); a
+    variable they use that no buffer binds becomes a ``sym`` parameter.
     """
     params = list(tensors)
     first_output = next((k for k, t in enumerate(params) if not t.is_placeholder), len(params))
@@ -744,7 +780,17 @@ def create_prim_func(name: str, tensors: Sequence[Tensor]) -> tuple[PrimFuncOp, 
         for t in _read_tensors(stage):
             if t.is_placeholder and id(t) not in listed:
                 raise ValueError(f"placeholder '{t.name}' is read but not a parameter")
-    return _Emitter(name, params, stages).emit()
+    return _Emitter(name, params, stages, asserts).emit()
+
+
+def placeholders_read(outputs: Sequence[Tensor]) -> list[Tensor]:
+    """The placeholders the computation of ``outputs`` reads, in the order it reads them."""
+    found: dict[int, Tensor] = {}
+    for stage in _topological_stages(outputs):
+        for t in _read_tensors(stage):
+            if t.is_placeholder:
+                found.setdefault(id(t), t)
+    return list(found.values())
 
 
 def _read_tensors(stage: Tensor) -> list[Tensor]:
@@ -792,15 +838,20 @@ def _fresh(base: str, taken: set[str]) -> str:
 class _Emitter:
     """Builds the prim_func: signature, intermediates, one loop nest per stage."""
 
-    def __init__(self, name: str, params: list[Tensor], stages: list[Tensor]) -> None:
+    def __init__(
+        self, name: str, params: list[Tensor], stages: list[Tensor], asserts: Sequence[Fact]
+    ) -> None:
         self.name = name
         self.params = params
         self.stages = stages
+        self.asserts = asserts
         self.buffers: dict[int, SSAValue] = {}
         order: list[str] = []
         for t in [*params, *stages]:
             for d in t.shape:
                 order += sorted(s.name for s in d.free_symbols if s.name not in order)
+        for fact in asserts:
+            order += sorted(fact.free_vars() - set(order))
         for stage in stages:
             assert stage.body is not None
             for node in _walk(stage.body):
@@ -820,6 +871,8 @@ class _Emitter:
             arg.name_hint = _fresh(tensor.name, names)
             self.buffers[id(tensor)] = arg
         body = func.body.block
+        for fact in self.asserts:
+            body.add_op(AssertOp.of_fact(fact))
         for stage in self.stages:
             if id(stage) not in self.buffers:
                 alloc = AllocBufferOp(BufferType(DimsAttr(stage.shape), stage.dtype))

@@ -146,7 +146,9 @@ relax.func @data_dependent(%x: !relax.tensor<[n], i64>) -> !relax.tensor<ndim=1,
 
 // Prim operands of known value reach the kernel as sym arguments (the variables no
 // buffer binds); an unknown one takes the safety net, which receives the values.
+// The reversed-range obligation becomes an assertion of the kernel.
 // CHECK-LABEL: tir.prim_func @arange(%out: !tir.buffer<[floordiv(b - a + 1, 2)], f32>) sym [a, b] {
+// CHECK-NEXT:    tir.assert [0] <= [floordiv(b - a + 1, 2)], "relax.arange: the range is not reversed (its length is not negative)"
 // CHECK-NEXT:    tir.for i in [0, floordiv(b - a + 1, 2)) {
 // CHECK-NEXT:      %0 = tir.index a + i * 2 : i64
 // CHECK-NEXT:      %1 = arith.sitofp %0 : i64 to f32

@@ -91,7 +91,7 @@ EXAMPLES.update(
             name: ([I1, "!relax.tensor<[4], i1>"], "")
             for name in ("bitwise_and", "bitwise_or", "bitwise_xor")
         },
-        "cumsum": ([I1], "{axis = 1 : i64, exclusive = true, dtype = i32}"),
+        "cumsum": ([I1], "{axis = 1 : i64, dtype = i32, exclusive = true}"),
         "gather_elements": ([T, "!relax.tensor<[n, k], i64>"], "{axis = 1 : i64}"),
         "gather_nd": ([T, "!relax.tensor<[n, k, 1], i32>"], "{batch_dims = 1 : i64}"),
     }
