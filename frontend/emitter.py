@@ -198,7 +198,8 @@ class Emitter:
         if self._has_shape(x, dims):
             return x
         zeros = self.op("zeros", self.shape(dims), dtype=self.dtype(x))
-        return self.op("add", x, zeros)
+        # maximum with zeros (False) keeps every value, booleans included.
+        return self.op("maximum" if dtypes.is_bool(self.dtype(x)) else "add", x, zeros)
 
     def slice(
         self,

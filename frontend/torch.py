@@ -599,7 +599,12 @@ def _slice(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 
 @_converts("aten.cat", "aten.concat", "aten.concatenate")
 def _cat(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    return imp.em.op("concat", *a["tensors"], axis=a["dim"])
+    tensors = a["tensors"]
+    # torch's legacy rule: a 1-d tensor of size 0 is skipped beside tensors of another
+    # rank (transformers' DynamicCache concatenates its empty start to the first keys).
+    if len({imp.em.ndim(t) for t in tensors}) > 1:
+        tensors = [t for t in tensors if imp.em.ndim(t) != 1 or imp.em.dims(t)[0] != 0]
+    return imp.em.op("concat", *tensors, axis=a["dim"])
 
 
 @_converts("aten.stack")
@@ -751,9 +756,9 @@ def _full_like(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 # ------------------------------------------------------------------ sizes as values, masks
 
 
-def _size_list(imp: _Importer, sizes: Sequence[Any]) -> list[sympy.Expr]:
-    """A ``SymInt[]`` argument (ints and symbolic sizes) as relax expressions."""
-    return [imp._expr(s) if not isinstance(s, sympy.Expr) else s for s in sizes]
+def _size_list(sizes: Sequence[Any]) -> list[sympy.Expr]:
+    """A ``SymInt[]`` argument (ints, and sizes already relax expressions)."""
+    return [symbolic.as_expr(s) for s in sizes]
 
 
 @_converts("aten.arange")
