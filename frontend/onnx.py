@@ -244,8 +244,17 @@ class _Importer:
             return self.params[value.param]
         array = value.array
         if array.dtype == object:
-            raise Unsupported("sizes used as a tensor")
+            return self.sizes_tensor(array)
         return self.em.const(array)
+
+    def sizes_tensor(self, array: np.ndarray) -> SSAValue:
+        """An i64 tensor of symbolic sizes (each a ``relax.full`` of a prim value)."""
+        em = self.em
+        if array.ndim == 0:
+            return em.full([], symbolic.as_expr(array.item()), dtypes.I64)
+        items = [em.full([1], symbolic.as_expr(e), dtypes.I64) for e in array.reshape(-1)]
+        flat = items[0] if len(items) == 1 else em.op("concat", *items, axis=0)
+        return em.reshape(flat, list(array.shape))
 
     def ints(self, value: _Value, what: str) -> list[int]:
         """An import-time list of integers (axes, starts, ...)."""

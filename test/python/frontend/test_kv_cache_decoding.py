@@ -1,9 +1,11 @@
 """GPT-2 decoding with its key/value cache: the step (``text_models.DecodeStep``) is
-exported once with a symbolic batch and past length, compiled once, and a greedy loop
-driven from Python feeds it the growing cache; the tokens (and each step's logits) are
-eager ``generate``'s."""
+exported once with a symbolic batch and past length (``torch.export``, or ONNX through
+``torch.onnx.export``), compiled once, and a greedy loop driven from Python feeds it the
+growing cache; the tokens (and each step's logits) are eager ``generate``'s."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
@@ -19,7 +21,21 @@ from xrelax import frontend  # noqa: E402
 PROMPT, NEW = 5, 24
 
 
-def test_greedy_decoding_with_a_growing_cache_gives_eager_tokens() -> None:
+def _imported(step: DecodeStep, path: str) -> frontend.ImportedModel:
+    if path == "torch":
+        # Until the importer functionalizes in-place ops itself (the vision helper's work):
+        return frontend.from_exported_program(step.export().run_decompositions({}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        onnx_program = torch.onnx.export(
+            step, step.example(), dynamo=True, dynamic_shapes=step.dynamic_shapes(),
+            verbose=False,
+        )  # fmt: skip
+    return frontend.from_onnx(onnx_program.model_proto)
+
+
+@pytest.mark.parametrize("path", ["torch", "onnx"])
+def test_greedy_decoding_with_a_growing_cache_gives_eager_tokens(path: str) -> None:
     lm = tiny_gpt2_lm()
     prompt = torch.randint(3, lm.config.vocab_size, (2, PROMPT), generator=torch.manual_seed(1))
     with torch.no_grad():
@@ -28,9 +44,7 @@ def test_greedy_decoding_with_a_growing_cache_gives_eager_tokens() -> None:
             max_new_tokens=NEW, min_new_tokens=NEW, output_scores=True,
             return_dict_in_generate=True,
         )  # fmt: skip
-    # Until the importer functionalizes in-place ops itself (the vision helper's work):
-    program = DecodeStep(lm).export().run_decompositions({})
-    imported = frontend.from_exported_program(program)
+    imported = _imported(DecodeStep(lm), path)
     # The cache grows by one position: the past length is a symbolic variable.
     text = imported.text()
     assert "%cache0: !relax.tensor<[batch, 2, past, 16], f32>" in text

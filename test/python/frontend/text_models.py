@@ -159,20 +159,28 @@ class DecodeStep(nn.Module):
         return (out.logits, *grown)
 
     def export(self, batch: int = 2, past: int = 4) -> torch.export.ExportedProgram:
-        """The step exported with a symbolic batch and past length (the mask is one
-        longer than the cache)."""
+        """The step exported with a symbolic batch and past length."""
+        return torch.export.export(
+            self, self.example(batch, past), dynamic_shapes=self.dynamic_shapes()
+        )
+
+    def example(self, batch: int = 2, past: int = 4) -> tuple[Any, ...]:
+        """Inputs of the step: one token per row, a cache of ``past`` random positions."""
         config = self.model.config
         heads, size = config.n_head, config.n_embd // config.n_head
         cache = tuple(torch.randn(batch, heads, past, size) for _ in range(2 * config.n_layer))
-        example = (torch.ones(batch, 1, dtype=torch.long), torch.ones(batch, past + 1), cache)
-        example = (example[0], example[1].long(), cache)
-        dims = Dim("batch", min=1, max=8), Dim("past", min=0, max=60)
-        shapes = (
-            {0: dims[0]},
-            {0: dims[0], 1: dims[1] + 1},
-            tuple({0: dims[0], 2: dims[1]} for _ in cache),
+        ids = torch.ones(batch, 1, dtype=torch.long)
+        return ids, torch.ones(batch, past + 1, dtype=torch.long), cache
+
+    def dynamic_shapes(self) -> Any:
+        """A symbolic batch and past length (the mask is one longer than the cache)."""
+        batch, past = Dim("batch", min=1, max=8), Dim("past", min=0, max=60)
+        layers = 2 * self.model.config.n_layer
+        return (
+            {0: batch},
+            {0: batch, 1: past + 1},
+            tuple({0: batch, 2: past} for _ in range(layers)),
         )
-        return torch.export.export(self, example, dynamic_shapes=shapes)
 
 
 def tiny_gpt2_lm() -> nn.Module:
