@@ -498,7 +498,11 @@ def _cast_like(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs
 def _cast_known(array: np.ndarray, to: int) -> np.ndarray:
     target = helper.tensor_dtype_to_np_dtype(to)
     if array.dtype == object:
-        return array if target.kind in "iu" else _canonical(array).astype(target)
+        if target.kind in "iu":
+            return array
+        array = _canonical(array)
+        if array.dtype == object:
+            raise Unsupported("a symbolic size as a number")  # cast in the IR instead
     return array.astype(target)
 
 

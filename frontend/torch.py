@@ -877,8 +877,14 @@ def _diff(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     pieces = [p for p in (a["prepend"], x, a["append"]) if p is not None]
     if len(pieces) > 1:
         x = em.op("concat", *pieces, axis=axis)
+    axis %= em.ndim(x)
     for _ in range(a["n"]):
-        later, earlier = em.slice(x, axis, 1, 2**63 - 1), em.slice(x, axis, 0, -1)
+        # x[1:] and x[:-1] are both one shorter; matching them to that says so where
+        # the clamped lengths (n - min(1, n), max(n - 1, 0)) are not provably equal.
+        dims = list(em.dims(x))
+        dims[axis] = symbolic.smax(dims[axis] - 1, 0)
+        later = em.match(em.slice(x, axis, 1, 2**63 - 1), dims)
+        earlier = em.match(em.slice(x, axis, 0, -1), dims)
         if dtypes.is_bool(em.dtype(x)):
             x = em.op("not_equal", later, earlier)
         else:
