@@ -476,12 +476,8 @@ class LoadShapeOp(VMBuiltinOp):
         return [value_arg(self.heap), *(imm_arg(int(i)) for i in self.indices.data)]
 
 
-@irdl_op_definition
-class MakeShapeOp(VMBuiltinOp):
-    """``%s = vm.make_shape %heap [h0, 4] : T``: a shape of heap slots and integers."""
-
-    name = "vm.make_shape"
-    BUILTIN: ClassVar[str] = "vm.builtin.make_shape"
+class _FromHeapOp(VMBuiltinOp):
+    """``%r = vm.NAME %heap [h0, 4] : T``: a value made of heap slots and integers."""
 
     heap = operand_def()
     dims = prop_def(DimsAttr)
@@ -494,7 +490,7 @@ class MakeShapeOp(VMBuiltinOp):
         )
 
     @classmethod
-    def parse(cls, parser: Parser) -> MakeShapeOp:
+    def parse(cls, parser: Parser) -> _FromHeapOp:
         heap, dims, attrs, result = _parse_heap_dims(parser)
         op = cls.create(operands=[heap], properties={"dims": dims}, result_types=[result])
         op.attributes |= attrs
@@ -502,41 +498,29 @@ class MakeShapeOp(VMBuiltinOp):
 
     def print(self, printer: Printer) -> None:
         _print_heap_dims(printer, self.heap, self.dims, self.attributes, self.result)
-
-    def call_args(self) -> list[CallArg]:
-        return [value_arg(self.heap), const_arg(shape_pattern(self.dims.data))]
 
     def verify_(self) -> None:
         shape_pattern(self.dims.data)
 
 
 @irdl_op_definition
-class MakePrimOp(VMBuiltinOp):
+class MakeShapeOp(_FromHeapOp):
+    """``%s = vm.make_shape %heap [h0, 4] : T``: a shape of heap slots and integers."""
+
+    name = "vm.make_shape"
+    BUILTIN: ClassVar[str] = "vm.builtin.make_shape"
+
+    def call_args(self) -> list[CallArg]:
+        return [value_arg(self.heap), const_arg(shape_pattern(self.dims.data))]
+
+
+@irdl_op_definition
+class MakePrimOp(_FromHeapOp):
     """``%k = vm.make_prim %heap [h0] : T``: a prim value read from a heap slot (or an
     integer), as a Python int."""
 
     name = "vm.make_prim"
     BUILTIN: ClassVar[str] = "vm.builtin.make_prim"
-
-    heap = operand_def()
-    dims = prop_def(DimsAttr)
-    result = result_def()
-    traits = traits_def(Pure())
-
-    def __init__(self, heap: SSAValue, value: sympy.Expr, result_type: Attribute) -> None:
-        super().__init__(
-            operands=[heap], properties={"dims": DimsAttr((value,))}, result_types=[result_type]
-        )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> MakePrimOp:
-        heap, dims, attrs, result = _parse_heap_dims(parser)
-        op = cls.create(operands=[heap], properties={"dims": dims}, result_types=[result])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        _print_heap_dims(printer, self.heap, self.dims, self.attributes, self.result)
 
     def call_args(self) -> list[CallArg]:
         return [value_arg(self.heap), const_arg(shape_pattern(self.dims.data)[0])]
@@ -544,7 +528,7 @@ class MakePrimOp(VMBuiltinOp):
     def verify_(self) -> None:
         if len(self.dims.data) != 1:
             raise VerifyException("vm.make_prim reads one value")
-        shape_pattern(self.dims.data)
+        super().verify_()
 
 
 @irdl_op_definition

@@ -379,7 +379,8 @@ class _FunctionLowering:
             elif isinstance(op, PrimValueOp) and not op.result.uses:
                 self.rewriter.erase(op)  # an operand of an operator now legalized
             elif isinstance(op, PrimValueOp):
-                prim = vm.MakePrimOp(self.heap_value, self.heap.lower(op.expr), op.result.type)
+                value = (self.heap.lower(op.expr),)
+                prim = vm.MakePrimOp(self.heap_value, value, op.result.type)
                 prim.result.name_hint = op.result.name_hint
                 self.rewriter.replace(op, prim)
             elif isinstance(op, CallDPSOp) and op.sym_args is not None:

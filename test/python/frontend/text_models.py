@@ -192,140 +192,75 @@ def tiny_gpt2_lm() -> nn.Module:
     return informative(transformers.GPT2LMHeadModel(config))
 
 
-_T = transformers
+def _hf(
+    wrapper: Callable[..., nn.Module],
+    model: str,
+    config: str,
+    decoder_ids: bool = False,
+    **settings: Any,
+) -> Callable[[], nn.Module]:
+    """A builder of ``wrapper(transformers.<model>(transformers.<config>(**settings)))``."""
+
+    def build() -> nn.Module:
+        built = getattr(transformers, model)(getattr(transformers, config)(**settings))
+        return wrapper(built, decoder_ids=True) if decoder_ids else wrapper(built)
+
+    return build
+
+
+_LAYERS = {"num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64}
+_SEQ2SEQ = {
+    "d_model": 32, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
+    "decoder_attention_heads": 2, "encoder_ffn_dim": 64, "decoder_ffn_dim": 64,
+}  # fmt: skip
 TEXT_ZOO: dict[str, TextModel] = {
     case.name: case
     for case in (
         _text(
             "gpt2",
-            lambda: LastHiddenState(
-                _T.GPT2Model(
-                    _T.GPT2Config(n_embd=32, n_layer=2, n_head=2, n_positions=64, **_TOKENS)
-                )
-            ),
+            _hf(LastHiddenState, "GPT2Model", "GPT2Config", n_embd=32, n_layer=2, n_head=2,
+                n_positions=64, **_TOKENS),
         ),
         _text(
             "bert",
-            lambda: LastHiddenState(
-                _T.BertModel(
-                    _T.BertConfig(
-                        hidden_size=32,
-                        num_hidden_layers=2,
-                        num_attention_heads=2,
-                        intermediate_size=64,
-                        max_position_embeddings=64,
-                        **_TOKENS,
-                    )
-                )
-            ),
+            _hf(LastHiddenState, "BertModel", "BertConfig", hidden_size=32,
+                max_position_embeddings=64, **_LAYERS, **_TOKENS),
         ),
         _text(
             "distilbert",
-            lambda: LastHiddenState(
-                _T.DistilBertModel(
-                    _T.DistilBertConfig(
-                        dim=32,
-                        n_layers=2,
-                        n_heads=2,
-                        hidden_dim=64,
-                        max_position_embeddings=64,
-                        **_TOKENS,
-                    )  # fmt: skip
-                )
-            ),
+            _hf(LastHiddenState, "DistilBertModel", "DistilBertConfig", dim=32, n_layers=2,
+                n_heads=2, hidden_dim=64, max_position_embeddings=64, **_TOKENS),
         ),
         _text(
             "llama",
-            lambda: LastHiddenState(
-                _T.LlamaModel(
-                    _T.LlamaConfig(
-                        hidden_size=32,
-                        num_hidden_layers=2,
-                        num_attention_heads=2,
-                        num_key_value_heads=1,
-                        intermediate_size=64,
-                        max_position_embeddings=64,
-                        **_TOKENS,
-                    )
-                )
-            ),
+            _hf(LastHiddenState, "LlamaModel", "LlamaConfig", hidden_size=32,
+                num_key_value_heads=1, max_position_embeddings=64, **_LAYERS, **_TOKENS),
         ),
         _text(
             "t5",
-            lambda: LastHiddenState(
-                _T.T5EncoderModel(
-                    _T.T5Config(
-                        d_model=32,
-                        d_ff=64,
-                        num_layers=2,
-                        num_heads=2,
-                        d_kv=16,
-                        decoder_start_token_id=0,
-                        **_TOKENS,
-                    )  # fmt: skip
-                )
-            ),
+            _hf(LastHiddenState, "T5EncoderModel", "T5Config", d_model=32, d_ff=64,
+                num_layers=2, num_heads=2, d_kv=16, decoder_start_token_id=0, **_TOKENS),
         ),
         _text(
             "bart",
-            lambda: LastHiddenState(
-                _T.BartModel(
-                    _T.BartConfig(
-                        d_model=32,
-                        encoder_layers=1,
-                        decoder_layers=1,
-                        encoder_attention_heads=2,
-                        decoder_attention_heads=2,
-                        encoder_ffn_dim=64,
-                        decoder_ffn_dim=64,
-                        max_position_embeddings=64,
-                        decoder_start_token_id=2,
-                        **_TOKENS,
-                    )  # fmt: skip
-                ),
-                decoder_ids=True,
-            ),
+            _hf(LastHiddenState, "BartModel", "BartConfig", max_position_embeddings=64,
+                decoder_start_token_id=2, decoder_ids=True, **_SEQ2SEQ, **_TOKENS),
         ),
         TextModel(
             "vit",
-            lambda: ImageHiddenState(
-                _T.ViTModel(
-                    _T.ViTConfig(
-                        hidden_size=32,
-                        num_hidden_layers=2,
-                        num_attention_heads=2,
-                        intermediate_size=64,
-                        image_size=32,
-                        patch_size=8,
-                    )  # fmt: skip
-                )
-            ),
+            _hf(ImageHiddenState, "ViTModel", "ViTConfig", hidden_size=32, image_size=32,
+                patch_size=8, **_LAYERS),
             _image_inputs,
             _batch_only,
         ),
         TextModel(
             "whisper",
-            lambda: SpeechHiddenState(
-                _T.WhisperModel(
-                    _T.WhisperConfig(
-                        d_model=32,
-                        encoder_layers=1,
-                        decoder_layers=1,
-                        encoder_attention_heads=2,
-                        decoder_attention_heads=2,
-                        encoder_ffn_dim=64,
-                        decoder_ffn_dim=64,
-                        num_mel_bins=16,
-                        max_source_positions=32,
-                        max_target_positions=32,
-                        decoder_start_token_id=1,
-                        **_TOKENS,
-                    )  # fmt: skip
-                )
-            ),
+            _hf(SpeechHiddenState, "WhisperModel", "WhisperConfig", num_mel_bins=16,
+                max_source_positions=32, max_target_positions=32, decoder_start_token_id=1,
+                **_SEQ2SEQ, **_TOKENS),
             _speech_inputs,
             _batch_only,
         ),
     )
-}
+}  # fmt: skip
 """The text models by name."""
