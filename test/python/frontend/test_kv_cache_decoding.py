@@ -11,7 +11,10 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-pytest.importorskip("transformers")
+try:
+    import transformers  # noqa: F401
+except ModuleNotFoundError:
+    pytest.fail("decoding needs transformers: pip install -e '.[models]'")
 
 from text_models import DecodeStep, tiny_gpt2_lm  # noqa: E402
 from torch_models import compiled_main  # noqa: E402
