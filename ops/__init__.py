@@ -7,6 +7,7 @@ See :mod:`xrelax.ops.base` for what an operator defines, and
 from xrelax.ops.create import CREATE_OPS
 from xrelax.ops.elementwise import ELEMENTWISE_OPS
 from xrelax.ops.gather import GATHER_OPS
+from xrelax.ops.layout import LAYOUT_OPS
 from xrelax.ops.linalg import LINALG_OPS
 from xrelax.ops.manipulate import MANIPULATE_OPS
 from xrelax.ops.math import MATH_OPS
@@ -26,4 +27,5 @@ OPERATORS = (
     *MATH_OPS,
     *SCAN_OPS,
     *GATHER_OPS,
+    *LAYOUT_OPS,
 )

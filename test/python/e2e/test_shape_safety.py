@@ -183,6 +183,83 @@ CASES = [
         r"relax.min: the reduced axes are not empty: expected 1 <= n, got n = 0",
     ),
     Case(
+        "take",
+        f"""relax.func @main(%x: {T("n, 3")}, %i: {T("k", "i64")}) -> {T("k, 3")} {{
+  %z = relax.take %x, %i {{axis = 0 : i64}} : ({T("n, 3")}, {T("k", "i64")}) -> {T("k, 3")}
+  relax.return %z : {T("k, 3")}
+}}""",
+        (f32(2, 3), np.array([-2, 1], np.int64)),
+        (f32(2, 3), np.array([-3], np.int64)),
+        r"index -3 (is )?out of (bounds|range)",
+    ),
+    Case(
+        "tir-load",
+        f"""tir.prim_func @row(%A: !tir.buffer<[n, m], f32>, %K: !tir.buffer<[], i64>, %C: !tir.buffer<[m], f32>) {{
+  %k = tir.load %K[] : i64
+  tir.let t = %k : i64
+  tir.for i in [0, m) {{
+    %a = tir.load %A[t, i] : f32
+    tir.store %C[i], %a : f32
+  }}
+}}
+relax.func @main(%x: {T("n, m")}, %k: {T("", "i64")}) -> {T("m")} {{
+  %r = relax.dataflow -> {T("m")} {{
+    %a = relax.call_tir @row(%x, %k) : ({T("n, m")}, {T("", "i64")}) -> {T("m")}
+    %b = relax.exp %a : ({T("m")})
+    relax.output %b : {T("m")}
+  }}
+  relax.return %r : {T("m")}
+}}""",
+        (f32(2, 3), np.array(1, np.int64)),
+        (f32(2, 3), np.array(-1, np.int64)),
+        r"kernel @(fused_)?row(_exp)?: index -1 out of range \[0, 2\) for axis 0 of buffer",
+    ),
+    Case(
+        "fused-input-constraint",
+        f"""tir.prim_func @addrow(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[m], f32>, %C: !tir.buffer<[n, m], f32>) {{
+  tir.for i in [0, n) {{
+    tir.for j in [0, m) {{
+      %a = tir.load %A[i, j] : f32
+      %b = tir.load %B[j] : f32
+      %c = arith.addf %a, %b : f32
+      tir.store %C[i, j], %c : f32
+    }}
+  }}
+}}
+relax.func @main(%x: {T("n, 4")}, %y: {T("k")}) -> {T("n, 4")} {{
+  %r = relax.dataflow -> {T("n, 4")} {{
+    %a = relax.call_tir @addrow(%x, %y) : ({T("n, 4")}, {T("k")}) -> {T("n, 4")}
+    %b = relax.exp %a : ({T("n, 4")})
+    relax.output %b : {T("n, 4")}
+  }}
+  relax.return %r : {T("n, 4")}
+}}""",
+        (f32(2, 4), f32(4)),
+        (f32(2, 4), f32(5)),
+        r"@addrow: buffer #1 %B dimension 0 is",
+    ),
+    Case(
+        "fused-output-constraint",
+        f"""tir.prim_func @dup(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n * 2], f32>) {{
+  tir.for i in [0, n) {{
+    %a = tir.load %A[i] : f32
+    tir.store %B[i], %a : f32
+    tir.store %B[i + n], %a : f32
+  }}
+}}
+relax.func @main(%x: {T("n")}) -> {T("n")} {{
+  %r = relax.dataflow -> {T("n")} {{
+    %a = relax.call_tir @dup(%x) : ({T("n")}) -> {T("n")}
+    %b = relax.exp %a : ({T("n")})
+    relax.output %b : {T("n")}
+  }}
+  relax.return %r : {T("n")}
+}}""",
+        (f32(0),),
+        (f32(2),),
+        r"@dup: buffer #1 %B dimension 0",
+    ),
+    Case(
         "negative-shape",
         f"""relax.func @main(%s: !relax.shape<[n]>) -> {T("ndim=1")} {{
   %t = relax.shape [n * n] : !relax.shape<[n * n]>
