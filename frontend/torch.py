@@ -224,6 +224,8 @@ class _Importer:
                     self.env[node] = params[self.param_names[node.name]]
             elif node.op == "call_function":
                 self.env[node] = self._call(node)
+            elif node.op == "get_attr":
+                self.env[node] = getattr(self.program.graph_module, node.target)
             elif node.op == "output":
                 outputs = [self._value(a) for a in node.args[0]]
             else:
@@ -362,6 +364,20 @@ class _Importer:
                 }.get(spec.kind, "the constant")
                 return f"{kind} '{spec.target or node.name}'"
         return f"'{node.name}'"
+
+    def inline(self, graph_module: torch.fx.GraphModule, operands: Sequence[Any]) -> list[Any]:
+        """The results of a subgraph (a higher-order operator's body) on ``operands``."""
+        placeholders = iter(operands)
+        for node in graph_module.graph.nodes:
+            if node.op == "placeholder":
+                self.env[node] = next(placeholders)
+            elif node.op == "call_function":
+                self.env[node] = self._call(node)
+            elif node.op == "get_attr":
+                self.env[node] = getattr(graph_module, node.target)
+            elif node.op == "output":
+                return [self._value(a) for a in node.args[0]]
+        raise FrontendError(f"subgraph '{graph_module}' has no output")
 
     def _checked(self, node: torch.fx.Node, result: SSAValue, value: torch.Tensor) -> SSAValue:
         """``result`` with the shape torch gives the node (the dtypes must agree)."""
@@ -847,6 +863,20 @@ def _contiguous(shape: Sequence[int]) -> list[int]:
 @_converts("aten.index_select")
 def _index_select(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return imp.em.op("take", a["self"], a["index"], axis=a["dim"] % imp.em.ndim(a["self"]))
+
+
+@_converts(
+    "torch.ops.higher_order.wrap_with_set_grad_enabled",
+    "torch.ops.higher_order.wrap_with_autocast",
+)
+def _wrapped_subgraph(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    # A region torch.export keeps under grad or autocast mode (Llama's rotary embedding):
+    # in inference both are no-ops, so the body is inlined.
+    args = [a[str(i)] for i in range(len(a))]
+    body = next(i for i, v in enumerate(args) if isinstance(v, torch.fx.GraphModule))
+    if "autocast" in _target_name(node) and args[2]:
+        raise Unsupported("autocast enabled")
+    return imp.inline(args[body], args[body + 1 :])
 
 
 @_converts("operator.getitem")

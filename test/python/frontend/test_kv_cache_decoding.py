@@ -26,8 +26,7 @@ PROMPT, NEW = 5, 24
 
 def _imported(step: DecodeStep, path: str) -> frontend.ImportedModel:
     if path == "torch":
-        # Until the importer functionalizes in-place ops itself (the vision helper's work):
-        return frontend.from_exported_program(step.export().run_decompositions({}))
+        return frontend.from_exported_program(step.export())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         onnx_program = torch.onnx.export(

@@ -80,8 +80,6 @@ def _check(name: str, imported: Any) -> None:
 @pytest.mark.parametrize("name", list(TEXT_ZOO))
 def test_torch_export_matches_eager(name: str) -> None:
     _, program = _exported(name)
-    # Until the importer functionalizes in-place ops itself (the vision helper's work):
-    program = program.run_decompositions({})
     _check(name, frontend.from_exported_program(program))
 
 

@@ -16,9 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-import transformers
+from model_zoo import import_torchvision
 from torch import nn
 from torch.export import Dim
+
+# transformers imports torchvision when it is installed: load it the robust way first.
+import_torchvision()
+import transformers  # noqa: E402
 
 SIZES = {0: (2, 7), 1: (1, 5), 2: (3, 11)}
 """(batch, sequence length) at each size."""
