@@ -34,7 +34,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
 from xrelax.dialects import dtypes, relax, symbolic
-from xrelax.dialects.relax import ShapeType, TensorType, TupleType
+from xrelax.dialects.relax import PrimType, ShapeType, TensorType, TupleType
 from xrelax.dialects.symbolic import Dims
 from xrelax.ops.base import OperatorOp
 
@@ -71,8 +71,9 @@ def _where(func: str, what: str) -> str:
     return f"{func}: {what}"
 
 
-Deferred = list[tuple[Sequence[int], Dims, str]]
-"""Dims that are expressions, checked once every variable they use is bound."""
+Deferred = list[tuple[Sequence[int] | int, Dims, str]]
+"""Dims that are expressions (of a shape, or of a prim value: an int), checked once every
+variable they use is bound (:func:`check_deferred`)."""
 
 
 def match_value(
@@ -92,11 +93,59 @@ def match_value(
         if not isinstance(value, tuple):
             raise InterpreterError(f"{where}: expected a shape, got {type(value).__name__}")
         _match_dims(value, type_, env, where, deferred)
+    elif isinstance(type_, PrimType):
+        integer = prim_int(value, where)
+        if type_.expr is not None:
+            _match_prim(integer, type_.expr, env, where, deferred)
     elif isinstance(type_, TupleType):
         if not isinstance(value, tuple) or len(value) != len(type_.types):
             raise InterpreterError(f"{where}: expected a tuple of {len(type_.types)}")
         for index, (element, element_type) in enumerate(zip(value, type_.types, strict=True)):
             match_value(element, element_type, env, f"{where}[{index}]", deferred)
+
+
+def prim_int(value: Any, where: str) -> int:
+    """A prim value given as a Python int, a numpy integer or a 0-d integer array."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+        return int(value)
+    raise InterpreterError(f"{where}: expected an integer, got {type(value).__name__}")
+
+
+def _match_prim(
+    value: int, expr: sympy.Expr, env: Env, where: str, deferred: Deferred | None
+) -> None:
+    """Bind a plain variable ``expr`` to ``value`` (a variable is never negative), else
+    check ``value`` against ``expr`` (an expression at once, or later via ``deferred``)."""
+    if expr.is_Symbol and expr.name not in env:
+        if value < 0:
+            raise InterpreterError(
+                f"{where}: symbolic variable {expr.name} would be {value}, but symbolic "
+                "variables are non-negative"
+            )
+        env[expr.name] = value
+    elif deferred is not None and not (expr.is_Symbol or expr.is_Integer):
+        deferred.append((value, (expr,), where))
+    else:
+        check_prim(value, expr, env, where)
+
+
+def check_prim(value: int, expr: sympy.Expr, env: Env, where: str) -> None:
+    """Check a prim value against its expression (every variable bound), as the VM's
+    ``match_prim`` does."""
+    expected = symbolic.evaluate(expr, env)
+    if expected != value:
+        raise InterpreterError(f"{where}: value{_label(expr)}: expected {expected}, got {value}")
+
+
+def check_deferred(deferred: Deferred, env: Env) -> None:
+    """Check the dims :func:`match_value` deferred (every variable now bound)."""
+    for value, dims, where in deferred:
+        if isinstance(value, int):
+            check_prim(value, dims[0], env, where)
+        else:
+            check_dims(value, dims, env, where)
 
 
 def _match_dims(
@@ -194,8 +243,11 @@ class RelaxFunctions(InterpreterFunctions):
         deferred: Deferred = []
         for param, arg, type_ in zip(op.param_names, args, params, strict=True):
             match_value(arg, type_, env, _where(name, f"parameter '{param}'"), deferred)
-        for shape, dims, where in deferred:
-            check_dims(shape, dims, env, where)
+        check_deferred(deferred, env)
+        args = tuple(
+            prim_int(arg, "") if isinstance(type_, PrimType) else arg
+            for arg, type_ in zip(args, params, strict=True)
+        )
         self.frames.append((name, env))
         try:
             return interpreter.run_ssacfg_region(op.body, args, name)
@@ -229,6 +281,11 @@ class RelaxFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: relax.MatchShapeOp, args: tuple[Any, ...]
     ):
         (value,) = args
+        if isinstance(op.value.type, PrimType):
+            where = f"{self.func_name}: match_shape {symbolic.format_dims(op.pattern.data)}"
+            value = prim_int(value, where)
+            _match_prim(value, op.pattern.data[0], self.env, where, None)
+            return (value,)
         shape = value.shape if isinstance(value, np.ndarray) else value
         if len(shape) != len(op.pattern.data):
             raise InterpreterError(
@@ -242,6 +299,12 @@ class RelaxFunctions(InterpreterFunctions):
     @impl(relax.ShapeOp)
     def run_shape(self, interpreter: Interpreter, op: relax.ShapeOp, args: tuple[Any, ...]):
         return (evaluate_dims(op.dims.data, self.env),)
+
+    @impl(relax.PrimValueOp)
+    def run_prim_value(
+        self, interpreter: Interpreter, op: relax.PrimValueOp, args: tuple[Any, ...]
+    ):
+        return (symbolic.evaluate(op.expr, self.env),)
 
     @impl(relax.ShapeOfOp)
     def run_shape_of(self, interpreter: Interpreter, op: relax.ShapeOfOp, args: tuple[Any, ...]):

@@ -51,6 +51,8 @@ from xrelax.dialects.relax import (
     FuncOp,
     MatchShapeOp,
     OutputOp,
+    PrimType,
+    PrimValueOp,
     ReturnOp,
     ShapeOp,
     ShapeType,
@@ -87,6 +89,8 @@ def _erase_local_vars(type_: Attribute, allowed: set[str]) -> Attribute:
         return TensorType.of(type_.ndim, type_.known_dtype)
     if isinstance(type_, ShapeType):
         return ShapeType.of(type_.ndim)
+    if isinstance(type_, PrimType):
+        return PrimType.of(type_.dtype)
     if isinstance(type_, TupleType):
         return TupleType.of(_erase_local_vars(t, allowed) for t in type_.types)
     return type_
@@ -350,6 +354,12 @@ class BlockBuilder:
     def shape(self, dims: Sequence[int | str | sympy.Expr], name: str | None = None) -> SSAValue:
         """``relax.shape [dims]``."""
         result = self.emit(ShapeOp(dims), name)
+        assert result is not None
+        return result
+
+    def prim_value(self, value: int | str | sympy.Expr, name: str | None = None) -> SSAValue:
+        """``relax.prim_value value`` (an i64 symbolic integer as a value)."""
+        result = self.emit(PrimValueOp(value), name)
         assert result is not None
         return result
 

@@ -74,7 +74,12 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xrelax.dialects import dtypes, obligations, symbolic
-from xrelax.dialects.dims import DimsAttr, parse_dims_text, take_angle_body
+from xrelax.dialects.dims import (
+    DimsAttr,
+    parse_dims_text,
+    raise_symbolic_error,
+    take_angle_body,
+)
 from xrelax.dialects.symbolic import Dims, Fact, SymbolicError
 from xrelax.dialects.syntax import (
     parse_bracket_dims,
@@ -242,6 +247,73 @@ class ShapeType(_ShapedType, ParametrizedAttribute, TypeAttribute):
         printer.print_string(f"<{_print_shape(self.shape)}>")
 
 
+_PRIM_DTYPES = (dtypes.I64, dtypes.I32, dtypes.I16, dtypes.I8)
+"""The element types of a prim value (symbolic integers)."""
+
+
+@irdl_attr_definition
+class PrimType(ParametrizedAttribute, TypeAttribute):
+    """A scalar integer value (TVM's ``PrimValue``): ``!relax.prim<i64>``, or
+    ``!relax.prim<i64, n * 2>`` when its value is known to equal the expression.
+
+    A parameter ``%i: !relax.prim<i64, i>`` binds ``i`` from the argument, as a whole
+    dimension of a tensor parameter does.
+    """
+
+    name = "relax.prim"
+
+    dtype: Attribute
+    """An integer element type."""
+    value: Attribute
+    """``#sym.dims`` holding the one expression the value equals, or ``NoneAttr``."""
+
+    @staticmethod
+    def of(dtype: Attribute = dtypes.I64, value: int | str | sympy.Expr | None = None) -> PrimType:
+        """A prim type of ``dtype``, with the expression its value equals (None: unknown)."""
+        return PrimType(dtype, NoneAttr() if value is None else DimsAttr.of([value]))
+
+    @property
+    def expr(self) -> sympy.Expr | None:
+        """The symbolic value, or None when unknown."""
+        return self.value.data[0] if isinstance(self.value, DimsAttr) else None
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        text, start = take_angle_body(parser)
+        dtype_text, sep, value_text = text.partition(",")
+        dtype = _parse_dtype_text(parser, dtype_text, start)
+        if dtype not in _PRIM_DTYPES:
+            parser.raise_error(
+                f"a prim value has an integer element type (i8, i16, i32, i64), got "
+                f"'{dtype_text.strip()}'",
+                start,
+                start + len(dtype_text),
+            )
+        if not sep:
+            return (dtype, NoneAttr())
+        offset = start + len(dtype_text) + 1
+        try:
+            expr = symbolic.parse_expr(value_text.strip())
+        except SymbolicError as err:
+            leading = len(value_text) - len(value_text.lstrip())
+            raise_symbolic_error(parser, err, offset + leading)
+            raise
+        return (dtype, DimsAttr((expr,)))
+
+    def print_parameters(self, printer: Printer) -> None:
+        value = "" if self.expr is None else f", {symbolic.format_expr(self.expr)}"
+        printer.print_string(f"<{_print_dtype(self.dtype)}{value}>")
+
+    def verify(self) -> None:
+        if self.dtype not in _PRIM_DTYPES:
+            raise VerifyException(f"a prim value has an integer element type, got {self.dtype}")
+        if isinstance(self.value, DimsAttr):
+            if len(self.value.data) != 1:
+                raise VerifyException("a prim type holds one symbolic expression")
+        elif not isinstance(self.value, NoneAttr):
+            raise VerifyException(f"invalid prim value parameter {self.value}")
+
+
 @irdl_attr_definition
 class ObjectType(ParametrizedAttribute, TypeAttribute):
     """``!relax.object``: an opaque runtime object; every relax type is one."""
@@ -277,7 +349,7 @@ class TupleType(ParametrizedAttribute, TypeAttribute):
             printer.print_list(self.elements.data, printer.print_attribute)
 
 
-RELAX_TYPES = (TensorType, ShapeType, ObjectType, TupleType)
+RELAX_TYPES = (TensorType, ShapeType, PrimType, ObjectType, TupleType)
 
 
 def is_relax_type(attr: Attribute) -> bool:
@@ -297,6 +369,8 @@ def type_free_vars(type_: Attribute) -> set[str]:
     """The symbolic variables a relax type mentions."""
     if isinstance(type_, TensorType | ShapeType) and isinstance(type_.shape, DimsAttr):
         return type_.shape.free_vars()
+    if isinstance(type_, PrimType) and isinstance(type_.value, DimsAttr):
+        return type_.value.free_vars()
     if isinstance(type_, TupleType):
         names: set[str] = set()
         for element in type_.types:
@@ -352,6 +426,8 @@ def type_relation(base: Attribute, derived: Attribute) -> str:
         return _combine(dtype_verdict, shape_verdict)
     if isinstance(base, ShapeType) and isinstance(derived, ShapeType):
         return _dims_relation(base.shape, derived.shape)
+    if isinstance(base, PrimType) and isinstance(derived, PrimType):
+        return _prim_relation(base, derived)
     if isinstance(base, TupleType) and isinstance(derived, TupleType):
         if len(base.types) != len(derived.types):
             return "no"
@@ -360,6 +436,18 @@ def type_relation(base: Attribute, derived: Attribute) -> str:
             verdict = _combine(verdict, type_relation(b, d))
         return verdict
     return "no"
+
+
+def _prim_relation(base: PrimType, derived: PrimType) -> str:
+    if base.dtype != derived.dtype:
+        return "no"
+    if base.expr is None:
+        return "yes"
+    if derived.expr is None:
+        return "refine"
+    if symbolic.prove_equal(base.expr, derived.expr):
+        return "yes"
+    return "no" if symbolic.prove_not_equal(base.expr, derived.expr) else "refine"
 
 
 def _combine(a: str, b: str) -> str:
@@ -620,7 +708,8 @@ class MatchShapeOp(IRDLOperation):
 
     Matches the shape of a tensor (or a shape value) against a pattern: the first
     occurrence of a variable binds it, later occurrences are run-time checks. The
-    result is the value with the pattern as its shape.
+    result is the value with the pattern as its shape. A prim value is matched against
+    a pattern of one expression (``[k]``: binds ``k`` to a value computed at run time).
     """
 
     name = "relax.match_shape"
@@ -645,8 +734,16 @@ class MatchShapeOp(IRDLOperation):
             return TensorType(DimsAttr(pattern), value_type.dtype)
         if isinstance(value_type, ShapeType):
             return ShapeType(DimsAttr(pattern))
+        if isinstance(value_type, PrimType):
+            if len(pattern) != 1:
+                raise RelaxError(
+                    f"relax.match_shape of a prim value takes a pattern of one expression, "
+                    f"got {symbolic.format_dims(pattern)}"
+                )
+            return PrimType(value_type.dtype, DimsAttr(pattern))
         raise RelaxError(
-            f"relax.match_shape expects a tensor or a shape, got {show_type(value_type)}"
+            "relax.match_shape expects a tensor, a shape or a prim value, got "
+            f"{show_type(value_type)}"
         )
 
     @classmethod
@@ -732,6 +829,67 @@ class ShapeOp(IRDLOperation):
     def deduced_type(self) -> Attribute:
         """``!relax.shape`` of the dims."""
         return ShapeType(self.dims)
+
+
+@irdl_op_definition
+class PrimValueOp(IRDLOperation):
+    """``%k = relax.prim_value n * 2 : !relax.prim<i64, n * 2>``: a symbolic integer as a
+    value (TVM's ``R.prim_value``); the expression uses defined variables only."""
+
+    name = "relax.prim_value"
+
+    value = prop_def(DimsAttr)
+    result = result_def(PrimType)
+    traits = traits_def(Pure(), DeducesResultType())
+
+    def __init__(self, value: int | str | sympy.Expr, dtype: Attribute = dtypes.I64) -> None:
+        attr = DimsAttr.of([value])
+        super().__init__(properties={"value": attr}, result_types=[PrimType(dtype, attr)])
+
+    @property
+    def expr(self) -> sympy.Expr:
+        """The symbolic expression of the value."""
+        return self.value.data[0]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PrimValueOp:
+        start = parser.pos
+        content = parser.lexer.input.content
+        end = start
+        while end < len(content) and content[end] not in ":{\n":
+            end += 1
+        text = content[start:end]
+        if not text.strip():
+            parser.raise_error("expected a symbolic integer expression", start, start + 1)
+        try:
+            expr = symbolic.parse_expr(text.strip())
+        except SymbolicError as err:
+            raise_symbolic_error(parser, err, start + len(text) - len(text.lstrip()))
+            raise
+        parser._resume_from(end)  # noqa: SLF001 - the expression is not made of MLIR tokens
+        value = DimsAttr((expr,))
+        attrs = parser.parse_optional_attr_dict()
+        result: Attribute = PrimType(dtypes.I64, value)
+        if parser.parse_optional_punctuation(":") is not None:
+            result = parse_type(parser)
+        return cls.create(properties={"value": value}, result_types=[result], attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {symbolic.format_expr(self.expr)}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if len(self.value.data) != 1:
+            raise VerifyException("relax.prim_value holds one symbolic expression")
+        check_declared_type(self.result.type, self.deduced_type())
+
+    def deduced_type(self) -> Attribute:
+        """``!relax.prim`` of the expression (in the written integer type)."""
+        written = self.result.type
+        dtype = written.dtype if isinstance(written, PrimType) else dtypes.I64
+        return PrimType(dtype, self.value)
 
 
 def _parse_optional_result(parser: Parser) -> Attribute | None:
@@ -1293,6 +1451,8 @@ def _erase_dims(type_: Attribute) -> Attribute:
         return TensorType(IntAttr(len(type_.shape.data)), type_.dtype)
     if isinstance(type_, ShapeType) and isinstance(type_.shape, DimsAttr):
         return ShapeType(IntAttr(len(type_.shape.data)))
+    if isinstance(type_, PrimType):
+        return PrimType.of(type_.dtype)
     if isinstance(type_, TupleType):
         return TupleType.of(_erase_dims(t) for t in type_.types)
     return type_
@@ -1465,6 +1625,7 @@ STRUCTURAL_OPS: tuple[type[Operation], ...] = (
     MatchShapeOp,
     ShapeOp,
     ShapeOfOp,
+    PrimValueOp,
     CallTIROp,
     CallPackedOp,
     CallOp,

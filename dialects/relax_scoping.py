@@ -4,8 +4,9 @@
   value defined inside a ``relax.dataflow`` region (a dataflow var) is not used
   outside it. (xDSL checks neither dominance nor region visibility.)
 * Symbolic variables: a variable is defined by its first occurrence as a whole
-  dimension of a parameter type or of a ``relax.match_shape`` pattern; every other
-  occurrence (result types, shape values, ``call_tir`` symbolic arguments,
+  dimension of a parameter type or of a ``relax.match_shape`` pattern, or as the
+  value of a prim parameter (``%i: !relax.prim<i64, i>``); every other occurrence
+  (result types, shape values, prim values, ``call_tir`` symbolic arguments,
   expressions in patterns) must come after a definition. Variables a dataflow
   region binds stay visible after it; variables bound inside an ``if`` branch do
   not leave it. The signature may only mention variables its parameters define.
@@ -25,6 +26,8 @@ from xrelax.dialects.relax import (
     DataflowOp,
     FuncOp,
     MatchShapeOp,
+    PrimType,
+    PrimValueOp,
     ShapeOp,
     ShapeType,
     TensorType,
@@ -41,8 +44,11 @@ def defined_by_pattern(dims: Iterable) -> set[str]:
 
 
 def type_binds(type_: Attribute) -> set[str]:
+    """Variables a value of ``type_`` binds: whole dimensions, a prim value's variable."""
     if isinstance(type_, TensorType | ShapeType) and isinstance(type_.shape, DimsAttr):
         return defined_by_pattern(type_.shape.data)
+    if isinstance(type_, PrimType) and type_.expr is not None:
+        return defined_by_pattern([type_.expr])
     if isinstance(type_, TupleType):
         names: set[str] = set()
         for element in type_.types:
@@ -103,6 +109,8 @@ def _walk_block(block: Block, visible: set[SSAValue], defined: set[str]) -> set[
         uses: set[str] = set()
         if isinstance(op, ShapeOp):
             uses |= op.dims.free_vars()
+        if isinstance(op, PrimValueOp):
+            uses |= op.value.free_vars()
         if isinstance(op, CallTIROp) and op.sym_args is not None:
             uses |= op.sym_args.free_vars()
         if missing := _undefined(uses, defined):

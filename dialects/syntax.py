@@ -27,13 +27,14 @@ def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
     return operands
 
 
-_FAST_TYPES = ("!relax.tensor", "!relax.shape", "!tir.buffer")
+_FAST_TYPES = ("!relax.tensor", "!relax.shape", "!relax.prim", "!tir.buffer")
 _TYPE_CACHE: dict[str, Attribute] = {}
 
 
 def parse_type(parser: Parser) -> Attribute:
     """``parser.parse_type()`` with a memoised fast path for the flat dialect types
-    (``!relax.tensor<...>``, ``!relax.shape<...>``, ``!tir.buffer<...>``): their whole
+    (``!relax.tensor<...>``, ``!relax.shape<...>``, ``!relax.prim<...>``,
+    ``!tir.buffer<...>``): their whole
     text is looked up before xDSL's lexer touches it (parsing speed, DESIGN §8)."""
     token = parser._current_token  # noqa: SLF001
     if token.text not in _FAST_TYPES:

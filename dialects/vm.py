@@ -6,10 +6,11 @@ Two groups of ops:
   operations with their integer/dtype attributes): ``vm.alloc_storage``,
   ``vm.alloc_tensor``, ``vm.kill``, ``vm.alloc_shape_heap``, ``vm.store_shape``,
   ``vm.load_shape``, ``vm.make_shape``, ``vm.shape_of``, ``vm.match_shape``,
-  ``vm.check_tensor``. Each one knows the ``vm.builtin.*`` packed function and the
-  argument list it becomes (:meth:`VMBuiltinOp.call_args`). Sizes and shapes are
-  symbolic dims; after ``relax-vm-shape-lower`` they only mention heap slots
-  ``h0, h1, ...`` (``heap[0]``, ...) and integers.
+  ``vm.check_tensor``, and for prim values ``vm.match_prim`` and ``vm.make_prim``.
+  Each one knows the ``vm.builtin.*`` packed function and the argument list it becomes
+  (:meth:`VMBuiltinOp.call_args`). Sizes and shapes are symbolic dims; after
+  ``relax-vm-shape-lower`` they only mention heap slots ``h0, h1, ...`` (``heap[0]``, ...)
+  and integers.
 * **Executable** ops: ``vm.func`` holding the four instructions ``vm.call``,
   ``vm.ret``, ``vm.if``, ``vm.goto`` on untyped registers (``!vm.ref``), plus
   ``vm.const`` (constant pool), ``vm.imm`` (immediate) and ``vm.func_ref``.
@@ -475,12 +476,8 @@ class LoadShapeOp(VMBuiltinOp):
         return [value_arg(self.heap), *(imm_arg(int(i)) for i in self.indices.data)]
 
 
-@irdl_op_definition
-class MakeShapeOp(VMBuiltinOp):
-    """``%s = vm.make_shape %heap [h0, 4] : T``: a shape of heap slots and integers."""
-
-    name = "vm.make_shape"
-    BUILTIN: ClassVar[str] = "vm.builtin.make_shape"
+class _FromHeapOp(VMBuiltinOp):
+    """``%r = vm.NAME %heap [h0, 4] : T``: a value made of heap slots and integers."""
 
     heap = operand_def()
     dims = prop_def(DimsAttr)
@@ -493,7 +490,7 @@ class MakeShapeOp(VMBuiltinOp):
         )
 
     @classmethod
-    def parse(cls, parser: Parser) -> MakeShapeOp:
+    def parse(cls, parser: Parser) -> _FromHeapOp:
         heap, dims, attrs, result = _parse_heap_dims(parser)
         op = cls.create(operands=[heap], properties={"dims": dims}, result_types=[result])
         op.attributes |= attrs
@@ -502,11 +499,36 @@ class MakeShapeOp(VMBuiltinOp):
     def print(self, printer: Printer) -> None:
         _print_heap_dims(printer, self.heap, self.dims, self.attributes, self.result)
 
+    def verify_(self) -> None:
+        shape_pattern(self.dims.data)
+
+
+@irdl_op_definition
+class MakeShapeOp(_FromHeapOp):
+    """``%s = vm.make_shape %heap [h0, 4] : T``: a shape of heap slots and integers."""
+
+    name = "vm.make_shape"
+    BUILTIN: ClassVar[str] = "vm.builtin.make_shape"
+
     def call_args(self) -> list[CallArg]:
         return [value_arg(self.heap), const_arg(shape_pattern(self.dims.data))]
 
+
+@irdl_op_definition
+class MakePrimOp(_FromHeapOp):
+    """``%k = vm.make_prim %heap [h0] : T``: a prim value read from a heap slot (or an
+    integer), as a Python int."""
+
+    name = "vm.make_prim"
+    BUILTIN: ClassVar[str] = "vm.builtin.make_prim"
+
+    def call_args(self) -> list[CallArg]:
+        return [value_arg(self.heap), const_arg(shape_pattern(self.dims.data)[0])]
+
     def verify_(self) -> None:
-        shape_pattern(self.dims.data)
+        if len(self.dims.data) != 1:
+            raise VerifyException("vm.make_prim reads one value")
+        super().verify_()
 
 
 @irdl_op_definition
@@ -532,18 +554,9 @@ MATCH_KINDS = ("equal", "store", "check", "any")
 """``vm.match_shape`` entry kinds: assert == integer, store to a slot, assert == slot, skip."""
 
 
-@irdl_op_definition
-class MatchShapeOp(VMBuiltinOp):
-    """``%y = vm.match_shape %x, %heap [store h0 "n", equal 4 "4"] "ctx" : T, H -> T2``.
-
-    Checks the rank of a tensor or shape value and, per dimension, stores it into a heap
-    slot (first occurrence of a variable), checks it against a slot or an integer, or
-    skips it. The labels (printed symbolic expressions) and the context string go into
-    the error message. The result is the value itself, with the matched type.
-    """
-
-    name = "vm.match_shape"
-    BUILTIN: ClassVar[str] = "vm.builtin.match_shape"
+class _MatchOp(VMBuiltinOp):
+    """The fields, syntax and arguments shared by ``vm.match_shape`` and ``vm.match_prim``:
+    per matched integer, a (kind, value, label) entry and an error context."""
 
     value = operand_def()
     heap = operand_def()
@@ -575,14 +588,14 @@ class MatchShapeOp(VMBuiltinOp):
 
     @property
     def entries(self) -> list[tuple[str, int, str]]:
-        """(kind, value, label) per dimension."""
+        """(kind, value, label) per matched integer."""
         return [
             (k.data, int(v), label.data)
             for k, v, label in zip(self.kinds, self.values.data, self.labels, strict=True)
         ]
 
     @classmethod
-    def parse(cls, parser: Parser) -> MatchShapeOp:
+    def parse(cls, parser: Parser) -> _MatchOp:
         value = parse_defined_operand(parser)
         parser.parse_punctuation(",")
         heap = parse_defined_operand(parser)
@@ -612,7 +625,7 @@ class MatchShapeOp(VMBuiltinOp):
         parser.parse_punctuation(",")
         parse_type(parser)
         parser.parse_punctuation("->")
-        op = MatchShapeOp(value, heap, entries, context, parse_type(parser))
+        op = cls(value, heap, entries, context, parse_type(parser))
         op.attributes |= attrs
         return op
 
@@ -655,6 +668,39 @@ class MatchShapeOp(VMBuiltinOp):
             const_arg(pattern),
             const_arg(self.context.data),
         ]
+
+
+@irdl_op_definition
+class MatchShapeOp(_MatchOp):
+    """``%y = vm.match_shape %x, %heap [store h0 "n", equal 4 "4"] "ctx" : T, H -> T2``.
+
+    Checks the rank of a tensor or shape value and, per dimension, stores it into a heap
+    slot (first occurrence of a variable), checks it against a slot or an integer, or
+    skips it. The labels (printed symbolic expressions) and the context string go into
+    the error message. The result is the value itself, with the matched type.
+    """
+
+    name = "vm.match_shape"
+    BUILTIN: ClassVar[str] = "vm.builtin.match_shape"
+
+
+@irdl_op_definition
+class MatchPrimOp(_MatchOp):
+    """``%j = vm.match_prim %i, %heap [store h0 "i"] "ctx" : T, H -> T2``.
+
+    Checks that a prim value is an integer (an int, a numpy integer or a 0-d integer
+    array) and, with its one entry, stores it into a heap slot (binding a symbolic
+    variable, which must be non-negative), checks it, or skips it. The result is the
+    value as a Python int.
+    """
+
+    name = "vm.match_prim"
+    BUILTIN: ClassVar[str] = "vm.builtin.match_prim"
+
+    def verify_(self) -> None:
+        super().verify_()
+        if len(self.kinds) != 1:
+            raise VerifyException("vm.match_prim matches one value (one entry)")
 
 
 @irdl_op_definition
@@ -1062,8 +1108,10 @@ BUILTIN_OPS = (
     StoreShapeOp,
     LoadShapeOp,
     MakeShapeOp,
+    MakePrimOp,
     ShapeOfOp,
     MatchShapeOp,
+    MatchPrimOp,
     CheckTensorOp,
     CheckShapeOp,
     CheckTupleOp,

@@ -23,6 +23,7 @@ from xrelax.dialects.block_builder import BlockBuilder
 from xrelax.dialects.relax import GetItemOp, TensorType
 from xrelax.dialects.symbolic import Dims
 from xrelax.frontend.common import FrontendError, Unsupported
+from xrelax.ops.base import broadcast_shape
 
 Scalar = int | float | bool
 
@@ -84,14 +85,33 @@ class Emitter:
         return self.const(value, self.dtype(like))
 
     def operand(self, value: SSAValue | Scalar, like: SSAValue) -> SSAValue:
-        """``value`` as a tensor: Python numbers become 0-d constants like ``like``."""
+        """``value`` as a tensor: Python numbers become 0-d constants like ``like``, a
+        symbolic integer a 0-d tensor of its value (``relax.full`` of a prim value)."""
         if isinstance(value, SSAValue):
             return value
-        if isinstance(value, sympy.Expr):
-            if not value.is_Number:
-                raise Unsupported("a symbolic scalar used as a tensor")
-            value = int(value) if value.is_Integer else float(value)
-        return self.scalar(value, like)
+        return self.full([], value, self.dtype(like))
+
+    def prim(self, value: int | sympy.Expr) -> SSAValue:
+        """``relax.prim_value``: a (symbolic) integer as a value (emitted once)."""
+        expr = symbolic.as_expr(value)
+        key = ("prim", expr)
+        if key not in self._consts:
+            self._consts[key] = self.bb.prim_value(expr)
+        return self._consts[key]
+
+    def full(self, dims: Sequence[int | sympy.Expr], fill: Any, dtype: Attribute) -> SSAValue:
+        """A tensor of shape ``dims`` and element type ``dtype`` filled with ``fill``: a
+        number, or a symbolic integer (a prim value); a 0-d constant is just that."""
+        if isinstance(fill, sympy.Expr) and fill.is_Number:
+            fill = int(fill) if fill.is_Integer else float(fill)
+        if isinstance(fill, sympy.Expr):
+            value = self.prim(fill)
+        elif not dims:
+            return self.const(fill, dtype)
+        else:
+            value = self.const(fill, dtype)
+        props = {"dtype": dtype} if isinstance(fill, sympy.Expr) else {}
+        return self.op("full", self.shape(dims), value, **props)
 
     def items(self, value: SSAValue, count: int) -> list[SSAValue]:
         """The elements of a tuple value."""
@@ -209,23 +229,97 @@ class Emitter:
         )
 
     def slice(
-        self, x: SSAValue, axis: int, start: int, end: int | sympy.Expr, step: int = 1
+        self,
+        x: SSAValue,
+        axis: int,
+        start: int | sympy.Expr,
+        end: int | sympy.Expr,
+        step: int = 1,
     ) -> SSAValue:
-        """``x[start:end:step]`` along ``axis`` (numpy's clamping)."""
+        """``x[start:end:step]`` along ``axis`` (numpy's clamping); symbolic bounds become
+        prim operands, so the result keeps a symbolic length."""
         ndim = self.ndim(x)
         axis %= ndim
         size = self.dims(x)[axis]
-        end = symbolic.as_expr(end)
-        if not end.is_Integer:
-            if symbolic.prove_le(size, end):
-                end = sympy.Integer(2**63 - 1)
-            else:
-                raise Unsupported("a slice with a symbolic bound")
-        if start == 0 and step == 1 and (int(end) >= 2**62 or (size.is_Integer and end >= size)):
+        start, end = symbolic.as_expr(start), symbolic.as_expr(end)
+        if not end.is_Integer and symbolic.prove_le(size, end):
+            end = sympy.Integer(2**63 - 1)
+        whole = end.is_Integer and (int(end) >= 2**62 or (size.is_Integer and end >= size))
+        if start == 0 and step == 1 and whole:
             return x
+        if start.is_Integer and end.is_Integer:
+            return self.op(
+                "strided_slice", x, axes=[axis], begin=[int(start)], end=[int(end)], strides=[step]
+            )
+        if step < 1:
+            raise Unsupported("a slice with a symbolic bound and a negative step")
         return self.op(
-            "strided_slice", x, axes=[axis], begin=[start], end=[int(end)], strides=[step]
+            "strided_slice",
+            x,
+            self.prim(start),
+            self.prim(end),
+            axes=[axis],
+            strides=None if step == 1 else [step],
         )
+
+    def index(self, x: SSAValue, indices: Sequence[SSAValue | None]) -> SSAValue:
+        """torch's advanced indexing ``x[i0, :, i2]``: integer index tensors (broadcast
+        together) for some axes of x, None for a whole axis. The broadcast index shape
+        replaces the indexed axes where they are adjacent, else it comes first (numpy's
+        rule). One index tensor is a ``relax.take``; several, a ``relax.gather_nd`` over x
+        with the indexed axes first."""
+        ndim = self.ndim(x)
+        indexed = [(axis, i) for axis, i in enumerate(indices) if i is not None]
+        if not indexed:
+            return x
+        if any(dtypes.is_bool(self.dtype(i)) for _, i in indexed):
+            raise Unsupported("indexing with a boolean mask (a data-dependent shape)")
+        if len(indexed) == 1:
+            ((axis, indices),) = indexed
+            return self.op("take", x, indices, axis=axis)
+        tensors = [self.type_of(i) for _, i in indexed]
+        common = broadcast_shape(tensors)
+        if not isinstance(common, tuple):
+            raise Unsupported("index tensors whose broadcast shape is not known")
+        columns = []
+        for _, i in indexed:
+            i = self.broadcast_to(self.cast(i, dtypes.I64), common)
+            columns.append(self.op("expand_dims", i, axis=[len(common)]))
+        stacked = columns[0] if len(columns) == 1 else self.op("concat", *columns, axis=-1)
+        axes = [axis for axis, _ in indexed]
+        rest = [axis for axis in range(ndim) if axis not in axes]
+        gathered = self.op("gather_nd", self.permute(x, axes + rest), stacked)
+        first, batch = axes[0], len(common)
+        if axes != list(range(first, first + len(axes))) or first == 0:
+            return gathered
+        order = [batch + r for r in range(first)] + list(range(batch))
+        order += [batch + r for r in range(first, len(rest))]
+        return self.permute(gathered, order)
+
+    def tile(self, x: SSAValue, repeats: Sequence[int | sympy.Expr]) -> SSAValue:
+        """``x`` repeated ``repeats[d]`` times along each axis d (torch's ``repeat``, ONNX
+        ``Tile``; extra leading repeats add axes): each axis becomes a broadcast pair
+        (repeat, size), then the pairs merge."""
+        repeats = [symbolic.as_expr(r) for r in repeats]
+        dims = [sympy.Integer(1)] * (len(repeats) - self.ndim(x)) + list(self.dims(x))
+        one = sympy.Integer(1)
+        spread = [d for dim in dims for d in (one, dim)]
+        tiled = [d for pair in zip(repeats, dims, strict=True) for d in pair]
+        x = self.broadcast_to(self.reshape(x, spread), tiled)
+        return self.reshape(x, [sympy.expand(r * d) for r, d in zip(repeats, dims, strict=True)])
+
+    def remainder(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """``a mod b`` with the sign of b (Python's ``%``, torch's ``remainder``, ONNX
+        ``Mod``): ``fmod``, plus b where the remainder is non-zero and the signs differ."""
+        rem = self.op("fmod", a, b)
+        zero = self.scalar(0, rem)
+        differs = self.op("not_equal", self.op("less", rem, zero), self.op("less", b, zero))
+        fix = self.op("bitwise_and", differs, self.op("not_equal", rem, zero))
+        return self.op("where", fix, self.op("add", rem, b), rem)
+
+    def cast(self, x: SSAValue, dtype: Attribute) -> SSAValue:
+        """``x`` in element type ``dtype``."""
+        return x if self.dtype(x) == dtype else self.op("astype", x, dtype=dtype)
 
     def select(self, x: SSAValue, axis: int, index: int) -> SSAValue:
         """``x[..., index, ...]`` along ``axis``: the axis is dropped."""
@@ -583,7 +677,16 @@ class Emitter:
                 scores = self.op("where", mask, scores, lowest)
             else:
                 scores = self.op("add", scores, mask)
+            return self.op("matmul", self.safe_softmax(scores, -1), v)
         return self.op("matmul", self.op("softmax", scores, axis=-1), v)
+
+    def safe_softmax(self, x: SSAValue, axis: int) -> SSAValue:
+        """Softmax along ``axis`` that is 0 where every entry is -inf (a query that the
+        mask lets see nothing), as torch's attention and ``_safe_softmax`` give."""
+        lowest = self.op("max", x, axis=[axis], keepdims=True)
+        seen = self.op("not_equal", lowest, self.scalar(float("-inf"), x))
+        zero = self.scalar(0.0, x)
+        return self.op("where", seen, self.op("softmax", x, axis=axis), zero)
 
     def causal_mask(self, q: SSAValue, k: SSAValue) -> SSAValue:
         """The boolean mask of causal attention, ``tril(ones([L, S]))`` for L queries and S

@@ -31,7 +31,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.block_builder import BlockBuilder
-from xrelax.dialects.relax import RelaxError
+from xrelax.dialects.relax import RelaxError, TensorType
 from xrelax.frontend.common import FrontendError, ImportedModel, ModelBuilder, Unsupported
 from xrelax.frontend.emitter import Emitter
 
@@ -112,6 +112,7 @@ class _Importer:
             dims, dtype = self._input_type(value)
             inputs.append((value.name, self.builder.add_input(value.name, dims, dtype)))
         self.inputs = inputs
+        self.declared = {v.name: v for v in self.graph.value_info}
         self.known: dict[str, _Known] = {}
         for name, array in initializers.items():
             if array.size > 1:
@@ -134,6 +135,14 @@ class _Importer:
                 key = dim.dim_param or (value.name, axis)
                 dims.append(self.builder.variable(key, f"{value.name}_{axis}"))
         return dims, _dtype(tensor_type.elem_type, f"input '{value.name}'")
+
+    def scalar(self, value: _Value, what: str) -> SSAValue:
+        """A 0-d operand as a prim value when known at import time (a size, a number),
+        else the run-time tensor."""
+        if isinstance(value, _Known):
+            (size,) = self.sizes(value, what)
+            return self.em.prim(size)
+        return self.tensor(value)
 
     # ------------------------------------------------------------------ body
 
@@ -181,7 +190,30 @@ class _Importer:
             results = [results] + [_POISON] * (len(node.output) - 1)
         for name, value in zip(node.output, results, strict=False):
             if name:
+                if isinstance(value, SSAValue) and name in self.declared:
+                    value = self._checked(value, self.declared[name])
                 self.env[name] = value
+
+    def _checked(self, value: SSAValue, declared: onnx.ValueInfoProto) -> SSAValue:
+        """``value`` with the shape the model declares for it (its ``value_info``), when
+        every dimension is a number or a name: relax's deduction and the exporter's claim
+        must agree, or be checked at run time (``relax.match_shape``)."""
+        if not isinstance(value.type, TensorType):
+            return value
+        type_ = declared.type.tensor_type
+        if not declared.type.HasField("tensor_type") or not type_.HasField("shape"):
+            return value
+        dims: list[sympy.Expr] = []
+        for dim in type_.shape.dim:
+            if dim.HasField("dim_value"):
+                dims.append(sympy.Integer(dim.dim_value))
+            elif dim.dim_param.isidentifier():
+                dims.append(self.builder.variable(dim.dim_param, dim.dim_param))
+            else:
+                return value
+        if value.type.ndim is not None and value.type.ndim != len(dims):
+            return value
+        return self.em.match(value, dims)
 
     def _run(
         self,
@@ -194,7 +226,10 @@ class _Importer:
         fold = _FOLDERS.get(op_type)
         if fold is not None and all(_foldable(v) for v in inputs):
             arrays = [None if v is None else v.array for v in inputs]
-            return _Known(_canonical(np.asarray(fold(self, arrays, attrs))))
+            try:
+                return _Known(_canonical(np.asarray(fold(self, arrays, attrs))))
+            except Unsupported:
+                pass  # not at import time (a symbolic slice of a constant): in the IR
         return converter(self, node, inputs, attrs)
 
     # ------------------------------------------------------------------ values
@@ -209,8 +244,17 @@ class _Importer:
             return self.params[value.param]
         array = value.array
         if array.dtype == object:
-            raise Unsupported("sizes used as a tensor")
+            return self.sizes_tensor(array)
         return self.em.const(array)
+
+    def sizes_tensor(self, array: np.ndarray) -> SSAValue:
+        """An i64 tensor of symbolic sizes (each a ``relax.full`` of a prim value)."""
+        em = self.em
+        if array.ndim == 0:
+            return em.full([], symbolic.as_expr(array.item()), dtypes.I64)
+        items = [em.full([1], symbolic.as_expr(e), dtypes.I64) for e in array.reshape(-1)]
+        flat = items[0] if len(items) == 1 else em.op("concat", *items, axis=0)
+        return em.reshape(flat, list(array.shape))
 
     def ints(self, value: _Value, what: str) -> list[int]:
         """An import-time list of integers (axes, starts, ...)."""
@@ -294,8 +338,16 @@ for _onnx_name, _relax_name in {
     "Log": "log",
     "Sqrt": "sqrt",
     "Abs": "abs",
+    "Erf": "erf",
+    "Sin": "sin",
+    "Cos": "cos",
 }.items():
     _converts(_onnx_name)(_unary(_relax_name))
+
+
+@_converts("IsNaN", fold=lambda imp, a, attrs: np.isnan(a[0]))
+def _isnan(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    return imp.em.op("isnan", imp.tensor(inputs[0]))
 
 
 @_converts("Neg", fold=lambda imp, a, attrs: -a[0])
@@ -407,6 +459,21 @@ _converts("Min", fold=lambda imp, a, attrs: np.minimum.reduce(np.broadcast_array
     _variadic("minimum")
 )
 _converts("Sum")(_variadic("add"))
+_converts("And", fold=lambda imp, a, attrs: np.logical_and(a[0], a[1]))(_binary("bitwise_and"))
+_converts("Or", fold=lambda imp, a, attrs: np.logical_or(a[0], a[1]))(_binary("bitwise_or"))
+_converts("Xor", fold=lambda imp, a, attrs: np.logical_xor(a[0], a[1]))(_binary("bitwise_xor"))
+
+
+def _fold_mod(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
+    if a[0].dtype == object or a[1].dtype == object:
+        raise Unsupported("a symbolic Mod")
+    return np.fmod(a[0], a[1]) if attrs.get("fmod", 0) else np.mod(a[0], a[1])
+
+
+@_converts("Mod", fold=_fold_mod)
+def _mod(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    a, b = imp.tensor(inputs[0]), imp.tensor(inputs[1])
+    return imp.em.op("fmod", a, b) if attrs.get("fmod", 0) else imp.em.remainder(a, b)
 
 
 @_converts("Not", fold=lambda imp, a, attrs: np.logical_not(a[0]))
@@ -442,7 +509,11 @@ def _cast_like(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs
 def _cast_known(array: np.ndarray, to: int) -> np.ndarray:
     target = helper.tensor_dtype_to_np_dtype(to)
     if array.dtype == object:
-        return array if target.kind in "iu" else _canonical(array).astype(target)
+        if target.kind in "iu":
+            return array
+        array = _canonical(array)
+        if array.dtype == object:
+            raise Unsupported("a symbolic size as a number")  # cast in the IR instead
     return array.astype(target)
 
 
@@ -530,6 +601,55 @@ def _gather(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: d
     return em.op("take", x, imp.tensor(indices), axis=axis)
 
 
+@_converts("GatherElements")
+def _gather_elements(
+    imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
+) -> Any:
+    x, indices = imp.tensor(inputs[0]), imp.tensor(inputs[1])
+    return imp.em.op("gather_elements", x, indices, axis=attrs.get("axis", 0))
+
+
+@_converts("GatherND")
+def _gather_nd(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    x, indices = imp.tensor(inputs[0]), imp.tensor(inputs[1])
+    return imp.em.op("gather_nd", x, indices, batch_dims=attrs.get("batch_dims", 0) or None)
+
+
+@_converts("CumSum")
+def _cumsum(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    if attrs.get("reverse", 0):
+        raise Unsupported("reverse=1")
+    x = imp.tensor(inputs[0])
+    (axis,) = imp.ints(inputs[1], "axis")
+    exclusive = bool(attrs.get("exclusive", 0)) or None
+    return imp.em.op("cumsum", x, axis=axis, exclusive=exclusive, dtype=imp.em.dtype(x))
+
+
+def _fold_range(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
+    if any(v.dtype == object for v in a):
+        raise Unsupported("a symbolic Range")
+    return np.arange(a[0], a[1], a[2]).astype(np.result_type(a[0], a[1], a[2]))
+
+
+@_converts("Range", fold=_fold_range)
+def _range(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """Bounds known at import time (sizes) become prim values: a symbolic length."""
+    kinds = {np.asarray(v.array).dtype.kind for v in inputs if isinstance(v, _Known)}
+    if "f" in kinds:
+        raise Unsupported("floating-point bounds")
+    start, limit, delta = (imp.scalar(v, "Range bound") for v in inputs)
+    dtype = next(
+        (imp.em.dtype(v) for v in (start, limit, delta) if isinstance(v.type, TensorType)),
+        dtypes.I64,
+    )
+    return imp.em.op("arange", start, limit, delta, dtype=dtype)
+
+
+@_converts("Tile")
+def _tile(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    return imp.em.tile(imp.tensor(inputs[0]), imp.sizes(inputs[1], "repeats"))
+
+
 @_converts("Concat", fold=lambda imp, a, attrs: np.concatenate(a, axis=attrs["axis"]))
 def _concat(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     return imp.em.op("concat", *(imp.tensor(v) for v in inputs), axis=attrs["axis"])
@@ -542,7 +662,7 @@ def _slice_spec(imp: _Importer, inputs: list[_Value], attrs: dict, rank: int) ->
         axes = list(attrs.get("axes", range(len(starts))))
         steps = [1] * len(starts)
     else:
-        starts = imp.ints(inputs[1], "slice start")
+        starts = imp.sizes(inputs[1], "slice start")
         ends = imp.sizes(inputs[2], "slice end")
         axes = _axes(imp, inputs, {}, 3) or list(range(len(starts)))
         steps = imp.ints(inputs[4], "slice step") if len(inputs) > 4 and inputs[4] else None
@@ -555,11 +675,9 @@ def _fold_slice(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
     known = [None if v is None else _Known(v) for v in a]
     index: list[Any] = [slice(None)] * data.ndim
     for axis, start, end, step in _slice_spec(imp, known, attrs, data.ndim):
-        if isinstance(end, sympy.Expr):
-            if not end.is_Integer:
-                raise Unsupported("a symbolic slice end")
-            end = int(end)
-        index[axis] = slice(start, end, step)
+        if not all(sympy.sympify(b).is_Integer for b in (start, end)):
+            raise Unsupported("a symbolic slice bound")
+        index[axis] = slice(int(start), int(end), step)
     return data[tuple(index)]
 
 

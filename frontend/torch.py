@@ -224,6 +224,8 @@ class _Importer:
                     self.env[node] = params[self.param_names[node.name]]
             elif node.op == "call_function":
                 self.env[node] = self._call(node)
+            elif node.op == "get_attr":
+                self.env[node] = getattr(self.program.graph_module, node.target)
             elif node.op == "output":
                 outputs = [self._value(a) for a in node.args[0]]
             else:
@@ -363,6 +365,20 @@ class _Importer:
                 return f"{kind} '{spec.target or node.name}'"
         return f"'{node.name}'"
 
+    def inline(self, graph_module: torch.fx.GraphModule, operands: Sequence[Any]) -> list[Any]:
+        """The results of a subgraph (a higher-order operator's body) on ``operands``."""
+        placeholders = iter(operands)
+        for node in graph_module.graph.nodes:
+            if node.op == "placeholder":
+                self.env[node] = next(placeholders)
+            elif node.op == "call_function":
+                self.env[node] = self._call(node)
+            elif node.op == "get_attr":
+                self.env[node] = getattr(graph_module, node.target)
+            elif node.op == "output":
+                return [self._value(a) for a in node.args[0]]
+        raise FrontendError(f"subgraph '{graph_module}' has no output")
+
     def _checked(self, node: torch.fx.Node, result: SSAValue, value: torch.Tensor) -> SSAValue:
         """``result`` with the shape torch gives the node (the dtypes must agree)."""
         dtype = self._dtype(value.dtype, node)
@@ -443,7 +459,7 @@ class _Importer:
 
     def cast(self, x: SSAValue, dtype: Attribute) -> SSAValue:
         """``x`` in element type ``dtype``."""
-        return x if self.em.dtype(x) == dtype else self.em.op("astype", x, dtype=dtype)
+        return self.em.cast(x, dtype)
 
 
 def _poisoned(value: Any) -> bool:
@@ -544,6 +560,11 @@ def _leaky_relu(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     em, x = imp.em, a["self"]
     positive = em.op("greater", x, em.scalar(0, x))
     return em.op("where", positive, x, em.op("multiply", x, em.scalar(a["negative_slope"], x)))
+
+
+@_converts("aten._safe_softmax")
+def _safe_softmax(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.safe_softmax(imp.cast(a["self"], imp.out_dtype(node)), a["dim"])
 
 
 @_converts("aten.softmax", "aten._softmax", "aten.log_softmax", "aten._log_softmax")
@@ -713,8 +734,8 @@ def _select(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 def _slice(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     start = a["start"] if a["start"] is not None else 0
     end = a["end"] if a["end"] is not None else 2**63 - 1
-    if not isinstance(start, int):
-        raise Unsupported("a symbolic start")
+    if isinstance(start, SSAValue) or isinstance(end, SSAValue):
+        raise Unsupported("a bound computed at run time")
     return imp.em.slice(a["self"], a["dim"], start, end, a["step"])
 
 
@@ -844,16 +865,18 @@ def _index_select(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any
     return imp.em.op("take", a["self"], a["index"], axis=a["dim"] % imp.em.ndim(a["self"]))
 
 
-@_converts("aten.index")
-def _index(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    em, x = imp.em, a["self"]
-    given = [(axis, i) for axis, i in enumerate(a["indices"]) if i is not None]
-    if len(given) != 1:
-        raise Unsupported("indexing with several index tensors")
-    ((axis, indices),) = given
-    if dtypes.is_bool(em.dtype(indices)):
-        raise Unsupported("indexing with a boolean mask")
-    return em.op("take", x, indices, axis=axis)
+@_converts(
+    "torch.ops.higher_order.wrap_with_set_grad_enabled",
+    "torch.ops.higher_order.wrap_with_autocast",
+)
+def _wrapped_subgraph(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    # A region torch.export keeps under grad or autocast mode (Llama's rotary embedding):
+    # in inference both are no-ops, so the body is inlined.
+    args = [a[str(i)] for i in range(len(a))]
+    body = next(i for i, v in enumerate(args) if isinstance(v, torch.fx.GraphModule))
+    if "autocast" in _target_name(node) and args[2]:
+        raise Unsupported("autocast enabled")
+    return imp.inline(args[body], args[body + 1 :])
 
 
 @_converts("operator.getitem")
@@ -1021,6 +1044,79 @@ def _full_like(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return em.op("full", em.shape(imp.out_dims(node)), em.const(fill, dtype))
 
 
+# ------------------------------------------------------------------ sizes as values, masks
+
+
+def _size_list(sizes: Sequence[Any]) -> list[sympy.Expr]:
+    """A ``SymInt[]`` argument (ints, and sizes already relax expressions)."""
+    return [symbolic.as_expr(s) for s in sizes]
+
+
+@_converts("aten.arange")
+def _arange(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    bounds = [a.get("start", 0), a["end"], a.get("step", 1)]
+    if any(isinstance(b, SSAValue) for b in bounds):
+        raise Unsupported("a bound computed at run time")
+    if any(isinstance(b, float) and not b.is_integer() for b in bounds):
+        raise Unsupported("fractional bounds")
+    start, end, step = (imp.em.prim(int(b) if isinstance(b, float) else b) for b in bounds)
+    return imp.em.op("arange", start, end, step, dtype=imp.out_dtype(node))
+
+
+@_converts("aten.sin", "aten.cos", "aten.erf", "aten.isnan")
+def _math(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    name = _converter_key(node).removeprefix("aten.")
+    x = a["self"]
+    if name != "isnan":
+        x = imp.cast(x, imp.out_dtype(node))
+    return imp.em.op(name, x)
+
+
+@_converts("aten.fmod", "aten.remainder")
+def _fmod(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, dtype = imp.em, imp.out_dtype(node)
+    lhs, rhs = a["self"], a["other"]
+    if not isinstance(lhs, SSAValue):
+        lhs = em.full([], lhs, dtype)
+    lhs = imp.cast(lhs, dtype)
+    rhs = imp.cast(em.operand(rhs, lhs), dtype)
+    if _converter_key(node) == "aten.fmod":
+        return em.op("fmod", lhs, rhs)
+    return em.remainder(lhs, rhs)
+
+
+_BITWISE = {
+    "__and__": "bitwise_and",
+    "bitwise_and": "bitwise_and",
+    "logical_and": "bitwise_and",
+    "__or__": "bitwise_or",
+    "bitwise_or": "bitwise_or",
+    "logical_or": "bitwise_or",
+    "__xor__": "bitwise_xor",
+    "bitwise_xor": "bitwise_xor",
+    "logical_xor": "bitwise_xor",
+}
+
+
+@_converts(*(f"aten.{name}" for name in _BITWISE))
+def _bitwise(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, name = imp.em, _converter_key(node).removeprefix("aten.")
+    lhs, rhs = a["self"], a["other"]
+    dtype = dtypes.I1 if name.startswith("logical") else imp.out_dtype(node)
+    if not isinstance(lhs, SSAValue):
+        lhs = em.full([], lhs, dtype)
+    lhs = imp.cast(lhs, dtype)
+    return em.op(_BITWISE[name], lhs, imp.cast(em.operand(rhs, lhs), dtype))
+
+
+@_converts("aten.bitwise_not")
+def _bitwise_not(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    x = a["self"]
+    if dtypes.is_bool(imp.em.dtype(x)):
+        return imp.em.op("equal", x, imp.em.const(False, dtypes.I1))
+    return imp.em.op("bitwise_xor", x, imp.em.scalar(-1, x))
+
+
 @_converts("aten.copy")
 def _copy(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     src = imp.cast(a["src"], imp.out_dtype(node))
@@ -1052,16 +1148,12 @@ def _create(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 
 
 def _filled(imp: _Importer, node: torch.fx.Node, fill: Any) -> SSAValue:
-    """A tensor of the node's shape and element type, every element ``fill`` (a number
-    or a 0-d tensor)."""
+    """A tensor of the node's shape and element type, every element ``fill`` (a number,
+    a symbolic size: a prim value, or a 0-d tensor)."""
     em, dtype, dims = imp.em, imp.out_dtype(node), imp.out_dims(node)
     if isinstance(fill, SSAValue):
         return em.broadcast_to(imp.cast(fill, dtype), dims)
-    if isinstance(fill, sympy.Expr):
-        if not fill.is_Number:
-            raise Unsupported("a symbolic fill value")
-        fill = int(fill) if fill.is_Integer else float(fill)
-    return em.op("full", em.shape(dims), em.const(fill, dtype))
+    return em.full(dims, fill, dtype)
 
 
 @_converts("aten.masked_fill")
@@ -1070,6 +1162,59 @@ def _masked_fill(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     value = a["value"]
     value = imp.cast(value, em.dtype(x)) if isinstance(value, SSAValue) else em.operand(value, x)
     return em.op("where", a["mask"], value, x)
+
+
+@_converts("aten.index")
+def _index(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.index(a["self"], a["indices"])
+
+
+@_converts("aten.gather")
+def _gather(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.op("gather_elements", a["self"], a["index"], axis=a["dim"])
+
+
+@_converts("aten.cumsum")
+def _cumsum(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.op("cumsum", a["self"], axis=a["dim"], dtype=imp.out_dtype(node))
+
+
+@_converts("aten.diff")
+def _diff(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, x, axis = imp.em, a["self"], a["dim"]
+    pieces = [p for p in (a["prepend"], x, a["append"]) if p is not None]
+    if len(pieces) > 1:
+        x = em.op("concat", *pieces, axis=axis)
+    axis %= em.ndim(x)
+    for _ in range(a["n"]):
+        # x[1:] and x[:-1] are both one shorter; matching them to that says so where
+        # the clamped lengths (n - min(1, n), max(n - 1, 0)) are not provably equal.
+        dims = list(em.dims(x))
+        dims[axis] = symbolic.smax(dims[axis] - 1, 0)
+        later = em.match(em.slice(x, axis, 1, 2**63 - 1), dims)
+        earlier = em.match(em.slice(x, axis, 0, -1), dims)
+        if dtypes.is_bool(em.dtype(x)):
+            x = em.op("not_equal", later, earlier)
+        else:
+            x = em.op("subtract", later, earlier)
+    return x
+
+
+@_converts("aten.min", "aten.max")
+def _min_max(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    name = _converter_key(node).removeprefix("aten.")
+    if "other" in a:
+        dtype = imp.out_dtype(node)
+        x = imp.cast(a["self"], dtype)
+        return imp.em.op(f"{name}imum", x, imp.cast(imp.em.operand(a["other"], x), dtype))
+    if "dim" in a:
+        raise Unsupported("the indices of a min/max along a dimension")
+    return imp.em.op(name, a["self"])
+
+
+@_converts("aten.repeat")
+def _repeat(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.tile(a["self"], _size_list(a["repeats"]))
 
 
 def _supported() -> list[str]:

@@ -6,11 +6,14 @@ See :mod:`xrelax.ops.base` for what an operator defines, and
 
 from xrelax.ops.create import CREATE_OPS
 from xrelax.ops.elementwise import ELEMENTWISE_OPS
+from xrelax.ops.gather import GATHER_OPS
 from xrelax.ops.layout import LAYOUT_OPS
 from xrelax.ops.linalg import LINALG_OPS
 from xrelax.ops.manipulate import MANIPULATE_OPS
+from xrelax.ops.math import MATH_OPS
 from xrelax.ops.nn import NN_OPS
 from xrelax.ops.reduce import REDUCE_OPS
+from xrelax.ops.scan import SCAN_OPS
 from xrelax.ops.set import SET_OPS
 
 OPERATORS = (
@@ -21,5 +24,8 @@ OPERATORS = (
     *NN_OPS,
     *CREATE_OPS,
     *SET_OPS,
+    *MATH_OPS,
+    *SCAN_OPS,
+    *GATHER_OPS,
     *LAYOUT_OPS,
 )

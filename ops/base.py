@@ -41,6 +41,7 @@ from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.relax import (
     UNKNOWN_DTYPE,
     DeducedResultOp,
+    PrimType,
     RelaxError,
     ShapeType,
     TensorType,
@@ -94,6 +95,13 @@ def expect_shape(type_: Attribute, what: str = "operand") -> ShapeType:
 def tensor(shape: Dims | int | None, dtype: Attribute) -> TensorType:
     """A result tensor type from dims, a rank, or None."""
     return TensorType.of(shape if not isinstance(shape, tuple) else DimsAttr(shape), dtype)
+
+
+def expect_prim(type_: Attribute, what: str = "operand") -> PrimType:
+    """``type_`` as a prim type, or a :class:`RelaxError`."""
+    if not isinstance(type_, PrimType):
+        raise RelaxError(f"expected a prim {what}, got {show_type(type_)}")
+    return type_
 
 
 def known_shape(type_: TensorType) -> Dims | int | None:

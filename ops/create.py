@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+import sympy
 from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -19,8 +20,8 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 
-from xrelax.dialects import dtypes
-from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, show_type
+from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects.relax import PrimType, RelaxError, ShapeType, TensorType, show_type
 from xrelax.dialects.symbolic import Dims
 from xrelax.ops import te
 from xrelax.ops.base import (
@@ -34,6 +35,7 @@ from xrelax.ops.base import (
     known_shape,
     numpy_result,
     prop_int,
+    require_le,
     require_props,
     result_dims,
     tensor,
@@ -98,13 +100,14 @@ class OnesOp(FilledOp):
 
 @irdl_op_definition
 class FullOp(OperatorOp):
-    """``relax.full``: a tensor of the given shape with every element the 0-d ``fill``,
-    of ``dtype`` (absent: the element type of ``fill``)."""
+    """``relax.full``: a tensor of the given shape with every element ``fill``, a 0-d
+    tensor or a prim value (a symbolic integer), of ``dtype`` (absent: the element type
+    of ``fill``)."""
 
     name = "relax.full"
 
     shape = operand_def(ShapeType)
-    fill = operand_def(TensorType)
+    fill = operand_def(TensorType | PrimType)
     dtype = opt_prop_def(TypeAttribute)
     result = result_def(TensorType)
     traits = traits_def(Pure())
@@ -112,53 +115,91 @@ class FullOp(OperatorOp):
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
         shape = expect_shape(operand_types[0], "shape operand")
-        fill = _expect_scalar(operand_types[1], "fill value")
+        fill = operand_types[1]
+        if not isinstance(fill, PrimType):
+            fill = _expect_scalar(fill, "fill value")
         dtype = properties.get("dtype")
         return tensor(_shape_of(shape), fill.dtype if dtype is None else expect_dtype(dtype))
 
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         shape, fill = inputs
+        fill = np.asarray(fill, np.int64 if isinstance(fill, int) else None)
         dtype = fill.dtype if "dtype" not in props else dtypes.numpy_dtype(props["dtype"])
         return np.full(tuple(shape), fill, dtype)
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
         _, fill = inputs
-        dtype = props.get("dtype", fill.dtype)
-        return te.compute(result_dims(result_type), lambda *i: te.cast(fill[()], dtype), OUTPUT)
+        if isinstance(fill, sympy.Expr):
+            value = te.index(fill, props.get("dtype", dtypes.I64))
+        else:
+            value = te.cast(fill[()], props.get("dtype", fill.dtype))
+        return te.compute(result_dims(result_type), lambda *i: value, OUTPUT)
+
+
+def _arange_length(start: sympy.Expr, end: sympy.Expr, step: sympy.Expr) -> sympy.Expr:
+    """The number of elements of ``arange(start, end, step)`` for symbolic bounds; the
+    facts it relies on (a positive symbolic step, a range that is not reversed) are
+    required."""
+    if step.is_Integer and step < 0:
+        length = symbolic.floordiv(start - end - step - 1, -step)
+    else:
+        if step == 0:
+            raise RelaxError("relax.arange: the step is 0")
+        require_le(1, step, "relax.arange: a symbolic step is positive")
+        length = symbolic.floordiv(end - start + step - 1, step)
+    require_le(0, length, "relax.arange: the range is not reversed (its length is not negative)")
+    return length
 
 
 @irdl_op_definition
 class ArangeOp(OperatorOp):
-    """``relax.arange``: start, start + step, ... up to (excluding) end, from 0-d i64
-    tensors; the length depends on their values (``dtype`` absent: i64)."""
+    """``relax.arange``: start, start + step, ... up to (excluding) end (``dtype`` absent:
+    i64). With ``!relax.prim`` operands of known values the length is symbolic
+    (``[n]`` for 0, n, 1); with 0-d i64 tensors it depends on their values (the safety
+    net)."""
 
     name = "relax.arange"
 
-    start = operand_def(TensorType)
-    end = operand_def(TensorType)
-    step = operand_def(TensorType)
+    start = operand_def(TensorType | PrimType)
+    end = operand_def(TensorType | PrimType)
+    step = operand_def(TensorType | PrimType)
     dtype = opt_prop_def(TypeAttribute)
     result = result_def(TensorType)
     traits = traits_def(Pure())
 
-    DATA_DEPENDENT: ClassVar[bool] = True
-
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        values: list[sympy.Expr | None] = []
         for type_, what in zip(operand_types, ("start", "end", "step"), strict=True):
+            if isinstance(type_, PrimType):
+                values.append(type_.expr)
+                continue
             scalar = _expect_scalar(type_, what)
             if scalar.known_dtype is not None and scalar.dtype != dtypes.I64:
                 raise RelaxError(f"expected an i64 tensor as {what}, got {show_type(scalar)}")
+            values.append(None)
         dtype = properties.get("dtype")
-        return tensor(1, dtypes.I64 if dtype is None else expect_dtype(dtype))
+        dtype = dtypes.I64 if dtype is None else expect_dtype(dtype)
+        start, end, step = values
+        if start is None or end is None or step is None:
+            return tensor(1, dtype)
+        return tensor((_arange_length(start, end, step),), dtype)
 
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         start, end, step = (int(v) for v in inputs)
         dtype = dtypes.numpy_dtype(props.get("dtype", dtypes.I64))
         return numpy_result(np.arange(start, end, step), dtype)
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        start, _, step = inputs
+        dtype = props.get("dtype", dtypes.I64)
+        return te.compute(
+            result_dims(result_type), lambda i: te.index(start + i * step, dtype), OUTPUT
+        )
 
 
 class TriangularOp(OperatorOp):

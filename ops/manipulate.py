@@ -23,7 +23,14 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from xrelax.dialects import symbolic
-from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, TupleType, show_type
+from xrelax.dialects.relax import (
+    PrimType,
+    RelaxError,
+    ShapeType,
+    TensorType,
+    TupleType,
+    show_type,
+)
 from xrelax.dialects.symbolic import Dims
 from xrelax.ops import te
 from xrelax.ops.base import (
@@ -35,6 +42,7 @@ from xrelax.ops.base import (
     Props,
     check_dtype,
     dims_product,
+    expect_prim,
     expect_shape,
     expect_tensor,
     known_shape,
@@ -676,12 +684,30 @@ class TakeOp(OperatorOp):
         return te.compute(result_dims(result_type), body, OUTPUT)
 
 
-def _slice_spec(props: Props) -> list[tuple[int, int, int, int]]:
-    """``(axis, begin, end, stride)`` per sliced axis (axes not yet normalised)."""
-    require_props(props, "axes", "begin", "end")
+Bound = int | sympy.Expr | None
+"""A slice bound: an integer property, a prim operand's expression, or None (a prim
+operand of unknown value)."""
+
+
+def _slice_spec(props: Props, bounds: Sequence[Bound] = ()) -> list[tuple[int, Bound, Bound, int]]:
+    """``(axis, begin, end, stride)`` per sliced axis (axes not yet normalised), the bounds
+    from the ``begin``/``end`` properties or from the prim operands (``bounds``: the
+    begins, then the ends)."""
+    require_props(props, "axes")
     axes = prop_ints(props, "axes")
-    begin = prop_ints(props, "begin")
-    end = prop_ints(props, "end")
+    if bounds:
+        if "begin" in props or "end" in props:
+            raise RelaxError("expected begin and end as properties or as prim operands, not both")
+        if len(bounds) != 2 * len(axes):
+            raise RelaxError(
+                f"expected a begin and an end prim operand per axis ({2 * len(axes)}), got "
+                f"{len(bounds)}"
+            )
+        begin, end = list(bounds[: len(axes)]), list(bounds[len(axes) :])
+    else:
+        require_props(props, "begin", "end")
+        begin = prop_ints(props, "begin")
+        end = prop_ints(props, "end")
     strides = prop_ints(props, "strides", [1] * len(axes))
     if not len(axes) == len(begin) == len(end) == len(strides):
         raise RelaxError(
@@ -690,21 +716,53 @@ def _slice_spec(props: Props) -> list[tuple[int, int, int, int]]:
         )
     if 0 in strides:
         raise RelaxError(f"expected non-zero strides, got {strides}")
+    if bounds and any(stride < 0 for stride in strides):
+        raise RelaxError(f"prim bounds need positive strides, got {strides}")
     return list(zip(axes, begin, end, strides, strict=True))
+
+
+def _symbolic_bound(index: sympy.Expr, dim: sympy.Expr, is_end: bool) -> sympy.Expr:
+    """A prim slice bound (positive stride) normalised like a Python one: an integer as
+    :func:`_slice_bound` does; an expression, which must not be negative (required), is
+    clamped to ``dim``."""
+    if index.is_Integer:
+        if is_end and index >= _I64_MAX:
+            return dim
+        return _slice_bound(int(index), dim, 1)
+    require_le(0, index, "relax.strided_slice: a symbolic slice bound is not negative")
+    return symbolic.smin(index, dim)
+
+
+def _prim_slice(begin: sympy.Expr, end: sympy.Expr, stride: int, dim: sympy.Expr) -> tuple:
+    """The first index and the length of ``x[begin:end:stride]`` for prim bounds."""
+    first = _symbolic_bound(begin, dim, False)
+    last = _symbolic_bound(end, dim, True)
+    length = symbolic.floordiv(last - first + stride - 1, stride)
+    return first, length if symbolic.prove_le(0, length) else symbolic.smax(length, 0)
+
+
+def _axis_slice(begin: Bound, end: Bound, stride: int, dim: sympy.Expr) -> tuple:
+    """``(first index, length)`` of one sliced axis (integer or prim bounds)."""
+    if isinstance(begin, sympy.Expr) or isinstance(end, sympy.Expr):
+        return _prim_slice(symbolic.as_expr(begin), symbolic.as_expr(end), stride, dim)
+    return slice_start(begin, stride, dim), slice_length(begin, end, stride, dim)
 
 
 @irdl_op_definition
 class StridedSliceOp(OperatorOp):
     """``relax.strided_slice``: ``x[begin:end:stride]`` along each of ``axes`` (numpy slicing:
     negative indices count from the end, out-of-range indices are clamped; ``strides``
-    absent: 1)."""
+    absent: 1). The bounds are the ``begin`` and ``end`` properties, or prim operands
+    after x (the begins, then the ends; positive strides): ``x[:, :n]`` keeps the
+    symbolic length ``min(n, dim)``; a symbolic bound must not be negative."""
 
     name = "relax.strided_slice"
 
     x = operand_def(TensorType)
+    bounds = var_operand_def(PrimType)
     axes = prop_def(I64_ARRAY_PROP)
-    begin = prop_def(I64_ARRAY_PROP)
-    end = prop_def(I64_ARRAY_PROP)
+    begin = opt_prop_def(I64_ARRAY_PROP)
+    end = opt_prop_def(I64_ARRAY_PROP)
     strides = opt_prop_def(I64_ARRAY_PROP)
     result = result_def(TensorType)
     traits = traits_def(Pure())
@@ -712,32 +770,33 @@ class StridedSliceOp(OperatorOp):
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
         x = expect_tensor(operand_types[0])
-        spec = _slice_spec(properties)
+        bounds = [expect_prim(t, "bound operand").expr for t in operand_types[1:]]
+        spec = _slice_spec(properties, bounds)
         if x.ndim is None:
             return tensor(None, x.dtype)
         axes = normalize_axes([axis for axis, *_ in spec], x.ndim, "axes")
-        if x.dims is None:
+        if x.dims is None or any(b is None for b in bounds):
             return tensor(x.ndim, x.dtype)
         dims = list(x.dims)
         for axis, (_, begin, end, stride) in zip(axes, spec, strict=True):
-            dims[axis] = slice_length(begin, end, stride, dims[axis])
+            dims[axis] = _axis_slice(begin, end, stride, dims[axis])[1]
         return tensor(tuple(dims), x.dtype)
 
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
-        (x,) = inputs
+        x, *bounds = inputs
         index = [slice(None)] * x.ndim
-        for axis, begin, end, stride in _slice_spec(props):
+        for axis, begin, end, stride in _slice_spec(props, [int(b) for b in bounds]):
             index[axis] = slice(begin, end, stride)
         return numpy_result(x[tuple(index)])
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
-        (x,) = inputs
+        x, *bounds = inputs
         steps = [(sympy.Integer(0), 1)] * x.ndim
-        for axis, begin, _, stride in _slice_spec(props):
+        for axis, begin, end, stride in _slice_spec(props, bounds):
             axis = normalize_axis(axis, x.ndim)
-            steps[axis] = (slice_start(begin, stride, x.shape[axis]), stride)
+            steps[axis] = (_axis_slice(begin, end, stride, x.shape[axis])[0], stride)
         return te.compute(
             result_dims(result_type),
             lambda *i: x[[start + k * stride for k, (start, stride) in zip(i, steps, strict=True)]],

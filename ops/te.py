@@ -64,6 +64,7 @@ __all__ = [
     "cast",
     "compute",
     "const",
+    "cos",
     "create_prim_func",
     "erf",
     "exp",
@@ -84,9 +85,11 @@ __all__ = [
     "rsqrt",
     "select",
     "sigmoid",
+    "sin",
     "sqrt",
     "sum",
     "tanh",
+    "trunc",
     "var",
 ]
 
@@ -190,19 +193,19 @@ class Expr:
         return _compare("ne", self, other)
 
     def __and__(self, other: Any) -> Expr:
-        return _logical("and", self, other)
+        return _bitwise("and", self, other)
 
     def __rand__(self, other: Any) -> Expr:
-        return _logical("and", other, self)
+        return _bitwise("and", other, self)
 
     def __or__(self, other: Any) -> Expr:
-        return _logical("or", self, other)
+        return _bitwise("or", self, other)
 
     def __ror__(self, other: Any) -> Expr:
-        return _logical("or", other, self)
+        return _bitwise("or", other, self)
 
     def __xor__(self, other: Any) -> Expr:
-        return _logical("xor", self, other)
+        return _bitwise("xor", self, other)
 
     def __invert__(self) -> Expr:
         if self.dtype != dtypes.I1:
@@ -334,6 +337,21 @@ def erf(x: Any) -> Expr:
     return _unary("erf", x)
 
 
+def sin(x: Any) -> Expr:
+    """Sine (radians)."""
+    return _unary("sin", x)
+
+
+def cos(x: Any) -> Expr:
+    """Cosine (radians)."""
+    return _unary("cos", x)
+
+
+def trunc(x: Any) -> Expr:
+    """x rounded toward zero."""
+    return _unary("trunc", x)
+
+
 def sigmoid(x: Any) -> Expr:
     """1 / (1 + exp(-x)), in the form whose exp never overflows (exp of -|x|)."""
     x = _as_expr(x, None)
@@ -426,6 +444,14 @@ def _compare(op: str, a: Any, b: Any) -> Expr:
             f"comparison of {dtypes.NAME_OF[a.dtype]} and {dtypes.NAME_OF[b.dtype]}; use te.cast"
         )
     return Call(op, (a, b), dtypes.I1)
+
+
+def _bitwise(op: str, a: Any, b: Any) -> Expr:
+    """``& | ^``: bitwise on integers, logical on conditions (i1, index relations)."""
+    integer = [x.dtype for x in (a, b) if isinstance(x, Expr) and not dtypes.is_bool(x.dtype)]
+    if integer and not dtypes.is_float(integer[0]):
+        return _binary(op, a, b)
+    return _logical(op, a, b)
 
 
 def _logical(op: str, a: Any, b: Any) -> Expr:
@@ -1001,6 +1027,9 @@ _FLOAT_UNARY: dict[str, type[Operation]] = {
     "rsqrt": math.RsqrtOp,
     "tanh": math.TanhOp,
     "erf": math.ErfOp,
+    "sin": math.SinOp,
+    "cos": math.CosOp,
+    "trunc": math.TruncOp,
     "abs": math.AbsFOp,
     "neg": arith.NegfOp,
 }

@@ -10,6 +10,7 @@ control flow; each op becomes VM instructions on untyped registers:
 | ``relax.call_packed "f"(args)`` | ``vm.call "f"(args)`` (+ ``op_attrs`` as a string) |
 | ``relax.call @g(args)`` | ``vm.call "g"(args)`` |
 | builtins (``vm.alloc_tensor`` ...) | ``vm.call "vm.builtin.*"`` with immediates and constants |
+| ``vm.make_prim`` of an integer | ``vm.const`` |
 | ``relax.const``, ``relax.shape`` of integers | ``vm.const`` |
 | ``relax.shape_of``, ``relax.tuple``, ``relax.get_item`` | the corresponding builtins |
 | ``relax.if`` | ``vm.if`` / ``vm.goto`` and a join block |
@@ -135,6 +136,8 @@ class _FunctionCodegen:
         if isinstance(op, vm.MatchShapeOp):
             self.call(op.builtin(), self.builtin_args(op), None)
             self.bind(op.result, self.get(op.value))
+        elif isinstance(op, vm.MakePrimOp) and op.dims.data[0].is_Integer:
+            self.bind(op.result, self.const(int(op.dims.data[0])))
         elif isinstance(op, vm.VMBuiltinOp):
             self.call(op.builtin(), self.builtin_args(op), op.results[0] if op.results else None)
         elif isinstance(op, CallDPSOp):

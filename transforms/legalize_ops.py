@@ -1,11 +1,12 @@
 """``relax-legalize-ops``: operators -> ``call_tir`` of generated kernels, or the safety net.
 
 An operator whose tensor operands and result have known shapes and dtypes (and whose
-shape operands are known) is built with its ``emit_te`` (the TE-style builder) into
-a ``tir.prim_func`` that first asserts the operator's obligations (the facts its
-deduction relies on but could not prove: docs/shape-safety.md); structurally
-identical kernels are shared. Variables no buffer
-binds become ``sym [...]`` arguments (call_tir_dyn). Anything else (unknown shape or
+shape and prim operands are known expressions) is built with its ``emit_te`` (the
+TE-style builder) into a ``tir.prim_func`` that first asserts the operator's obligations
+(the facts its deduction relies on but could not prove: docs/shape-safety.md);
+structurally identical kernels are shared. Shape and prim operands reach ``emit_te`` as
+their symbolic expressions, and the variables no buffer binds become ``sym [...]``
+arguments (call_tir_dyn): a kernel receives prim values that way. Anything else (unknown shape or
 dtype, data-dependent results such as ``unique``) becomes a ``call_packed`` of the
 operator's run-time kernel ``relax.op.<name>``, which allocates its result; the
 operator's attributes travel as ``op_attrs``.
@@ -32,6 +33,7 @@ from xrelax.dialects.relax import (
     CallPackedOp,
     CallTIROp,
     FuncOp,
+    PrimType,
     ShapeType,
     TensorType,
     TupleType,
@@ -66,6 +68,9 @@ def is_legalizable(op: OperatorOp) -> bool:
         if isinstance(type_, ShapeType):
             if type_.dims is None:
                 return False
+        elif isinstance(type_, PrimType):
+            if type_.expr is None:
+                return False
         elif not _known_tensor(type_):
             return False
     return True
@@ -94,7 +99,7 @@ class LegalizeOperator(RewritePattern):
     def to_call_tir(
         self, op: OperatorOp, result_type: Attribute, rewriter: PatternRewriter
     ) -> None:
-        args = [o for o in op.operands if not isinstance(o.type, ShapeType)]
+        args = [o for o in op.operands if isinstance(o.type, TensorType)]
         key = (
             type(op),
             tuple(o.type for o in op.operands),
@@ -117,6 +122,9 @@ class LegalizeOperator(RewritePattern):
             type_ = operand.type
             if isinstance(type_, ShapeType):
                 inputs.append(type_.dims)
+                continue
+            if isinstance(type_, PrimType):
+                inputs.append(type_.expr)
                 continue
             assert isinstance(type_, TensorType) and type_.dims is not None
             placeholder = te.placeholder(type_.dims, type_.dtype, f"x{index}")

@@ -47,6 +47,8 @@ from xrelax.dialects.relax import (
     FuncOp,
     GetItemOp,
     MatchShapeOp,
+    PrimType,
+    PrimValueOp,
     ShapeOp,
     ShapeType,
     TensorType,
@@ -65,6 +67,8 @@ def _type_dims(type_: Attribute) -> list[sympy.Expr]:
     """The symbolic dims a type holds (tuple fields included)."""
     if isinstance(type_, TensorType | ShapeType) and type_.dims is not None:
         return list(type_.dims)
+    if isinstance(type_, PrimType) and type_.expr is not None:
+        return [type_.expr]
     if isinstance(type_, TupleType):
         return [d for t in type_.types for d in _type_dims(t)]
     return []
@@ -81,6 +85,11 @@ def checked_result(op: Operation) -> Attribute | None:
     return None
 
 
+def _match_op(type_: Attribute) -> type[vm.MatchShapeOp | vm.MatchPrimOp]:
+    """The vm op matching a value of ``type_``."""
+    return vm.MatchPrimOp if isinstance(type_, PrimType) else vm.MatchShapeOp
+
+
 def _needed_exprs(func: FuncOp) -> list[sympy.Expr]:
     """Every symbolic expression the function needs at run time, in program order."""
     exprs: list[sympy.Expr] = []
@@ -93,6 +102,8 @@ def _needed_exprs(func: FuncOp) -> list[sympy.Expr]:
             exprs += op.pattern.data
         elif isinstance(op, ShapeOp):
             exprs += op.dims.data
+        elif isinstance(op, PrimValueOp) and op.result.uses:
+            exprs.append(op.expr)
         elif isinstance(op, CallDPSOp) and op.sym_args is not None:
             exprs += op.sym_args.data
         elif isinstance(op, vm.AllocStorageOp):
@@ -194,10 +205,17 @@ class _FunctionLowering:
             if any(d.is_Integer or d.is_Symbol for d in type_.dims):
                 cursor = self._match(value, type_.dims, bound, context, type_, cursor)[1]
             pending.append((value, type_.dims, context, type_))
+        elif isinstance(type_, PrimType):
+            # Checked to be an integer even when its value is unknown; every later use
+            # reads the int the match makes of it.
+            dims = _type_dims(type_) or [sympy.Integer(0)]
+            matched, cursor = self._match(value, dims, bound, context, type_, cursor)
+            self._read_through(value, matched)
+            pending.append((matched, dims, context, type_))
         elif isinstance(type_, TupleType):
             for index, field_type in enumerate(type_.types):
                 if not _type_dims(field_type) and not isinstance(
-                    field_type, TensorType | ShapeType | TupleType
+                    field_type, TensorType | ShapeType | PrimType | TupleType
                 ):
                     continue
                 item = GetItemOp(value, index)
@@ -232,6 +250,11 @@ class _FunctionLowering:
         cursor = self._check_value(result, type_, context, bound, op, pending)
         self._finish_checks(bound, computed, cursor, pending)
 
+    def _read_through(self, value: SSAValue, matched: SSAValue) -> None:
+        """Uses of a prim ``value`` (other than its match) read ``matched`` instead."""
+        match = matched.owner
+        self.rewriter.replace_uses_with_if(value, matched, lambda use: use.operation is not match)
+
     # ---------------------------------------------------------------- binding sites
 
     def _match(
@@ -245,9 +268,12 @@ class _FunctionLowering:
     ) -> tuple[SSAValue, Operation]:
         """Store or check the plain dims of ``value``; expressions are checked later."""
         entries: list[tuple[str, int, str]] = []
+        unknown_prim = isinstance(result_type, PrimType) and result_type.expr is None
         for dim in dims:
             label = symbolic.format_expr(dim)
-            if dim.is_Integer:
+            if unknown_prim:
+                entries.append(("any", 0, ""))
+            elif dim.is_Integer:
                 entries.append(("equal", int(dim), label))
             elif dim.is_Symbol:
                 kind = "check" if dim.name in bound else "store"
@@ -256,14 +282,16 @@ class _FunctionLowering:
             else:
                 entries.append(("any", 0, label))
         assert self.heap_value is not None
-        match = vm.MatchShapeOp(value, self.heap_value, entries, context, result_type)
+        match = _match_op(result_type)(value, self.heap_value, entries, context, result_type)
         self.rewriter.insert(match, InsertPoint.after(cursor))
         return match.result, match
 
     def _check_exprs(
         self, value: SSAValue, dims: Dims, context: str, result_type, cursor: Operation
     ) -> Operation:
-        if all(d.is_Integer or d.is_Symbol for d in dims):
+        if all(d.is_Integer or d.is_Symbol for d in dims) or (
+            isinstance(result_type, PrimType) and result_type.expr is None
+        ):
             return cursor
         entries = [
             ("any", 0, symbolic.format_expr(d))
@@ -272,8 +300,10 @@ class _FunctionLowering:
             for d in dims
         ]
         assert self.heap_value is not None
-        match = vm.MatchShapeOp(value, self.heap_value, entries, context, result_type)
+        match = _match_op(result_type)(value, self.heap_value, entries, context, result_type)
         self.rewriter.insert(match, InsertPoint.after(cursor))
+        if isinstance(match, vm.MatchPrimOp):
+            self._read_through(value, match.result)
         return match
 
     def _walk(self, block: Block, bound: set[str], computed: set[sympy.Expr]) -> None:
@@ -296,7 +326,7 @@ class _FunctionLowering:
         result, cursor = self._match(op.value, pattern, bound, context, op.result.type, op)
         cursor = self._compute(bound, computed, cursor)
         last = self._check_exprs(result, pattern, context, op.result.type, cursor)
-        final = last.results[0] if isinstance(last, vm.MatchShapeOp) else result
+        final = last.results[0] if isinstance(last, vm.MatchShapeOp | vm.MatchPrimOp) else result
         self.rewriter.replace_all_uses_with(op.result, final)
         self.rewriter.erase(op)
 
@@ -346,6 +376,13 @@ class _FunctionLowering:
                 )
                 make.result.name_hint = op.result.name_hint
                 self.rewriter.replace(op, make)
+            elif isinstance(op, PrimValueOp) and not op.result.uses:
+                self.rewriter.erase(op)  # an operand of an operator now legalized
+            elif isinstance(op, PrimValueOp):
+                value = (self.heap.lower(op.expr),)
+                prim = vm.MakePrimOp(self.heap_value, value, op.result.type)
+                prim.result.name_hint = op.result.name_hint
+                self.rewriter.replace(op, prim)
             elif isinstance(op, CallDPSOp) and op.sym_args is not None:
                 if op.args and op.args[0] is self.heap_value:
                     continue

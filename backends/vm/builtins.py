@@ -185,6 +185,52 @@ def match_shape(
             raise VMError(_in(err_ctx, f"match_shape: unknown pattern kind {kind}"))
 
 
+@register_func("vm.builtin.match_prim")
+def match_prim(
+    value: Any, heap: np.ndarray, pattern: tuple[tuple[int, int, str], ...], err_ctx: str
+) -> int:
+    """A prim value (an int, a numpy integer or a 0-d integer array) as an int, matched
+    against one ``(kind, value, label)`` entry: a stored value binds a symbolic variable,
+    which is non-negative."""
+    integer = prim_int(value, err_ctx)
+    ((kind, slot, label),) = pattern
+    if kind == MATCH_STORE:
+        if integer < 0:
+            raise VMError(
+                _in(
+                    err_ctx,
+                    f"symbolic variable {label} would be {integer}, but symbolic "
+                    "variables are non-negative",
+                )
+            )
+        heap[slot] = integer
+    elif kind in (MATCH_EQUAL_IMM, MATCH_EQUAL_HEAP):
+        expected = slot if kind == MATCH_EQUAL_IMM else heap.item(slot)
+        if integer != expected:
+            raise VMError(_in(err_ctx, f"value{_label(label)}: expected {expected}, got {integer}"))
+    elif kind != MATCH_NONE:
+        raise VMError(_in(err_ctx, f"match_prim: unknown pattern kind {kind}"))
+    return integer
+
+
+def prim_int(value: Any, err_ctx: str) -> int:
+    """``value`` as a Python int: an int, a numpy integer or a 0-d integer array."""
+    if type(value) is int:
+        return value
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+        return int(value)
+    raise VMError(_in(err_ctx, f"expected an integer, got {_describe(value)}"))
+
+
+@register_func("vm.builtin.make_prim")
+def make_prim(heap: np.ndarray, entry: tuple[int, int]) -> int:
+    """A prim value from a ``(kind, value)`` pair: kind 0 is ``value``, kind 1 ``heap[value]``."""
+    kind, value = entry
+    return heap.item(value) if kind else value
+
+
 def _match_error(
     dims: tuple[int, ...], heap: np.ndarray, pattern: tuple[tuple[int, int, str], ...], err_ctx: str
 ) -> None:

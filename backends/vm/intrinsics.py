@@ -99,6 +99,27 @@ def _match_shape(site: CallSite, names: Globals) -> list[str] | None:
     return lines
 
 
+def _match_prim(site: CallSite, names: Globals) -> list[str] | None:
+    pattern = site.values[2] if len(site.args) == 4 else None
+    if not site.lhs or not _is_match_pattern(pattern) or len(pattern) != 1:
+        return None
+    value, heap = site.args[0], site.args[1]
+    ((kind, slot, _),) = pattern
+    failed = [f"type({value}) is not int"]
+    stores = []
+    if kind == builtins.MATCH_EQUAL_IMM:
+        failed.append(f"{value} != {slot}")
+    elif kind == builtins.MATCH_EQUAL_HEAP:
+        failed.append(f"{value} != {heap}[{slot}]")
+    elif kind == builtins.MATCH_STORE:
+        failed.append(f"{value} < 0")
+        stores.append(f"{heap}[{slot}] = {value}")
+    return [
+        f"if {' or '.join(failed)}: {site.call}",
+        f"else: {'; '.join([*stores, site.lhs + value])}",
+    ]
+
+
 def _is_match_pattern(pattern: Any) -> bool:
     kinds = (
         builtins.MATCH_EQUAL_IMM,
@@ -134,6 +155,15 @@ def _make_shape(site: CallSite, names: Globals) -> list[str] | None:
     return [f"{site.lhs}({', '.join(dims)}{',' if len(dims) == 1 else ''})"]
 
 
+def _make_prim(site: CallSite, names: Globals) -> list[str] | None:
+    entry = site.values[1] if len(site.args) == 2 else None
+    if not site.lhs or type(entry) is not tuple or len(entry) != 2 or entry[0] != 1:
+        return None
+    if type(entry[1]) is not int or entry[1] < 0:
+        return None
+    return [f"{site.lhs}{site.args[0]}.item({entry[1]})"]
+
+
 def _alloc_tensor_direct(site: CallSite, names: Globals) -> list[str] | None:
     if len(site.args) != 2 or not site.lhs or type(site.values[1]) is not str:
         return None
@@ -151,6 +181,8 @@ _EXPANSIONS: list[tuple[Callable[..., Any], Expansion]] = [
     (builtins.check_tensor_info, _check_tensor_info),
     (builtins.match_shape, _match_shape),
     (builtins.make_shape, _make_shape),
+    (builtins.match_prim, _match_prim),
+    (builtins.make_prim, _make_prim),
     (builtins.alloc_tensor_direct, _alloc_tensor_direct),
     (builtins.alloc_shape_heap, _alloc_shape_heap),
 ]

@@ -33,6 +33,25 @@ relax.func @arange_operands(%a: !relax.tensor<[], i64>, %b: !relax.tensor<[], i3
 
 // -----
 
+relax.func @arange_zero_step(%n: !relax.prim<i64, n>) -> !relax.object {
+  %zero = relax.prim_value 0
+  // expected-error @+1 {{'relax.arange' op relax.arange: the step is 0}}
+  %0 = relax.arange %zero, %n, %zero : (!relax.prim<i64, 0>, !relax.prim<i64, n>, !relax.prim<i64, 0>)
+  relax.return %n : !relax.prim<i64, n>
+}
+
+// -----
+
+relax.func @arange_reversed(%n: !relax.prim<i64, n>) -> !relax.object {
+  %start = relax.prim_value n + 2
+  %one = relax.prim_value 1
+  // expected-error @+1 {{'relax.arange' op relax.arange: the range is not reversed (its length is not negative): 0 <= -2 is false}}
+  %0 = relax.arange %start, %n, %one : (!relax.prim<i64, n + 2>, !relax.prim<i64, n>, !relax.prim<i64, 1>)
+  relax.return %n : !relax.prim<i64, n>
+}
+
+// -----
+
 relax.func @tril_of_a_vector(%x: !relax.tensor<[n], f32>) -> !relax.object {
   // expected-error @+1 {{'relax.tril' op expected a tensor of rank >= 2, got !relax.tensor<[n], f32>}}
   %0 = relax.tril %x : (!relax.tensor<[n], f32>)

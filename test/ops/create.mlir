@@ -34,6 +34,46 @@ relax.func @arange(%a: !relax.tensor<[], i64>, %b: !relax.tensor<[], i64>, %c: !
 
 // -----
 
+// Of prim values of known value the length is symbolic: end - start for a unit step,
+// rounded up for others, counting down for a negative constant step.
+// CHECK-LABEL: relax.func @arange_of_prims
+// CHECK-NEXT:    relax.prim_value
+// CHECK-NEXT:    relax.prim_value
+// CHECK-NEXT:    relax.prim_value
+// CHECK-NEXT:    relax.arange %zero, %i, %one {{.*}} -> !relax.tensor<[i], i64>
+// CHECK-NEXT:    relax.arange %p, %end, %one {dtype = f32} {{.*}} -> !relax.tensor<[i], f32>
+// CHECK-NEXT:    relax.arange %zero, %i, %s {{.*}} -> !relax.tensor<[floordiv(i + s - 1, s)], i64>
+// CHECK-NEXT:    relax.prim_value
+// CHECK-NEXT:    relax.arange %i, %zero, %down {{.*}} -> !relax.tensor<[floordiv(i + 1, 2)], i64>
+// CHECK-NEXT:    relax.arange %zero, %a, %one {{.*}} -> !relax.tensor<ndim=1, i64>
+relax.func @arange_of_prims(%i: !relax.prim<i64, i>, %p: !relax.prim<i64, p>, %s: !relax.prim<i64, s>, %a: !relax.prim<i64>) -> !relax.object {
+  %zero = relax.prim_value 0
+  %one = relax.prim_value 1
+  %end = relax.prim_value p + i
+  %0 = relax.arange %zero, %i, %one : (!relax.prim<i64, 0>, !relax.prim<i64, i>, !relax.prim<i64, 1>)
+  %1 = relax.arange %p, %end, %one {dtype = f32} : (!relax.prim<i64, p>, !relax.prim<i64, p + i>, !relax.prim<i64, 1>)
+  %2 = relax.arange %zero, %i, %s : (!relax.prim<i64, 0>, !relax.prim<i64, i>, !relax.prim<i64, s>)
+  %down = relax.prim_value -2
+  %3 = relax.arange %i, %zero, %down : (!relax.prim<i64, i>, !relax.prim<i64, 0>, !relax.prim<i64, -2>)
+  %4 = relax.arange %zero, %a, %one : (!relax.prim<i64, 0>, !relax.prim<i64>, !relax.prim<i64, 1>)
+  relax.return %i : !relax.prim<i64, i>
+}
+
+// -----
+
+// full of a prim value: i64, or the dtype given.
+// CHECK-LABEL: relax.func @full_of_prim
+// CHECK:         relax.full %s, %p {{.*}} -> !relax.tensor<[n, p], i64>
+// CHECK-NEXT:    relax.full %s, %u {dtype = f32} {{.*}} -> !relax.tensor<[n, p], f32>
+relax.func @full_of_prim(%x: !relax.tensor<[n], f32>, %p: !relax.prim<i64, p>, %u: !relax.prim<i64>) -> !relax.object {
+  %s = relax.shape [n, p]
+  %0 = relax.full %s, %p : (!relax.shape<[n, p]>, !relax.prim<i64, p>)
+  %1 = relax.full %s, %u {dtype = f32} : (!relax.shape<[n, p]>, !relax.prim<i64>)
+  relax.return %x : !relax.tensor<[n], f32>
+}
+
+// -----
+
 // tril and triu keep the type of their operand, whatever is known of it.
 // CHECK-LABEL: relax.func @triangular
 // CHECK-NEXT:    relax.tril {{.*}} -> !relax.tensor<[b, n, m], f32>

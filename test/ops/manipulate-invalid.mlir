@@ -105,3 +105,37 @@ relax.func @strided_slice_lengths(%x: !relax.tensor<[n, 3], f32>) -> !relax.obje
   %0 = relax.strided_slice %x {axes = array<i64: 0, 1>, begin = array<i64: 0>, end = array<i64: 2>} : (!relax.tensor<[n, 3], f32>)
   relax.return %x : !relax.tensor<[n, 3], f32>
 }
+
+// -----
+
+relax.func @slice_bounds_twice(%x: !relax.tensor<[n, 4], f32>, %k: !relax.prim<i64, k>) -> !relax.object {
+  // expected-error @+1 {{'relax.strided_slice' op expected begin and end as properties or as prim operands, not both}}
+  %0 = relax.strided_slice %x, %k, %k {axes = array<i64: 0>, begin = array<i64: 0>} : (!relax.tensor<[n, 4], f32>, !relax.prim<i64, k>, !relax.prim<i64, k>)
+  relax.return %x : !relax.tensor<[n, 4], f32>
+}
+
+// -----
+
+relax.func @slice_bound_count(%x: !relax.tensor<[n, 4], f32>, %k: !relax.prim<i64, k>) -> !relax.object {
+  // expected-error @+1 {{'relax.strided_slice' op expected a begin and an end prim operand per axis (4), got 2}}
+  %0 = relax.strided_slice %x, %k, %k {axes = array<i64: 0, 1>} : (!relax.tensor<[n, 4], f32>, !relax.prim<i64, k>, !relax.prim<i64, k>)
+  relax.return %x : !relax.tensor<[n, 4], f32>
+}
+
+// -----
+
+relax.func @slice_prim_negative_stride(%x: !relax.tensor<[n, 4], f32>, %k: !relax.prim<i64, k>) -> !relax.object {
+  // expected-error @+1 {{'relax.strided_slice' op prim bounds need positive strides, got [-1]}}
+  %0 = relax.strided_slice %x, %k, %k {axes = array<i64: 0>, strides = array<i64: -1>} : (!relax.tensor<[n, 4], f32>, !relax.prim<i64, k>, !relax.prim<i64, k>)
+  relax.return %x : !relax.tensor<[n, 4], f32>
+}
+
+// -----
+
+relax.func @slice_negative_symbolic_bound(%x: !relax.tensor<[n, 4], f32>, %k: !relax.prim<i64, k>) -> !relax.object {
+  %zero = relax.prim_value 0
+  %end = relax.prim_value -k - 1
+  // expected-error @+1 {{'relax.strided_slice' op relax.strided_slice: a symbolic slice bound is not negative: 0 <= -k - 1 is false}}
+  %0 = relax.strided_slice %x, %zero, %end {axes = array<i64: 0>} : (!relax.tensor<[n, 4], f32>, !relax.prim<i64, 0>, !relax.prim<i64, -k - 1>)
+  relax.return %x : !relax.tensor<[n, 4], f32>
+}

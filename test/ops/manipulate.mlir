@@ -81,3 +81,23 @@ relax.func @indexing(%x: !relax.tensor<[10, n], f32>, %i: !relax.tensor<[k], i64
   %6 = relax.take %x, %i : (!relax.tensor<[10, n], f32>, !relax.tensor<[k], i64>)
   relax.return %x : !relax.tensor<[10, n], f32>
 }
+
+// -----
+
+// strided_slice with prim bounds (begins, then ends): a symbolic bound is clamped to the
+// dimension; a constant one counts from the end when negative.
+// CHECK-LABEL: relax.func @slice_prim_bounds
+// CHECK:         relax.strided_slice %x, %zero, %n {axes = array<i64: 1>} {{.*}} -> !relax.tensor<[b, min(m, n), 8], f32>
+// CHECK-NEXT:    relax.strided_slice %x, %p, %e {axes = array<i64: 1>} {{.*}} -> !relax.tensor<[b, max(0, min(m, n + p) - min(m, p)), 8], f32>
+// CHECK-NEXT:    relax.strided_slice %x, %n, %neg {axes = array<i64: -1>, strides = array<i64: 2>} {{.*}} -> !relax.tensor<[b, m, max(0, floordiv(-min(8, n) + 7, 2))], f32>
+// CHECK-NEXT:    relax.strided_slice %x, %zero, %u {axes = array<i64: 1>} {{.*}} -> !relax.tensor<ndim=3, f32>
+relax.func @slice_prim_bounds(%x: !relax.tensor<[b, m, 8], f32>, %n: !relax.prim<i64, n>, %p: !relax.prim<i64, p>, %u: !relax.prim<i64>) -> !relax.object {
+  %zero = relax.prim_value 0
+  %e = relax.prim_value p + n
+  %neg = relax.prim_value -2
+  %0 = relax.strided_slice %x, %zero, %n {axes = array<i64: 1>} : (!relax.tensor<[b, m, 8], f32>, !relax.prim<i64, 0>, !relax.prim<i64, n>)
+  %1 = relax.strided_slice %x, %p, %e {axes = array<i64: 1>} : (!relax.tensor<[b, m, 8], f32>, !relax.prim<i64, p>, !relax.prim<i64, n + p>)
+  %2 = relax.strided_slice %x, %n, %neg {axes = array<i64: -1>, strides = array<i64: 2>} : (!relax.tensor<[b, m, 8], f32>, !relax.prim<i64, n>, !relax.prim<i64, -2>)
+  %3 = relax.strided_slice %x, %zero, %u {axes = array<i64: 1>} : (!relax.tensor<[b, m, 8], f32>, !relax.prim<i64, 0>, !relax.prim<i64>)
+  relax.return %x : !relax.tensor<[b, m, 8], f32>
+}

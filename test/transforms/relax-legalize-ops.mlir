@@ -144,6 +144,29 @@ relax.func @data_dependent(%x: !relax.tensor<[n], i64>) -> !relax.tensor<ndim=1,
 
 // -----
 
+// Prim operands of known value reach the kernel as sym arguments (the variables no
+// buffer binds); an unknown one takes the safety net, which receives the values.
+// The reversed-range obligation becomes an assertion of the kernel.
+// CHECK-LABEL: tir.prim_func @arange(%out: !tir.buffer<[floordiv(b - a + 1, 2)], f32>) sym [a, b] {
+// CHECK-NEXT:    tir.assert [0] <= [floordiv(b - a + 1, 2)], "relax.arange: the range is not reversed (its length is not negative)"
+// CHECK-NEXT:    tir.for i in [0, floordiv(b - a + 1, 2)) {
+// CHECK-NEXT:      %0 = tir.index a + i * 2 : i64
+// CHECK-NEXT:      %1 = arith.sitofp %0 : i64 to f32
+// CHECK-NEXT:      tir.store %out[i], %1 : f32
+// CHECK-LABEL: relax.func @arange_between
+// CHECK:         %0 = relax.call_tir @arange() sym [a, b] : () -> !relax.tensor<[floordiv(b - a + 1, 2)], f32>
+// CHECK-NEXT:    %1 = relax.call_packed "relax.op.arange"(%a, %u, %one) {pure} : (!relax.prim<i64, a>, !relax.prim<i64>, !relax.prim<i64, 1>) -> !relax.tensor<ndim=1, i64>
+relax.func @arange_between(%a: !relax.prim<i64, a>, %b: !relax.prim<i64, b>, %u: !relax.prim<i64>) -> !relax.tuple<!relax.tensor<ndim=1, f32>, !relax.tensor<ndim=1, i64>> {
+  %one = relax.prim_value 1
+  %two = relax.prim_value 2
+  %0 = relax.arange %a, %b, %two {dtype = f32} : (!relax.prim<i64, a>, !relax.prim<i64, b>, !relax.prim<i64, 2>)
+  %1 = relax.arange %a, %u, %one : (!relax.prim<i64, a>, !relax.prim<i64>, !relax.prim<i64, 1>)
+  %t = relax.tuple %0, %1 : (!relax.tensor<[floordiv(b - a + 1, 2)], f32>, !relax.tensor<ndim=1, i64>)
+  relax.return %t : !relax.tuple<!relax.tensor<[floordiv(b - a + 1, 2)], f32>, !relax.tensor<ndim=1, i64>>
+}
+
+// -----
+
 // The facts an operator's deduction relies on but cannot prove become tir.asserts at
 // the top of its kernel (before any loop reads memory); proven ones cost nothing.
 // CHECK-LABEL: tir.prim_func @matmul(%x0: !tir.buffer<[n, k], f32>, %x1: !tir.buffer<[m, 4], f32>, %out: !tir.buffer<[n, 4], f32>) {

@@ -80,3 +80,28 @@ relax.func @main(%x: !relax.tensor<[n], f32>, %t: !relax.tuple<!relax.tensor<[n,
   %c = relax.call_packed "my.f"(%b) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n * 2], f32>
   relax.return %b : !relax.tensor<[n], f32>
 }
+
+// -----
+
+// Prim parameters: a plain variable is stored (vm.match_prim also checks it is a
+// non-negative integer), an expression checked once its variables are bound, an unknown
+// value only checked to be an integer; later uses read the int the match made. A
+// prim_value becomes vm.make_prim from its heap slot; an unused one is dropped;
+// match_shape of a prim value binds a variable.
+// CHECK-LABEL: relax.func @prims
+// CHECK-NEXT:    %shape_heap = vm.alloc_shape_heap 4 : !relax.tensor<[4], i64>
+// CHECK-NEXT:    %[[I:.*]] = vm.match_prim %i, %shape_heap [store h0 "i"] "prims: parameter 'i'" : !relax.prim<i64, i>, !relax.tensor<[4], i64> -> !relax.prim<i64, i>
+// CHECK-NEXT:    %[[J0:.*]] = vm.match_prim %j, %shape_heap [any "i + 1"] "prims: parameter 'j'" : !relax.prim<i64, i + 1>, !relax.tensor<[4], i64> -> !relax.prim<i64, i + 1>
+// CHECK-NEXT:    %[[A:.*]] = vm.match_prim %a, %shape_heap [any ""] "prims: parameter 'a'" : !relax.prim<i64>, !relax.tensor<[4], i64> -> !relax.prim<i64>
+// CHECK-NEXT:    relax.call_dps @prims_shape0(%shape_heap) sym [h0]
+// CHECK-NEXT:    %[[J:.*]] = vm.match_prim %[[J0]], %shape_heap [check h2 "i + 1"] "prims: parameter 'j'"
+// CHECK-NEXT:    %k = vm.make_prim %shape_heap [h3] : !relax.prim<i64, i * 2>
+// CHECK-NEXT:    %q = vm.match_prim %[[A]], %shape_heap [store h1 "q"] "prims: match_shape [q]"
+// CHECK-NEXT:    %t = relax.tuple %[[I]], %[[J]], %k, %q
+relax.func @prims(%i: !relax.prim<i64, i>, %j: !relax.prim<i64, i + 1>, %a: !relax.prim<i64>) -> !relax.object {
+  %k = relax.prim_value 2 * i
+  %unused = relax.prim_value i + 7
+  %q = relax.match_shape %a [q] : (!relax.prim<i64>)
+  %t = relax.tuple %i, %j, %k, %q : (!relax.prim<i64, i>, !relax.prim<i64, i + 1>, !relax.prim<i64, i * 2>, !relax.prim<i64, q>)
+  relax.return %t : !relax.tuple<!relax.prim<i64, i>, !relax.prim<i64, i + 1>, !relax.prim<i64, i * 2>, !relax.prim<i64, q>>
+}

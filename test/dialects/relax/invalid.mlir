@@ -340,3 +340,58 @@ relax.func @call_result_dims(%x: !relax.tensor<[3], f32>) -> !relax.tensor<[5], 
   %r = relax.call @double(%x) : (!relax.tensor<[3], f32>) -> !relax.tensor<[5], f32>
   relax.return %r : !relax.tensor<[5], f32>
 }
+
+// -----
+
+relax.func @prim_float(%x: !relax.tensor<[n], f32>) -> !relax.object {
+  // expected-error @+1 {{a prim value has an integer element type (i8, i16, i32, i64), got 'f32'}}
+  %k = relax.prim_value n : !relax.prim<f32, n>
+  relax.return %k : !relax.prim<f32, n>
+}
+
+// -----
+
+// expected-error @+1 {{parameter #0 type !relax.prim<i64, i + 1> uses symbolic variable(s) i that no parameter binds as a whole dimension}}
+relax.func @prim_unbound(%k: !relax.prim<i64, i + 1>) -> !relax.prim<i64> {
+  relax.return %k : !relax.prim<i64, i + 1>
+}
+
+// -----
+
+relax.func @prim_value_undefined(%x: !relax.tensor<[n], f32>) -> !relax.prim<i64> {
+  // expected-error @+1 {{uses undefined symbolic variable(s) m}}
+  %k = relax.prim_value m + n
+  relax.return %k : !relax.prim<i64, m + n>
+}
+
+// -----
+
+relax.func @prim_value_mismatch(%x: !relax.tensor<[n], f32>) -> !relax.prim<i64> {
+  // expected-error @+1 {{declared result type !relax.prim<i64, n + 2> does not match the deduced type !relax.prim<i64, n + 1>}}
+  %k = relax.prim_value n + 1 : !relax.prim<i64, n + 2>
+  relax.return %k : !relax.prim<i64, n + 2>
+}
+
+// -----
+
+relax.func @prim_value_empty(%x: !relax.tensor<[n], f32>) -> !relax.prim<i64> {
+  // expected-error @+1 {{expected a symbolic integer expression}}
+  %k = relax.prim_value : !relax.prim<i64, n>
+  relax.return %k : !relax.prim<i64, n>
+}
+
+// -----
+
+relax.func @prim_match_rank(%p: !relax.prim<i64>) -> !relax.prim<i64> {
+  // expected-error @+1 {{relax.match_shape of a prim value takes a pattern of one expression, got [a, b]}}
+  %m = relax.match_shape %p [a, b] : (!relax.prim<i64>)
+  relax.return %p : !relax.prim<i64>
+}
+
+// -----
+
+relax.func @prim_return(%i: !relax.prim<i64, i>) -> !relax.prim<i64, i> {
+  %k = relax.prim_value i + 1
+  // expected-error @+1 {{declared function result type !relax.prim<i64, i> does not match the deduced type !relax.prim<i64, i + 1>}}
+  relax.return %k : !relax.prim<i64, i + 1>
+}

@@ -119,3 +119,20 @@ relax.func private @control_flow(%c: !relax.tensor<[], i1>, %x: !relax.tensor<[n
   }
   relax.return %r : !relax.tensor<[n], f32>
 }
+
+// -----
+
+// relax.prim_value: an expression of defined variables as a value (the type may be
+// left out: i64); match_shape binds a variable to a prim value computed at run time.
+// CHECK-LABEL: relax.func @prim_values
+// CHECK-NEXT:    %k = relax.prim_value n * 2 + 1 : !relax.prim<i64, n * 2 + 1>
+// CHECK-NEXT:    %c = relax.prim_value -3 : !relax.prim<i32, -3>
+// CHECK-NEXT:    %m = relax.match_shape %p [q] : (!relax.prim<i64>) -> !relax.prim<i64, q>
+// CHECK-NEXT:    %s = relax.shape [q, n] : !relax.shape<[q, n]>
+relax.func @prim_values(%x: !relax.tensor<[n], f32>, %p: !relax.prim<i64>) -> !relax.shape<ndim=2> {
+  %k = relax.prim_value 1 + 2 * n
+  %c = relax.prim_value -3 : !relax.prim<i32, -3>
+  %m = relax.match_shape %p [q] : (!relax.prim<i64>)
+  %s = relax.shape [q, n]
+  relax.return %s : !relax.shape<[q, n]>
+}

@@ -42,3 +42,15 @@ relax.func @tuples_objects(%t: !relax.tuple<!relax.tensor<[n], f32>, !relax.shap
 relax.func @expressions(%n: !relax.tensor<[n, m], f32>, %x: !relax.tensor<[n, m, n * 224 * 224 * 3, 2 * floordiv(m, 2), (n + 1) * 2, n*m - 1, floormod(n, 3), min(n, m), max(m, n) + 1, 3 * 4], f32>) -> !relax.object {
   relax.return %x : !relax.tensor<[n, m, n * 150528, floordiv(m, 2) * 2, n * 2 + 2, m * n - 1, floormod(n, 3), min(m, n), max(m, n) + 1, 12], f32>
 }
+
+// -----
+
+// Prim values (symbolic integers as values): unknown, or equal to an expression; a
+// parameter whose value is a plain variable binds it, like a whole dimension does.
+// CHECK-LABEL: relax.func @prims
+// CHECK-SAME: (%i: !relax.prim<i64, i>, %a: !relax.prim<i64>, %b: !relax.prim<i32, i * 2 + 1>, %x: !relax.tensor<[i], f32>)
+// CHECK-SAME: -> !relax.tuple<!relax.prim<i64, i>, !relax.prim<i64>>
+relax.func @prims(%i: !relax.prim<i64, i>, %a: !relax.prim<i64>, %b: !relax.prim<i32, 1 + 2*i>, %x: !relax.tensor<[i], f32>) -> !relax.tuple<!relax.prim<i64, i>, !relax.prim<i64>> {
+  %t = relax.tuple %i, %a : (!relax.prim<i64, i>, !relax.prim<i64>)
+  relax.return %t : !relax.tuple<!relax.prim<i64, i>, !relax.prim<i64>>
+}

@@ -153,3 +153,29 @@ def test_interpreter_mode_matches(tmp_path: Path) -> None:
     (vm,) = run(tmp_path, "mlp.mlir", inputs)
     (ref,) = run(tmp_path, "mlp.mlir", inputs, "--interpret")
     np.testing.assert_allclose(vm, ref, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize(("i", "n"), [(0, 1), (5, 4), (3, 0)])
+def test_prim_values(tmp_path: Path, i: int, n: int) -> None:
+    x = RNG.standard_normal((n, 3)).astype(np.float32)
+    seq, y = run(tmp_path, "prim_values.mlir", {"i": np.array(i), "x": x})
+    np.testing.assert_array_equal(seq, np.arange(i))
+    assert seq.dtype == np.int64
+    np.testing.assert_allclose(y, x + np.arange(n, dtype=np.float32)[:, None], rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("i", "message"),
+    [
+        (
+            np.array(-2),
+            "main: parameter 'i': symbolic variable i would be -2, but symbolic "
+            "variables are non-negative",
+        ),
+        (np.array(2.5), "main: parameter 'i': expected an integer, got float64"),
+        (np.array([2]), "main: parameter 'i': expected an integer, got tensor"),
+    ],
+)
+def test_prim_values_bad_input(tmp_path: Path, capsys, i: np.ndarray, message: str) -> None:
+    err = fails(tmp_path, capsys, "prim_values.mlir", {"i": i, "x": np.ones((2, 3), np.float32)})
+    assert err == f"relax-run: error: {message}"

@@ -57,27 +57,8 @@ def _onnx(name: str) -> Any:
     return exported.model_proto
 
 
-def _cases() -> list[Any]:
-    """Each model on each path. torch.onnx.export writes the adaptive average pooling of
-    ConvNeXt and Swin as a gather over ``Range(0, batch)``: they need ONNX ``Range`` of a
-    symbolic length (symbolic integers as values), which another branch adds; until it
-    is here they are expected to fail, and pass (strictly) once it is."""
-    from xrelax.frontend.onnx import SUPPORTED
-
-    waiting = pytest.mark.xfail(
-        "Range" not in SUPPORTED, reason="needs ONNX Range of a symbolic length", strict=True
-    )
-    return [
-        pytest.param(name, path, marks=[waiting] if path == "onnx" and name in _RANGE else [])
-        for name in ZOO
-        for path in ("torch", "onnx")
-    ]
-
-
-_RANGE = {"convnext", "swin"}
-
-
-@pytest.mark.parametrize(("name", "path"), _cases())
+@pytest.mark.parametrize("path", ["torch", "onnx"])
+@pytest.mark.parametrize("name", list(ZOO))
 def test_zoo_model_matches_eager(name: str, path: str) -> None:
     model, program = _exported(name)
     case = ZOO[name]

@@ -24,7 +24,7 @@ import xrelax
 from xrelax.backends.kernels import Kernel, compile_prim_func
 from xrelax.dialects import dtypes
 from xrelax.dialects.block_builder import BlockBuilder
-from xrelax.dialects.relax import CallTIROp, ShapeType, TensorType
+from xrelax.dialects.relax import CallTIROp, PrimType, ShapeType, TensorType
 from xrelax.dialects.symbolic import sym
 from xrelax.dialects.tir import PrimFuncOp
 from xrelax.ops.base import OperatorOp
@@ -94,6 +94,11 @@ def tensor(dims: Sequence[Any], dtype: Attribute, value: np.ndarray) -> tuple[At
 def shape(dims: Sequence[Any], value: Sequence[int]) -> tuple[Attribute, Any]:
     """A shape operand: its type and its run-time value."""
     return ShapeType.of(list(dims)), tuple(value)
+
+
+def prim(expr: Any, value: int) -> tuple[Attribute, Any]:
+    """A prim operand (an i64 symbolic integer): its type and its run-time value."""
+    return PrimType.of(I64, expr), value
 
 
 def build(

@@ -15,6 +15,7 @@ from legalcheck import (
     SETTINGS,
     Symbols,
     check,
+    prim,
     random_array,
     seeds,
     shape,
@@ -223,6 +224,22 @@ def test_strided_slice(data):
     if data.draw(st.booleans()) or any(s != 1 for s in strides):
         spec["strides"] = strides
     check(StridedSliceOp, [data.draw(operand(symbols, sizes))], spec, symbols.env)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_strided_slice_of_prim_bounds(data):
+    symbols = Symbols(data.draw)
+    sizes = data.draw(st.lists(st.integers(0, 5), min_size=1, max_size=3))
+    axes = data.draw(st.lists(st.integers(0, len(sizes) - 1), min_size=1, unique=True))
+    strides = [data.draw(st.sampled_from([1, 2, 3])) for _ in axes]
+    # A bound is a constant (negative counts from the end) or a symbolic, non-negative
+    # value, possibly beyond the dimension (clamped).
+    values = [data.draw(st.integers(-3, 7)) for _ in range(2 * len(axes))]
+    bounds = [prim(symbols.dim(v) if v >= 0 and data.draw(st.booleans()) else v, v) for v in values]
+    spec = {"axes": axes, "strides": strides}
+    operands = [data.draw(operand(symbols, sizes)), *bounds]
+    check(StridedSliceOp, operands, spec, symbols.env)
 
 
 def test_family_is_covered():

@@ -15,6 +15,7 @@ from legalcheck import (
     SETTINGS,
     Symbols,
     check,
+    prim,
     random_array,
     seeds,
     shape,
@@ -149,6 +150,17 @@ def test_full(data):
     check(FullOp, operands, {"dtype": target}, symbols.env)
 
 
+@SETTINGS
+@given(data=st.data())
+def test_full_of_a_prim_value(data):
+    symbols = Symbols(data.draw)
+    sizes = data.draw(st.lists(st.integers(0, 4), max_size=3))
+    value = data.draw(st.integers(0, 9))
+    target = data.draw(st.none() | st.sampled_from([F32, I32, I1]))
+    operands = [shape(symbols.dims(sizes), sizes), prim(symbols.dim(value), value)]
+    check(FullOp, operands, {"dtype": target}, symbols.env)
+
+
 @pytest.mark.parametrize("op", [TrilOp, TriuOp], ids=name)
 @SETTINGS
 @given(data=st.data())
@@ -158,6 +170,20 @@ def test_triangular(op, data):
     sizes = data.draw(st.lists(st.integers(0, 5), min_size=2, max_size=4))
     operand = tensor(symbols.dims(sizes), dtype, random_array(rng, sizes, dtype, -9, 10))
     check(op, [operand], {"k": data.draw(st.none() | st.integers(-6, 6))}, symbols.env)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_arange_of_prim_values(data):
+    symbols = Symbols(data.draw)
+    start, end = data.draw(st.integers(0, 9)), data.draw(st.integers(0, 9))
+    step = data.draw(st.sampled_from([1, 2, 3, -1, -2]))
+    assume((end - start if step > 0 else start - end) + abs(step) - 1 >= 0)
+    # A symbolic step must be positive; a negative one is a constant.
+    step_expr = symbols.dim(step) if step > 0 else step
+    operands = [prim(symbols.dim(start), start), prim(symbols.dim(end), end), prim(step_expr, step)]
+    dtype = data.draw(st.sampled_from([None, F32, I32]))
+    check(ArangeOp, operands, {"dtype": dtype} if dtype else {}, symbols.env)
 
 
 def test_families_are_covered():
@@ -170,5 +196,5 @@ def test_families_are_covered():
         MaxPool2dOp,
         AvgPool2dOp,
     }
-    # arange is data-dependent: the safety net (test_pass.py).
+    # arange of 0-d tensors takes the safety net (test_pass.py).
     assert set(CREATE_OPS) == {ZerosOp, OnesOp, FullOp, ArangeOp, TrilOp, TriuOp}

@@ -10,7 +10,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
 from xrelax.diagnostics import LocatingParser
-from xrelax.dialects import dtypes
+from xrelax.dialects import dtypes, obligations
 from xrelax.dialects.relax import RelaxError, show_type
 from xrelax.ops.create import ArangeOp, FullOp, OnesOp, TrilOp, TriuOp, ZerosOp
 from xrelax.ops.elementwise import (
@@ -209,9 +209,53 @@ def test_creation_and_dtypes():
     assert deduce(NegativeOp, tensor("[n]", "i64")) == tensor("[n]", "i64")
 
 
+def prim(value: str = "") -> str:
+    return f"!relax.prim<i64{', ' + value if value else ''}>"
+
+
+def facts(op, *types: str, **props) -> list[str]:
+    """The obligations (printed) of ``op`` applied to operands of the written types."""
+    attrs = [Parser(CTX, t).parse_type() for t in types]
+    return [str(f) for f in obligations.collect(lambda: op.deduce(attrs, props))[1]]
+
+
+def test_arange_of_prim_values():
+    assert deduce(ArangeOp, prim("0"), prim("n"), prim("1")) == tensor("[n]", "i64")
+    assert deduce(ArangeOp, prim("p"), prim("p + n"), prim("1"), dtype=dtypes.F32) == tensor("[n]")
+    assert facts(ArangeOp, prim("0"), prim("n"), prim("1")) == []
+    # A non-unit step: the length rounds up; a symbolic step must be positive.
+    assert deduce(ArangeOp, prim("0"), prim("n"), prim("2")) == tensor(
+        "[floordiv(n + 1, 2)]", "i64"
+    )
+    assert deduce(ArangeOp, prim("a"), prim("b"), prim("s")) == tensor(
+        "[floordiv(b + s - a - 1, s)]", "i64"
+    )
+    assert facts(ArangeOp, prim("a"), prim("b"), prim("s")) == [
+        "1 <= s",
+        "0 <= floordiv(b + s - a - 1, s)",
+    ]
+    # A negative constant step counts down.
+    assert deduce(ArangeOp, prim("n"), prim("0"), prim("-1")) == tensor("[n]", "i64")
+    assert deduce(ArangeOp, prim("n + 4"), prim("1"), prim("-2")) == tensor(
+        "[floordiv(n, 2) + 2]", "i64"
+    )
+    # An unknown prim value or a 0-d tensor operand: only the rank is known.
+    assert deduce(ArangeOp, prim("0"), prim(), prim("1")) == tensor("ndim=1", "i64")
+    assert deduce(ArangeOp, prim("0"), tensor("[]", "i64"), prim("1")) == tensor("ndim=1", "i64")
+    expect_error(ArangeOp, [prim("0"), prim("n"), prim("0")], {}, "relax.arange: the step is 0")
+    expect_error(
+        ArangeOp,
+        [prim("n + 1"), prim("n"), prim("1")],
+        {},
+        "relax.arange: the range is not reversed (its length is not negative): 0 <= -1 is false",
+    )
+
+
 def test_data_dependent_operators():
-    assert UniqueOp.DATA_DEPENDENT and ArangeOp.DATA_DEPENDENT
-    assert not AddOp.DATA_DEPENDENT
+    # arange of 0-d tensors has an unknown length (the safety net), of prim values a
+    # symbolic one (a kernel).
+    assert UniqueOp.DATA_DEPENDENT
+    assert not AddOp.DATA_DEPENDENT and not ArangeOp.DATA_DEPENDENT
 
 
 # ------------------------------------------------------------------------------ the safety net

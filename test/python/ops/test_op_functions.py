@@ -43,6 +43,14 @@ PYTHON_ATTRIBUTES: dict[str, dict] = {
     "slice_scatter": {"axis": 1, "begin": 1, "end": 4, "step": 2},
 }
 
+PYTHON_ATTRIBUTES.update(
+    {
+        "cumsum": {"axis": 1, "exclusive": True, "dtype": "i32"},
+        "gather_elements": {"axis": 1},
+        "gather_nd": {"batch_dims": 1},
+    }
+)
+
 NAMES = sorted(o.name.removeprefix("relax.") for o in OPERATORS)
 
 

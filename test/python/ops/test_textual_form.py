@@ -89,6 +89,19 @@ EXAMPLES: dict[str, tuple[list[str], str]] = {
         "{axis = 1 : i64, begin = 1 : i64, end = 4 : i64, step = 2 : i64}",
     ),
 }  # fmt: skip
+EXAMPLES.update(
+    {
+        **{name: ([T], "") for name in ("sin", "cos", "erf", "isnan")},
+        "fmod": ([T, "!relax.tensor<[4], f32>"], ""),
+        **{
+            name: ([I1, "!relax.tensor<[4], i1>"], "")
+            for name in ("bitwise_and", "bitwise_or", "bitwise_xor")
+        },
+        "cumsum": ([I1], "{axis = 1 : i64, dtype = i32, exclusive = true}"),
+        "gather_elements": ([T, "!relax.tensor<[n, k], i64>"], "{axis = 1 : i64}"),
+        "gather_nd": ([T, "!relax.tensor<[n, k, 1], i32>"], "{batch_dims = 1 : i64}"),
+    }
+)
 
 
 def module_text(name: str, result: str | None = None) -> str:

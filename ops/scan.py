@@ -1,0 +1,120 @@
+"""Scans: ``cumsum`` (running sums along an axis, as numpy.cumsum and TVM's cumsum)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import BoolAttr
+from xdsl.ir import Attribute, TypeAttribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+
+from xrelax.dialects import dtypes
+from xrelax.dialects.relax import TensorType
+from xrelax.ops import te
+from xrelax.ops.base import (
+    I64_PROP,
+    NUMERIC,
+    OUTPUT,
+    OperatorOp,
+    Props,
+    check_dtype,
+    dims_product,
+    expect_dtype,
+    expect_tensor,
+    known_shape,
+    normalize_axis,
+    numpy_result,
+    prop_bool,
+    prop_int,
+    result_dims,
+    tensor,
+)
+from xrelax.ops.manipulate import reshaped
+
+
+def _accumulator(x_dtype: Attribute, props: Props) -> Attribute:
+    """The result element type: ``dtype``, else x's (booleans and narrow integers sum in
+    i64, as numpy does)."""
+    if "dtype" in props:
+        return expect_dtype(props["dtype"])
+    if x_dtype in (dtypes.I1, dtypes.I8, dtypes.I16, dtypes.I32):
+        return dtypes.I64
+    return x_dtype
+
+
+@irdl_op_definition
+class CumsumOp(OperatorOp):
+    """``relax.cumsum``: the running sums of x along ``axis`` (absent: of x flattened);
+    ``exclusive`` leaves out each element itself (the first sum is 0); ``dtype`` is the
+    type the sums are computed and returned in (absent: x's, i64 for booleans and
+    integers narrower than 64 bits)."""
+
+    name = "relax.cumsum"
+
+    x = operand_def(TensorType)
+    axis = opt_prop_def(I64_PROP)
+    dtype = opt_prop_def(TypeAttribute)
+    exclusive = opt_prop_def(BoolAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        if x.known_dtype is not None and x.dtype != dtypes.I1:
+            check_dtype(x, NUMERIC)
+        prop_bool(properties, "exclusive")
+        dtype = None
+        if "dtype" in properties or x.known_dtype is not None:
+            dtype = _accumulator(x.dtype, properties)
+        axis = prop_int(properties, "axis")
+        if axis is None:
+            dims = x.dims
+            shape = (dims_product(dims),) if dims is not None else 1
+            return tensor(shape, dtype)
+        if x.ndim is not None:
+            normalize_axis(axis, x.ndim)
+        return tensor(known_shape(x), dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        dtype = dtypes.numpy_dtype(_accumulator(dtypes.from_numpy(x.dtype), props))
+        axis = prop_int(props, "axis")
+        sums = np.cumsum(x, axis=axis, dtype=dtype)
+        if prop_bool(props, "exclusive"):
+            sums = sums - (x.reshape(-1) if axis is None else x).astype(dtype)
+        return numpy_result(sums, dtype)
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        axis = prop_int(props, "axis")
+        if axis is None:
+            x, axis = reshaped(x, (dims_product(x.shape),), "flat"), 0
+        axis = normalize_axis(axis, x.ndim)
+        dtype = result_type.dtype
+        exclusive = prop_bool(props, "exclusive")
+        size = x.shape[axis]
+
+        def body(*i: Any) -> te.Expr:
+            # Every element up to i (before i: exclusive) along the axis, the others
+            # masked to 0: a full-length reduction, which vectorizes.
+            k = te.reduce_axis(0, size, "k")
+            keep = k < i[axis] if exclusive else k <= i[axis]
+            element = te.cast(x[(*i[:axis], k, *i[axis + 1 :])], dtype)
+            return te.sum(te.if_then_else(keep, element, te.const(0, dtype)), k)
+
+        return te.compute(result_dims(result_type), body, OUTPUT)
+
+
+SCAN_OPS = (CumsumOp,)

@@ -1,0 +1,127 @@
+"""Legalization of the math (sin, cos, erf, isnan, fmod, bitwise), scan (cumsum) and
+gather (gather_elements, gather_nd) operators: vectorized kernels equal to the reference
+over random symbolic shapes and values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from legalcheck import F32, I1, I32, I64, SETTINGS, Symbols, check, random_array, seeds, tensor
+from test_elementwise import broadcast_operands, name
+
+from xrelax.ops.gather import GATHER_OPS, GatherElementsOp, GatherNDOp
+from xrelax.ops.math import (
+    MATH_OPS,
+    BitwiseAndOp,
+    BitwiseOrOp,
+    BitwiseXorOp,
+    CosOp,
+    ErfOp,
+    FmodOp,
+    IsNanOp,
+    SinOp,
+)
+from xrelax.ops.scan import SCAN_OPS, CumsumOp
+
+
+@pytest.mark.parametrize("op", [SinOp, CosOp, ErfOp], ids=name)
+@SETTINGS
+@given(data=st.data())
+def test_float_maps(op, data):
+    operands, env = data.draw(broadcast_operands([F32], [(-6, 6)]))
+    check(op, operands, env=env, rtol=2e-6, atol=1e-6)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_isnan(data):
+    symbols, rng = Symbols(data.draw), data.draw(seeds())
+    sizes = data.draw(st.lists(st.integers(0, 4), max_size=3))
+    value = random_array(rng, sizes, F32)
+    value[rng.random(sizes) < 0.3] = np.nan
+    check(IsNanOp, [tensor(symbols.dims(sizes), F32, value)], env=symbols.env)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_fmod(data):
+    dtype = data.draw(st.sampled_from([F32, I32, I64]))
+    operands, env = data.draw(broadcast_operands([dtype, dtype], [(-20, 20), (1, 6)]))
+    # Negative divisors too: the sign of the result is the dividend's.
+    sign = data.draw(st.sampled_from([1, -1]))
+    divisor = operands[1]
+    operands[1] = (divisor[0], np.asarray(divisor[1] * np.asarray(sign, divisor[1].dtype)))
+    check(FmodOp, operands, env=env, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", [BitwiseAndOp, BitwiseOrOp, BitwiseXorOp], ids=name)
+@SETTINGS
+@given(data=st.data())
+def test_bitwise(op, data):
+    dtype = data.draw(st.sampled_from([I1, I32, I64]))
+    operands, env = data.draw(broadcast_operands([dtype, dtype], [(-9, 9), (-9, 9)]))
+    check(op, operands, env=env)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_cumsum(data):
+    symbols, rng = Symbols(data.draw), data.draw(seeds())
+    dtype = data.draw(st.sampled_from([F32, I32, I1]))
+    sizes = data.draw(st.lists(st.integers(0, 4), min_size=1, max_size=3))
+    props = {
+        "axis": data.draw(st.none() | st.integers(-len(sizes), len(sizes) - 1)),
+        "exclusive": data.draw(st.none() | st.booleans()),
+        "dtype": data.draw(st.none() | st.sampled_from([F32, I64])),
+    }
+    x = tensor(symbols.dims(sizes), dtype, random_array(rng, sizes, dtype))
+    check(CumsumOp, [x], props, symbols.env, rtol=1e-5, atol=1e-5)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_gather_elements(data):
+    symbols, rng = Symbols(data.draw), data.draw(seeds())
+    sizes = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
+    axis = data.draw(st.integers(-len(sizes), len(sizes) - 1))
+    index_sizes = [
+        data.draw(st.integers(0, 4)) if d == axis % len(sizes) else data.draw(st.integers(0, n))
+        for d, n in enumerate(sizes)
+    ]
+    size = sizes[axis]
+    x = tensor(symbols.dims(sizes), F32, random_array(rng, sizes, F32))
+    indices = rng.integers(-size, size, index_sizes)
+    operands = [x, tensor(symbols.dims(index_sizes), I64, indices)]
+    check(GatherElementsOp, operands, {"axis": axis}, symbols.env)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_gather_nd(data):
+    symbols, rng = Symbols(data.draw), data.draw(seeds())
+    sizes = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=4))
+    batch = data.draw(st.integers(0, len(sizes) - 1))
+    depth = data.draw(st.integers(1, len(sizes) - batch))
+    middle = data.draw(st.lists(st.integers(0, 3), max_size=2))
+    dims = symbols.dims(sizes)
+    positions = [
+        rng.integers(-sizes[batch + m], sizes[batch + m], (*sizes[:batch], *middle))
+        for m in range(depth)
+    ]
+    indices = np.stack(positions, axis=-1).astype(np.int32)
+    index_dims = [*dims[:batch], *symbols.dims(middle), depth]
+    operands = [
+        tensor(dims, F32, random_array(rng, sizes, F32)),
+        tensor(index_dims, I32, indices),
+    ]
+    check(GatherNDOp, operands, {"batch_dims": batch or None}, symbols.env)
+
+
+def test_families_are_covered():
+    assert set(MATH_OPS) == {
+        SinOp, CosOp, ErfOp, IsNanOp, FmodOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp,
+    }  # fmt: skip
+    assert set(SCAN_OPS) == {CumsumOp}
+    assert set(GATHER_OPS) == {GatherElementsOp, GatherNDOp}
