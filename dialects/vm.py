@@ -703,21 +703,26 @@ class MatchPrimOp(_MatchOp):
             raise VerifyException("vm.match_prim matches one value (one entry)")
 
 
+class _CheckOp(VMBuiltinOp):
+    """A run-time check of a value's kind; ``context`` starts its error message."""
+
+    value = operand_def()
+    context = prop_def(StringAttr)
+    traits = traits_def(MemoryWriteEffect())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$value attr-dict `:` type($value)"
+
+
 @irdl_op_definition
-class CheckTensorOp(VMBuiltinOp):
+class CheckTensorOp(_CheckOp):
     """``vm.check_tensor %x {ndim = 2, dtype = "float32", context = "..."}``: a run-time
     check that a value is a tensor of that rank (-1: any) and dtype ("" : any)."""
 
     name = "vm.check_tensor"
     BUILTIN: ClassVar[str] = "vm.builtin.check_tensor_info"
 
-    value = operand_def()
     ndim = prop_def(IntegerAttr)
     dtype = prop_def(StringAttr)
-    context = prop_def(StringAttr)
-    traits = traits_def(MemoryWriteEffect())
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$value attr-dict `:` type($value)"
 
     def __init__(self, value: SSAValue, ndim: int, dtype: str, context: str) -> None:
         super().__init__(
@@ -739,19 +744,14 @@ class CheckTensorOp(VMBuiltinOp):
 
 
 @irdl_op_definition
-class CheckShapeOp(VMBuiltinOp):
+class CheckShapeOp(_CheckOp):
     """``vm.check_shape %s {ndim = 2, context = "..."}``: a run-time check that a value is
     a shape value of that rank (-1: any)."""
 
     name = "vm.check_shape"
     BUILTIN: ClassVar[str] = "vm.builtin.check_shape_info"
 
-    value = operand_def()
     ndim = prop_def(IntegerAttr)
-    context = prop_def(StringAttr)
-    traits = traits_def(MemoryWriteEffect())
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$value attr-dict `:` type($value)"
 
     def __init__(self, value: SSAValue, ndim: int, context: str) -> None:
         super().__init__(
@@ -764,19 +764,14 @@ class CheckShapeOp(VMBuiltinOp):
 
 
 @irdl_op_definition
-class CheckTupleOp(VMBuiltinOp):
+class CheckTupleOp(_CheckOp):
     """``vm.check_tuple %t {size = 2, context = "..."}``: a run-time check that a value is
     a tuple of that many fields."""
 
     name = "vm.check_tuple"
     BUILTIN: ClassVar[str] = "vm.builtin.check_tuple_info"
 
-    value = operand_def()
     size = prop_def(IntegerAttr)
-    context = prop_def(StringAttr)
-    traits = traits_def(MemoryWriteEffect())
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$value attr-dict `:` type($value)"
 
     def __init__(self, value: SSAValue, size: int, context: str) -> None:
         super().__init__(
