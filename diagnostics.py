@@ -8,11 +8,21 @@ A diagnostic prints MLIR-style, one line first::
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    IntAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
@@ -98,6 +108,7 @@ class LocatingParser(Parser):
         self.file_name = name
         self.line_offset = line_offset
         self._line_starts = _line_starts(text)
+        self._attribute_names: list[tuple[str, bool]] = []
 
     def location_of(self, position: int) -> Location:
         """The location of a character offset in the input."""
@@ -106,7 +117,20 @@ class LocatingParser(Parser):
         return Location(self.file_name, line + self.line_offset, column)
 
     def parse_module(self, allow_implicit_module: bool = True):
-        """Parse; a value used but never defined is reported at its first use."""
+        """Parse; a value used but never defined is reported at its first use.
+
+        Input nested more than :data:`MAX_NESTING` brackets deep is refused before
+        parsing: every stage that follows (parser, verifier, passes, printer,
+        interpreter) recurses over nesting, and this bound keeps them all within
+        Python's recursion limit."""
+        too_deep = nesting_overflow(self.lexer.input.content)
+        if too_deep is not None:
+            self.raise_error(
+                f"nested too deeply (more than {MAX_NESTING} levels of brackets, "
+                "braces and regions)",
+                too_deep,
+                too_deep + 1,
+            )
         try:
             with paused_gc():
                 return super().parse_module(allow_implicit_module)
@@ -133,6 +157,79 @@ class LocatingParser(Parser):
         except NotImplementedError:
             self.raise_error("dense array element type wider than 64 bits", start, self.pos)
 
+    def parse_dense_int_or_fp_elements_attr(self, type):  # noqa: A002 - xDSL's signature
+        """xDSL's, but a splat (one value, or the hex of one element) stores that one
+        value whatever the shape: ``dense<0.0> : tensor<1073741824xf32>`` costs bytes,
+        not gigabytes (MLIR's DenseElementsAttr stores splats the same way)."""
+        start = self._current_token.span.start
+        self.parse_punctuation("<", " in dense attribute")
+        hex_text = self.parse_optional_str_literal()
+        if hex_text is None and self._current_token.text in ("[", ">"):
+            self._resume_from(start)
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        if hex_text is None:
+            self._parse_tensor_literal()
+        self.parse_punctuation(">", " in dense attribute")
+        full_type = type
+        if full_type is None:
+            self.parse_punctuation(":", " in dense attribute")
+            full_type = self._parse_dense_literal_type()
+        end = self.pos
+        element_type = full_type.get_element_type()
+        is_splat = hex_text is None or len(hex_text) == 2 + 2 * element_type.compile_time_size
+        if not is_splat or any(d < 0 for d in full_type.get_shape()):
+            self._resume_from(start)
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        self._resume_from(start)
+        one = super().parse_dense_int_or_fp_elements_attr(TensorType(element_type, []))
+        self._resume_from(end)
+        data = one.data if math.prod(full_type.get_shape()) else BytesAttr(b"")
+        return DenseIntOrFPElementsAttr(full_type, data)
+
+    def _parse_block(self):
+        """xDSL's, with a block defined twice after a forward reference reported (xDSL
+        forgets that the first definition resolved the reference and fails)."""
+        token = self._current_token
+        name = token.text[1:]
+        known = self.blocks.get(name)
+        if known is not None and known[1] is None and name not in self.forward_block_references:
+            self.raise_error(f"re-declaration of block '{name}'", token.span)
+        return super()._parse_block()
+
+    def _parse_dialect_type_or_attribute_body(self, attr_name, is_type, *rest):
+        """xDSL's; remembers which attribute is parsed, for the parameter count check."""
+        self._attribute_names.append((attr_name, is_type))
+        try:
+            return super()._parse_dialect_type_or_attribute_body(attr_name, is_type, *rest)
+        finally:
+            self._attribute_names.pop()
+
+    def parse_paramattr_parameters(self, skip_white_space: bool = True) -> list[Attribute]:
+        """xDSL's generic ``<p0, p1>`` parameters, with their number checked against the
+        attribute's definition (xDSL would fail on a mismatch when building it)."""
+        start = self.pos
+        params = super().parse_paramattr_parameters(skip_white_space)
+        if not self._attribute_names:
+            return params
+        name, is_type = self._attribute_names[-1]
+        lookup = self.ctx.get_optional_type if is_type else self.ctx.get_optional_attr
+        definition = lookup(name) if "." in name else None
+        if definition is not None and issubclass(definition, ParametrizedAttribute):
+            expected = len(definition.get_irdl_definition().parameters)
+            if len(params) != expected:
+                self.raise_error(
+                    f"'{name}' takes {expected} parameter(s), got {len(params)}", start, self.pos
+                )
+        return params
+
+    def _parse_tensor_literal_element(self):
+        """xDSL's; a hexadecimal integer given for a float is its bit pattern, as in MLIR
+        (xDSL prints NaN, infinities and some f32 values that way)."""
+        element = super()._parse_tensor_literal_element()
+        if element.span.text.lower().startswith("0x"):
+            return _BitPatternElement(element.is_negative, element.value, element.span)
+        return element
+
     def parse_operation(self) -> Operation:
         start = self.pos
         op = super().parse_operation()
@@ -142,6 +239,40 @@ class LocatingParser(Parser):
                 StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.column)
             )
         return op
+
+
+class _BitPatternElement(Parser._TensorLiteralElement):
+    """A ``0x...`` tensor literal element: for a float type, the bits of the value."""
+
+    def to_type(self, parser, type):  # noqa: A002 - xDSL's signature
+        if isinstance(type, AnyFloat) and isinstance(self.value, int):
+            size = type.compile_time_size
+            if self.value >= 1 << (8 * size):
+                parser.raise_error(f"hexadecimal float literal too wide for {type}", self.span)
+            return type.unpack(self.value.to_bytes(size, "little"), 1)[0]
+        return super().to_type(parser, type)
+
+
+MAX_NESTING = 64
+"""How deeply regions, types, attributes and expressions may nest in textual IR
+(ten times what the examples use; each level costs the parser up to 8 Python frames)."""
+
+_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|[\[\](){}<>]')
+
+
+def nesting_overflow(text: str) -> int | None:
+    """The offset of the first bracket nested deeper than :data:`MAX_NESTING` in
+    ``text`` (strings, comments and ``->`` skipped), or None."""
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        char = match.group()
+        if char in "([{<":
+            depth += 1
+            if depth > MAX_NESTING:
+                return match.start()
+        elif char in ")]}>":
+            depth -= 1
+    return None
 
 
 def _line_starts(text: str) -> list[int]:

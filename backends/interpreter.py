@@ -211,14 +211,7 @@ class RelaxFunctions(InterpreterFunctions):
 
     @impl(relax.ConstOp)
     def run_const(self, interpreter: Interpreter, op: relax.ConstOp, args: tuple[Any, ...]):
-        type_ = op.result.type
-        assert isinstance(type_, TensorType)
-        values = op.value.get_values()
-        return (
-            np.array(values, dtype=dtypes.numpy_dtype(type_.dtype)).reshape(
-                evaluate_dims(type_.dims, {})
-            ),
-        )
+        return (dtypes.dense_array(op.value),)
 
     @impl(relax.CallOp)
     def run_call(self, interpreter: Interpreter, op: relax.CallOp, args: tuple[Any, ...]):

@@ -74,7 +74,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xrelax.dialects import dtypes, obligations, symbolic
-from xrelax.dialects.dims import DimsAttr, parse_dims_text, take_angle_body
+from xrelax.dialects.dims import DimsAttr, check_extents, parse_dims_text, take_angle_body
 from xrelax.dialects.symbolic import Dims, Fact, SymbolicError
 from xrelax.dialects.syntax import (
     parse_bracket_dims,
@@ -216,6 +216,8 @@ class TensorType(_ShapedType, ParametrizedAttribute, TypeAttribute):
     def verify(self) -> None:
         if not isinstance(self.shape, DimsAttr | IntAttr | NoneAttr):
             raise VerifyException(f"invalid tensor shape parameter {self.shape}")
+        if isinstance(self.shape, DimsAttr):
+            check_extents(self.shape.data)
         if self.dtype != UNKNOWN_DTYPE and not dtypes.is_dtype(self.dtype):
             raise VerifyException(f"unsupported element type {self.dtype}")
 
@@ -240,6 +242,10 @@ class ShapeType(_ShapedType, ParametrizedAttribute, TypeAttribute):
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{_print_shape(self.shape)}>")
+
+    def verify(self) -> None:
+        if isinstance(self.shape, DimsAttr):
+            check_extents(self.shape.data, allow_negative=True)
 
 
 @irdl_attr_definition
@@ -1026,6 +1032,7 @@ class ConstOp(IRDLOperation):
             )
         if type_.dtype != value_type.get_element_type():
             raise VerifyException(f"constant element type differs from {show_type(type_)}")
+        dtypes.check_dense_size(self.value)
 
 
 def _check_callee_is(

@@ -50,11 +50,7 @@ def const_value(value: SSAValue) -> Any | None:
     of ints for a static ``relax.shape``, else None."""
     owner = value.owner
     if isinstance(owner, ConstOp):
-        type_ = owner.result.type
-        assert isinstance(type_, TensorType) and type_.dims is not None
-        shape = tuple(int(d) for d in type_.dims)
-        dtype = dtypes.numpy_dtype(type_.dtype)
-        return np.array(owner.value.get_values(), dtype=dtype).reshape(shape)
+        return dtypes.dense_array(owner.value)
     if isinstance(owner, ShapeOp) and all(d.is_Integer for d in owner.dims.data):
         return tuple(int(d) for d in owner.dims.data)
     return None

@@ -13,7 +13,6 @@ from __future__ import annotations
 from io import StringIO
 from typing import Any
 
-import numpy as np
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -42,9 +41,7 @@ def constant_value(attr: Attribute) -> Any:
     if isinstance(attr, ArrayAttr):
         return tuple(constant_value(a) for a in attr.data)
     if isinstance(attr, DenseIntOrFPElementsAttr):
-        type_ = attr.get_type()
-        dtype = dtypes.numpy_dtype(type_.get_element_type())
-        return np.array(attr.get_values(), dtype=dtype).reshape(tuple(type_.get_shape()))
+        return dtypes.dense_array(attr)
     raise TypeError(f"unsupported constant {attr}")
 
 

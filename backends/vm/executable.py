@@ -24,7 +24,8 @@ File format (little endian), version ``FORMAT_VERSION``::
 
 Strings are u32 byte length + UTF-8 (the library text uses a u64 length). Constants are
 tagged values: None, bool, int (two's complement bytes), float (f64), str, tuple
-(recursive), ndarray (dtype string, shape, raw C-order bytes). Nothing is pickled.
+(recursive), ndarray (dtype string, shape, raw C-order bytes), splat (dtype string,
+shape, the bytes of the one value of an array broadcast from it). Nothing is pickled.
 """
 
 from __future__ import annotations
@@ -465,7 +466,11 @@ def _same_constant(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, np.ndarray):
-        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+        if a.dtype != b.dtype or a.shape != b.shape or _is_splat(a) != _is_splat(b):
+            return False
+        if _is_splat(a):
+            return a.flat[0].tobytes() == b.flat[0].tobytes()
+        return a.tobytes() == b.tobytes()
     if isinstance(a, tuple):
         return len(a) == len(b) and all(_same_constant(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float):
@@ -501,8 +506,16 @@ def _python_literal(value: Any) -> str:
     return repr(value)
 
 
+def _is_splat(value: np.ndarray) -> bool:
+    """Whether ``value`` is one value broadcast (every stride 0) to several elements."""
+    return value.size > 1 and not any(value.strides)
+
+
 def _array_literal(value: np.ndarray) -> str:
     dtype = value.dtype
+    if _is_splat(value):
+        one = _array_literal(np.array(value.flat[0], dtype))
+        return f"np.broadcast_to({one}, {tuple(value.shape)!r})"
     readable = (
         dtype.kind in "biuf"
         and dtype.isnative
@@ -520,7 +533,7 @@ def _array_literal(value: np.ndarray) -> str:
 
 # -- binary format ----------------------------------------------------------------------
 
-_TAG_NONE, _TAG_BOOL, _TAG_INT, _TAG_FLOAT, _TAG_STR, _TAG_TUPLE, _TAG_ARRAY = range(7)
+_TAG_NONE, _TAG_BOOL, _TAG_INT, _TAG_FLOAT, _TAG_STR, _TAG_TUPLE, _TAG_ARRAY, _TAG_SPLAT = range(8)
 _ARRAY_KINDS = "biufcSUmM"
 _SECTIONS = (b"FUNC", b"CNST", b"NAME", b"CODE", b"LIBR")
 _HEADER = struct.Struct("<8sIIQ")
@@ -593,12 +606,12 @@ class _Writer:
         elif isinstance(v, np.ndarray):
             if v.dtype.kind not in _ARRAY_KINDS or v.dtype.fields is not None:
                 raise VMError(f"cannot serialise a constant array of dtype {v.dtype}")
-            self.u8(_TAG_ARRAY)
+            self.u8(_TAG_SPLAT if _is_splat(v) else _TAG_ARRAY)
             self.string(v.dtype.str)
             self.u32(v.ndim)
             for d in v.shape:
                 self.u64(d)
-            data = np.ascontiguousarray(v).tobytes()
+            data = v.flat[0].tobytes() if _is_splat(v) else np.ascontiguousarray(v).tobytes()
             self.u64(len(data))
             self.raw(data)
         else:
@@ -666,23 +679,31 @@ class _Reader:
             return self.string()
         if tag == _TAG_TUPLE:
             return tuple(self.value(depth + 1) for _ in range(self.u32()))
-        if tag == _TAG_ARRAY:
-            return self._array()
+        if tag in (_TAG_ARRAY, _TAG_SPLAT):
+            return self._array(splat=tag == _TAG_SPLAT)
         raise VMError(f"{self._what} section holds unknown value tag {tag}")
 
-    def _array(self) -> np.ndarray:
+    def _array(self, splat: bool) -> np.ndarray:
         dtype_str = self.string()
         try:
             dtype = np.dtype(dtype_str)
         except TypeError:
             raise VMError(f"{self._what} section holds unknown dtype {dtype_str!r}") from None
-        if dtype.kind not in _ARRAY_KINDS or dtype.fields is not None:
+        if dtype.kind not in _ARRAY_KINDS or dtype.fields is not None or dtype.itemsize == 0:
             raise VMError(f"{self._what} section holds unsupported dtype {dtype_str!r}")
         shape = tuple(self.u64() for _ in range(self.u32()))
+        size = math.prod(shape)
+        if max(shape, default=0) >= 2**63 or size * dtype.itemsize >= 2**63:
+            raise VMError(f"{self._what} section holds an array of impossible shape {shape}")
         data = self.take(self.u64())
-        if len(data) != math.prod(shape) * dtype.itemsize:
+        if len(data) != (1 if splat else size) * dtype.itemsize:
             raise VMError(f"{self._what} section holds an array whose size does not match")
-        return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+        try:
+            if splat:
+                return np.broadcast_to(np.frombuffer(data, dtype=dtype).reshape(()), shape)
+            return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+        except ValueError as err:
+            raise VMError(f"{self._what} section holds an invalid array: {err}") from None
 
 
 def _sections(payload: bytes) -> Iterator[_Reader]:
