@@ -14,9 +14,11 @@ out = interpret(module, "main", x, w)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
+import sympy
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import (
     InterpretationError,
@@ -28,12 +30,13 @@ from xdsl.interpreter import (
     impl_terminator,
     register_impls,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
 from xrelax.dialects import dtypes, relax, symbolic
 from xrelax.dialects.relax import ShapeType, TensorType, TupleType
 from xrelax.dialects.symbolic import Dims
+from xrelax.ops.base import OperatorOp
 
 
 class InterpreterError(ValueError):
@@ -49,8 +52,7 @@ def interpret(module: ModuleOp, entry: str, *args: Any) -> Any:
     Floating-point arithmetic follows IEEE rules silently (overflow gives inf, 0/0 nan),
     as the VM's kernels do: numpy's warnings are off while it runs."""
     interpreter = Interpreter(module)
-    interpreter.register_implementations(RelaxFunctions())
-    interpreter.register_implementations(operator_functions())
+    interpreter.register_implementations(_functions_class()())
     func = SymbolTable.lookup_symbol(module, entry)
     if not isinstance(func, relax.FuncOp):
         raise InterpreterError(f"no relax function @{entry} in the module")
@@ -69,8 +71,15 @@ def _where(func: str, what: str) -> str:
     return f"{func}: {what}"
 
 
-def match_value(value: Any, type_: Attribute, env: Env, where: str) -> None:
-    """Check ``value`` against ``type_``, binding new symbolic variables into ``env``."""
+Deferred = list[tuple[Sequence[int], Dims, str]]
+"""Dims that are expressions, checked once every variable they use is bound."""
+
+
+def match_value(
+    value: Any, type_: Attribute, env: Env, where: str, deferred: Deferred | None = None
+) -> None:
+    """Check ``value`` against ``type_``, binding new symbolic variables into ``env``; dims
+    that are expressions are checked at once, or appended to ``deferred``."""
     if isinstance(type_, TensorType):
         if not isinstance(value, np.ndarray):
             raise InterpreterError(f"{where}: expected a tensor, got {type(value).__name__}")
@@ -78,42 +87,76 @@ def match_value(value: Any, type_: Attribute, env: Env, where: str) -> None:
             raise InterpreterError(
                 f"{where}: expected dtype {dtypes.numpy_name(type_.dtype)}, got {value.dtype}"
             )
-        _match_dims(value.shape, type_, env, where)
+        _match_dims(value.shape, type_, env, where, deferred)
     elif isinstance(type_, ShapeType):
         if not isinstance(value, tuple):
             raise InterpreterError(f"{where}: expected a shape, got {type(value).__name__}")
-        _match_dims(value, type_, env, where)
+        _match_dims(value, type_, env, where, deferred)
     elif isinstance(type_, TupleType):
         if not isinstance(value, tuple) or len(value) != len(type_.types):
             raise InterpreterError(f"{where}: expected a tuple of {len(type_.types)}")
         for index, (element, element_type) in enumerate(zip(value, type_.types, strict=True)):
-            match_value(element, element_type, env, f"{where}[{index}]")
+            match_value(element, element_type, env, f"{where}[{index}]", deferred)
 
 
-def _match_dims(shape: Sequence[int], type_: TensorType | ShapeType, env: Env, where: str) -> None:
+def _match_dims(
+    shape: Sequence[int],
+    type_: TensorType | ShapeType,
+    env: Env,
+    where: str,
+    deferred: Deferred | None,
+) -> None:
     if type_.ndim is not None and len(shape) != type_.ndim:
         raise InterpreterError(f"{where}: expected rank {type_.ndim}, got rank {len(shape)}")
     if type_.dims is None:
         return
-    match_pattern(shape, type_.dims, env, where)
+    if deferred is None:
+        match_pattern(shape, type_.dims, env, where)
+        return
+    _bind_plain(shape, type_.dims, env, where)
+    deferred.append((shape, type_.dims, where))
 
 
 def match_pattern(shape: Sequence[int], pattern: Dims, env: Env, where: str) -> None:
-    """Bind the plain variables of ``pattern`` first, then check every dimension."""
-    for dim, actual in zip(pattern, shape, strict=True):
-        if dim.is_Symbol and dim.name not in env:
-            env[dim.name] = int(actual)
+    """Bind the plain variables of ``pattern`` (a size is never negative), then check
+    every dimension, as the VM's ``match_shape`` does."""
+    _bind_plain(shape, pattern, env, where)
+    check_dims(shape, pattern, env, where)
+
+
+def _bind_plain(shape: Sequence[int], pattern: Dims, env: Env, where: str) -> None:
+    """Bind each variable at its first occurrence; check integers and bound variables."""
     for index, (dim, actual) in enumerate(zip(pattern, shape, strict=True)):
-        expected = symbolic.evaluate(dim, env)
-        if expected != actual:
-            label = (
-                f" (symbolic variable {dim.name})"
-                if dim.is_Symbol
-                else ("" if dim.is_Integer else f" ({symbolic.format_expr(dim)})")
-            )
-            raise InterpreterError(
-                f"{where}: dimension {index}{label}: expected {expected}, got {actual}"
-            )
+        if dim.is_Symbol and dim.name not in env:
+            if actual < 0:
+                raise InterpreterError(
+                    f"{where}: dimension {index}{_label(dim)}: expected a size >= 0, got {actual}"
+                )
+            env[dim.name] = int(actual)
+        elif (dim.is_Symbol or dim.is_Integer) and symbolic.evaluate(dim, env) != actual:
+            _dim_error(index, dim, actual, env, where)
+
+
+def check_dims(shape: Sequence[int], pattern: Dims, env: Env, where: str) -> None:
+    """Check every dimension of ``shape`` against ``pattern`` (all variables bound)."""
+    for index, (dim, actual) in enumerate(zip(pattern, shape, strict=True)):
+        if symbolic.evaluate(dim, env) != actual:
+            _dim_error(index, dim, actual, env, where)
+
+
+def _dim_error(index: int, dim: sympy.Expr, actual: int, env: Env, where: str) -> None:
+    expected = symbolic.evaluate(dim, env)
+    raise InterpreterError(
+        f"{where}: dimension {index}{_label(dim)}: expected {expected}, got {actual}"
+    )
+
+
+def _label(dim: sympy.Expr) -> str:
+    """How a message names a pattern dimension (as the VM does)."""
+    if dim.is_Integer:
+        return ""
+    kind = "variable" if dim.is_Symbol else "expression"
+    return f" (symbolic {kind} {symbolic.format_expr(dim)})"
 
 
 def evaluate_dims(dims: Dims, env: Env) -> tuple[int, ...]:
@@ -148,8 +191,11 @@ class RelaxFunctions(InterpreterFunctions):
         if len(args) != len(params):
             raise InterpreterError(f"{name}: expected {len(params)} arguments, got {len(args)}")
         env: Env = {}
+        deferred: Deferred = []
         for param, arg, type_ in zip(op.param_names, args, params, strict=True):
-            match_value(arg, type_, env, _where(name, f"parameter '{param}'"))
+            match_value(arg, type_, env, _where(name, f"parameter '{param}'"), deferred)
+        for shape, dims, where in deferred:
+            check_dims(shape, dims, env, where)
         self.frames.append((name, env))
         try:
             return interpreter.run_ssacfg_region(op.body, args, name)
@@ -213,9 +259,24 @@ class RelaxFunctions(InterpreterFunctions):
     def run_const(self, interpreter: Interpreter, op: relax.ConstOp, args: tuple[Any, ...]):
         return (dtypes.dense_array(op.value),)
 
+    def where(self, op: Operation) -> str:
+        """How a message names ``op``: the function, the op (its callee) and its result."""
+        text = f"{self.func_name}: {op.name}"
+        if isinstance(op, relax.CallOp):
+            text += f" @{op.callee.string_value()}"
+        elif isinstance(op, relax.CallPackedOp):
+            text += f" '{op.callee.data}'"
+        name = op.results[0].name_hint if op.results else None
+        return text + (f" (%{name})" if name else "")
+
+    def check_result(self, op: Operation, value: Any) -> None:
+        """A value an op returned against the op's declared result type."""
+        match_value(value, op.results[0].type, self.env, f"{self.where(op)}: result")
+
     @impl(relax.CallOp)
     def run_call(self, interpreter: Interpreter, op: relax.CallOp, args: tuple[Any, ...]):
         (result,) = interpreter.call_op(op.callee.string_value(), args)
+        self.check_result(op, result)
         return (result,)
 
     @impl(relax.CallPackedOp)
@@ -235,12 +296,19 @@ class RelaxFunctions(InterpreterFunctions):
             raise InterpreterError(
                 f"{self.func_name}: packed function '{name}' is not registered"
             ) from None
-        result = func(*args)
-        return (result,) if op.res else ()
+        try:
+            result = func(*args)
+        except Exception as err:  # noqa: BLE001 - a user function's failure, reported
+            raise InterpreterError(f"{self.where(op)}: {_one_line(err)}") from err
+        if not op.res:
+            return ()
+        self.check_result(op, result)
+        return (result,)
 
     @impl(relax.CallTIROp)
     def run_call_tir(self, interpreter: Interpreter, op: relax.CallTIROp, args: tuple[Any, ...]):
         from xrelax.backends.kernels import compile_prim_func
+        from xrelax.backends.kernels.runtime import KernelError
 
         callee = interpreter.get_op_for_symbol(op.callee.string_value())
         outputs = [
@@ -248,24 +316,41 @@ class RelaxFunctions(InterpreterFunctions):
             for t in op.output_types
         ]
         sym_args = [symbolic.evaluate(e, self.env) for e in op.sym_args.data] if op.sym_args else []
-        compile_prim_func(callee)(*args, *outputs, *sym_args)
+        try:
+            compile_prim_func(callee)(*args, *outputs, *sym_args)
+        except KernelError as err:
+            raise InterpreterError(f"{self.func_name}: {err}") from err
+        except Exception as err:  # noqa: BLE001 - a kernel that fails without a check
+            raise InterpreterError(
+                f"{self.where(op)}: kernel @{op.callee.string_value()} failed: "
+                f"{type(err).__name__}: {_one_line(err)}"
+            ) from err
         result = outputs[0] if not isinstance(op.result.type, TupleType) else tuple(outputs)
         return (result,)
 
 
-def operator_functions() -> InterpreterFunctions:
-    """Implementations of every operator: its numpy reference kernel."""
-    global _OPERATOR_FUNCTIONS
-    if _OPERATOR_FUNCTIONS is None:
-        from xrelax.ops import OPERATORS
+def run_operator(self: RelaxFunctions, interpreter: Interpreter, op: OperatorOp, args) -> tuple:
+    """An operator: its obligations checked, its reference kernel run, its result checked
+    against its type (docs/shape-safety.md)."""
+    for fact in op.obligations():
+        if not fact.holds(self.env):
+            raise InterpreterError(f"{self.func_name}: {fact.failure(self.env)}")
+    try:
+        result = type(op).reference(args, dict(op.properties))
+    except Exception as err:  # noqa: BLE001 - numpy's refusal of the inputs, reported
+        raise InterpreterError(f"{self.where(op)}: {_one_line(err)}") from err
+    self.check_result(op, result)
+    return (result,)
 
-        def run_operator(self: InterpreterFunctions, interpreter: Interpreter, op, args):
-            return (type(op).reference(args, dict(op.properties)),)
 
-        namespace = {f"run_{cls.__name__}": impl(cls)(run_operator) for cls in OPERATORS}
-        functions = type("OperatorFunctions", (InterpreterFunctions,), namespace)
-        _OPERATOR_FUNCTIONS = register_impls(functions)()
-    return _OPERATOR_FUNCTIONS
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
 
 
-_OPERATOR_FUNCTIONS: InterpreterFunctions | None = None
+@cache
+def _functions_class() -> type[RelaxFunctions]:
+    """The structural ops' implementations plus every operator's."""
+    from xrelax.ops import OPERATORS
+
+    namespace = {f"run_{cls.__name__}": impl(cls)(run_operator) for cls in OPERATORS}
+    return register_impls(type("InterpreterFunctions", (RelaxFunctions,), namespace))

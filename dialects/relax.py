@@ -1257,6 +1257,41 @@ class CallSymbolUser(SymbolUserOpInterface):
                     f"argument #{index} has type {show_type(arg.type)}, incompatible with "
                     f"parameter type {show_type(param)} of @{callee.sym_name.data}"
                 )
+        returned = op.callee_result_type(callee)
+        if type_relation(op.result.type, returned) == "no":
+            raise VerifyException(
+                f"declared result type {show_type(op.result.type)} is incompatible with the "
+                f"result type {show_type(callee.result_type)} of @{callee.sym_name.data}"
+                + ("" if returned == callee.result_type else f" ({show_type(returned)} here)")
+            )
+
+
+def _bind_callee_vars(param: Attribute, arg: Attribute, mapping: dict[sympy.Expr, sympy.Expr]):
+    """Map the variables a callee parameter type defines to the argument's dims."""
+    if isinstance(param, TensorType | ShapeType) and isinstance(arg, TensorType | ShapeType):
+        if param.dims is not None and arg.dims is not None and len(param.dims) == len(arg.dims):
+            for dim, given in zip(param.dims, arg.dims, strict=True):
+                if dim.is_Symbol and dim not in mapping:
+                    mapping[dim] = given
+    elif isinstance(param, TupleType) and isinstance(arg, TupleType):
+        for p, a in zip(param.types, arg.types, strict=False):
+            _bind_callee_vars(p, a, mapping)
+
+
+def _in_caller_vars(type_: Attribute, mapping: dict[sympy.Expr, sympy.Expr]) -> Attribute:
+    """A callee type in the caller's variables; dims over unmapped variables are erased."""
+    if isinstance(type_, TensorType | ShapeType) and type_.dims is not None:
+        if not all(s in mapping for d in type_.dims for s in d.free_symbols):
+            return _erase_dims(type_)
+        dims = tuple(symbolic.simplify(d.xreplace(mapping)) for d in type_.dims)
+        return (
+            TensorType.of(dims, type_.dtype)
+            if isinstance(type_, TensorType)
+            else ShapeType.of(dims)
+        )
+    if isinstance(type_, TupleType):
+        return TupleType.of(_in_caller_vars(t, mapping) for t in type_.types)
+    return type_
 
 
 def _erase_dims(type_: Attribute) -> Attribute:
@@ -1303,6 +1338,22 @@ class CallOp(IRDLOperation):
         print_symbol_call(printer, self.callee, self.args, None, self.attributes)
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)
+
+    def callee_result_type(self, callee: FuncOp | None = None) -> Attribute:
+        """The callee's declared result type in this function's variables (what the
+        arguments' types say of the callee's variables), dims it cannot say erased."""
+        if callee is None:
+            callee = SymbolTable.lookup_symbol(self, self.callee)
+        assert isinstance(callee, FuncOp)
+        mapping: dict[sympy.Expr, sympy.Expr] = {}
+        for param, arg in zip(callee.function_type.inputs.data, self.args, strict=False):
+            _bind_callee_vars(param, arg.type, mapping)
+        return _in_caller_vars(callee.result_type, mapping)
+
+    def result_needs_check(self) -> bool:
+        """Whether the declared result type claims more than the callee's proves (then it
+        is checked at run time)."""
+        return type_relation(self.result.type, self.callee_result_type()) != "yes"
 
     def verify_(self) -> None:
         if _inside_dataflow(self):

@@ -704,6 +704,56 @@ class CheckTensorOp(VMBuiltinOp):
         ]
 
 
+@irdl_op_definition
+class CheckShapeOp(VMBuiltinOp):
+    """``vm.check_shape %s {ndim = 2, context = "..."}``: a run-time check that a value is
+    a shape value of that rank (-1: any)."""
+
+    name = "vm.check_shape"
+    BUILTIN: ClassVar[str] = "vm.builtin.check_shape_info"
+
+    value = operand_def()
+    ndim = prop_def(IntegerAttr)
+    context = prop_def(StringAttr)
+    traits = traits_def(MemoryWriteEffect())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue, ndim: int, context: str) -> None:
+        super().__init__(
+            operands=[value],
+            properties={"ndim": IntegerAttr(ndim, i64), "context": StringAttr(context)},
+        )
+
+    def call_args(self) -> list[CallArg]:
+        return [value_arg(self.value), imm_arg(self.ndim.value.data), const_arg(self.context.data)]
+
+
+@irdl_op_definition
+class CheckTupleOp(VMBuiltinOp):
+    """``vm.check_tuple %t {size = 2, context = "..."}``: a run-time check that a value is
+    a tuple of that many fields."""
+
+    name = "vm.check_tuple"
+    BUILTIN: ClassVar[str] = "vm.builtin.check_tuple_info"
+
+    value = operand_def()
+    size = prop_def(IntegerAttr)
+    context = prop_def(StringAttr)
+    traits = traits_def(MemoryWriteEffect())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue, size: int, context: str) -> None:
+        super().__init__(
+            operands=[value],
+            properties={"size": IntegerAttr(size, i64), "context": StringAttr(context)},
+        )
+
+    def call_args(self) -> list[CallArg]:
+        return [value_arg(self.value), imm_arg(self.size.value.data), const_arg(self.context.data)]
+
+
 def _parse_heap_dims(parser: Parser) -> tuple[SSAValue, DimsAttr, dict[str, Attribute], Attribute]:
     """``%heap [dims] {attrs} : T`` (the result type)."""
     heap = parse_defined_operand(parser)
@@ -1041,6 +1091,8 @@ BUILTIN_OPS = (
     ShapeOfOp,
     MatchShapeOp,
     CheckTensorOp,
+    CheckShapeOp,
+    CheckTupleOp,
 )
 EXECUTABLE_OPS = (FuncOp, CallOp, ConstOp, ImmOp, FuncRefOp, RetOp, IfOp, GotoOp)
 

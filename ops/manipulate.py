@@ -43,6 +43,8 @@ from xrelax.ops.base import (
     numpy_result,
     prop_int,
     prop_ints,
+    require_equal,
+    require_le,
     require_props,
     result_dims,
     same_dtype,
@@ -90,6 +92,11 @@ def _inferred_dim(total: sympy.Expr, known: sympy.Expr, x: TensorType, target: D
             f"{symbolic.format_dims(target)}: the element count is not a multiple of "
             f"{symbolic.format_expr(known)}"
         )
+    shown = symbolic.format_dims(target)
+    require_le(1, known, f"relax.reshape to {shown}: the entries other than -1 are not 0")
+    require_equal(
+        remainder, 0, f"relax.reshape to {shown}: the element count divides into the -1 entry"
+    )
     return symbolic.floordiv(total, known)
 
 
@@ -204,6 +211,7 @@ class ReshapeOp(OperatorOp):
                     f"cannot reshape {show_type(x)} ({symbolic.format_expr(total)} elements) "
                     f"to {shown} ({symbolic.format_expr(count)} elements)"
                 )
+            require_equal(count, total, f"relax.reshape to {shown}: the element count is kept")
             return tensor(target, x.dtype)
         (index,) = inferred
         known = dims_product(target[:index] + target[index + 1 :])
@@ -367,6 +375,7 @@ class SqueezeOp(OperatorOp):
                     f"cannot squeeze axis {index} of {show_type(x)}: expected size 1, got "
                     f"{symbolic.format_expr(x.dims[index])}"
                 )
+            require_equal(x.dims[index], 1, f"relax.squeeze: axis {index} has size 1")
         return tensor(tuple(d for i, d in enumerate(x.dims) if i not in removed), x.dtype)
 
     @classmethod
@@ -573,6 +582,7 @@ class SplitOp(OperatorOp):
                 raise RelaxError(
                     f"cannot split axis {axis} of {show_type(x)} into {points} equal sections"
                 )
+            require_equal(remainder, 0, f"relax.split: {points} equal sections divide axis {axis}")
             lengths = [symbolic.floordiv(size, points)] * points
         else:
             bounds: list[int | None] = [None, *points, None]

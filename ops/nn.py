@@ -43,6 +43,8 @@ from xrelax.ops.base import (
     prop_float,
     prop_int,
     prop_ints,
+    require_equal,
+    require_le,
     require_props,
     result_dims,
     same_dtype,
@@ -53,13 +55,18 @@ from xrelax.ops.base import (
 
 
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
-    shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    shifted = np.exp(x - _axis_max(x, axis))
     return shifted / np.sum(shifted, axis=axis, keepdims=True)
 
 
 def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
-    shifted = x - np.max(x, axis=axis, keepdims=True)
+    shifted = x - _axis_max(x, axis)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def _axis_max(x: np.ndarray, axis: int) -> np.ndarray:
+    """The maximum along ``axis`` (an empty axis, whose softmax is empty, gives -inf)."""
+    return np.max(x, axis=axis, keepdims=True, initial=-np.inf)
 
 
 class SoftmaxFamilyOp(OperatorOp):
@@ -170,13 +177,22 @@ class LayerNormOp(OperatorOp):
         if x.dims is not None:
             expected = tuple(x.dims[a] for a in positions)
             for param, what in ((gamma, "gamma"), (beta, "beta")):
-                if param.dims is not None and any(
+                if param.dims is None:
+                    continue
+                if any(
                     symbolic.prove_not_equal(e, d)
                     for e, d in zip(expected, param.dims, strict=True)
                 ):
                     raise RelaxError(
                         f"expected {what} of shape {symbolic.format_dims(expected)} (x along "
                         f"axes {axes}), got {show_type(param)}"
+                    )
+                for k, (e, d) in enumerate(zip(expected, param.dims, strict=True)):
+                    require_equal(
+                        d,
+                        e,
+                        f"relax.layer_norm: {what} dimension {k} equals x along axis "
+                        f"{positions[k]}",
                     )
         return tensor(known_shape(x), dtype)
 
@@ -284,7 +300,7 @@ class Window:
             _spatial_values(props, "dilation", rank, 1),
         )
 
-    def output_dims(self, sizes: Dims, windows: Sequence[sympy.Expr]) -> Dims:
+    def output_dims(self, sizes: Dims, windows: Sequence[sympy.Expr], op: str) -> Dims:
         """The output size per spatial dimension: ``floordiv(size + padding - dilation *
         (window - 1) - 1, stride) + 1``; an error when statically empty."""
         out = []
@@ -298,6 +314,7 @@ class Window:
                     f"{symbolic.format_expr(extent)}) to hold the window of extent "
                     f"{symbolic.format_expr(reach)}"
                 )
+            require_le(reach, extent, f"{op}: spatial dimension {index} (padded) holds the window")
             out.append(dim)
         return tuple(out)
 
@@ -393,12 +410,18 @@ class ConvOp(OperatorOp):
                 f"expected data with {symbolic.format_expr(in_channels * groups)} channels "
                 f"(weight input channels * groups), got {show_type(x)}"
             )
+        require_equal(
+            in_channels * groups,
+            channels,
+            f"{cls.name}: the data channels equal the weight input channels * groups",
+        )
         remainder = symbolic.floormod(out_channels, groups)
         if remainder.is_Integer and remainder != 0:
             raise RelaxError(
                 f"expected output channels divisible by groups = {groups}, got {show_type(weight)}"
             )
-        return tensor((batch, out_channels, *window.output_dims(sizes, kernel)), dtype)
+        require_equal(remainder, 0, f"{cls.name}: groups divide the output channels")
+        return tensor((batch, out_channels, *window.output_dims(sizes, kernel, cls.name)), dtype)
 
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
@@ -481,7 +504,7 @@ class Pool2dOp(OperatorOp):
             return tensor(4, x.dtype)
         batch, channels, *sizes = x.dims
         pool = [sympy.Integer(p) for p in pool_size]
-        return tensor((batch, channels, *window.output_dims(sizes, pool)), x.dtype)
+        return tensor((batch, channels, *window.output_dims(sizes, pool, cls.name)), x.dtype)
 
     @classmethod
     def pool(cls, x: np.ndarray, window: Window, pool_size: list[int]) -> np.ndarray:

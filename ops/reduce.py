@@ -30,6 +30,7 @@ from xrelax.ops.base import (
     numpy_result,
     prop_bool,
     prop_ints,
+    require_le,
     result_dims,
     tensor,
 )
@@ -46,6 +47,8 @@ class ReduceOp(OperatorOp):
     traits = traits_def(Pure())
 
     DTYPES: ClassVar[DtypeKind] = NUMERIC
+    HAS_IDENTITY: ClassVar[bool] = True
+    """False when the reduction of no elements is undefined (max, min): it is an error."""
     NUMPY_FN: ClassVar[Callable[..., np.ndarray]]
     TE_FN: ClassVar[Callable[[te.Expr, list[te.IterVar]], te.Expr]]
 
@@ -55,11 +58,16 @@ class ReduceOp(OperatorOp):
         check_dtype(x, cls.DTYPES)
         axis = prop_ints(properties, "axis")
         keepdims = prop_bool(properties, "keepdims")
+        reduced = None
+        if x.ndim is not None:
+            reduced = set(range(x.ndim) if axis is None else normalize_axes(axis, x.ndim))
+            if not cls.HAS_IDENTITY and x.dims is not None:
+                count = dims_product([x.dims[a] for a in sorted(reduced)])
+                require_le(1, count, f"{cls.name}: the reduced axes are not empty")
         if axis is None and not keepdims:
             return tensor((), x.dtype)
-        if x.ndim is None:
+        if reduced is None:
             return tensor(None, x.dtype)
-        reduced = set(range(x.ndim) if axis is None else normalize_axes(axis, x.ndim))
         one = sympy.Integer(1)
         if keepdims:
             if x.dims is None and len(reduced) < x.ndim:
@@ -130,6 +138,7 @@ class MaxOp(ReduceOp):
 
     name = "relax.max"
     DTYPES: ClassVar[DtypeKind] = ANY_DTYPE
+    HAS_IDENTITY: ClassVar[bool] = False
     NUMPY_FN = staticmethod(np.max)
     TE_FN = staticmethod(te.max)
 
@@ -140,6 +149,7 @@ class MinOp(ReduceOp):
 
     name = "relax.min"
     DTYPES: ClassVar[DtypeKind] = ANY_DTYPE
+    HAS_IDENTITY: ClassVar[bool] = False
     NUMPY_FN = staticmethod(np.min)
     TE_FN = staticmethod(te.min)
 

@@ -19,6 +19,7 @@ from xdsl.ir import Attribute
 from xdsl.parser import Parser
 
 from xrelax.backends.vm.builtins import register_func
+from xrelax.backends.vm.error import VMError
 from xrelax.ops import OPERATORS
 from xrelax.ops.base import OperatorOp
 
@@ -38,7 +39,10 @@ def _runtime_kernel(op_type: type[OperatorOp]) -> Callable[..., Any]:
         props: dict[str, Attribute] = {}
         if args and isinstance(args[-1], str):
             props, args = parse_props(args[-1]), args[:-1]
-        return op_type.reference(list(args), props)
+        try:
+            return op_type.reference(list(args), props)
+        except Exception as err:  # noqa: BLE001 - numpy's refusal of the inputs, reported
+            raise VMError(f"{op_type.name}: {' '.join(str(err).split())}") from err
 
     kernel.__name__ = op_type.name.replace(".", "_")
     kernel.__doc__ = f"``{op_type.name}`` at run time (its numpy reference kernel)."

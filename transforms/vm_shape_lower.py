@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -41,26 +41,54 @@ from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes, symbolic, tir, vm
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.relax import (
+    CallOp,
+    CallPackedOp,
     DataflowOp,
     FuncOp,
+    GetItemOp,
     MatchShapeOp,
     ShapeOp,
     ShapeType,
     TensorType,
+    TupleType,
 )
 from xrelax.dialects.relax_memory import CallDPSOp
 from xrelax.dialects.symbolic import Dims
 
 HEAP_DTYPE = dtypes.I64
 
+_PendingCheck = tuple[SSAValue, Dims, str, Attribute]
+"""A value, its dims with expressions, the message context and its type."""
+
+
+def _type_dims(type_: Attribute) -> list[sympy.Expr]:
+    """The symbolic dims a type holds (tuple fields included)."""
+    if isinstance(type_, TensorType | ShapeType) and type_.dims is not None:
+        return list(type_.dims)
+    if isinstance(type_, TupleType):
+        return [d for t in type_.types for d in _type_dims(t)]
+    return []
+
+
+def checked_result(op: Operation) -> Attribute | None:
+    """The result type to check at run time after ``op``: a ``relax.call`` whose declared
+    result claims more than the callee's proves, and every ``relax.call_packed`` result
+    (a packed function promises nothing)."""
+    if isinstance(op, CallOp) and op.result_needs_check():
+        return op.result.type
+    if isinstance(op, CallPackedOp) and op.res:
+        return op.res[0].type
+    return None
+
 
 def _needed_exprs(func: FuncOp) -> list[sympy.Expr]:
     """Every symbolic expression the function needs at run time, in program order."""
     exprs: list[sympy.Expr] = []
     for type_ in func.function_type.inputs.data:
-        if isinstance(type_, TensorType | ShapeType) and type_.dims is not None:
-            exprs += type_.dims
+        exprs += _type_dims(type_)
     for op in func.walk():
+        if (checked := checked_result(op)) is not None:
+            exprs += _type_dims(checked)
         if isinstance(op, MatchShapeOp):
             exprs += op.pattern.data
         elif isinstance(op, ShapeOp):
@@ -126,25 +154,83 @@ class _FunctionLowering:
         cursor: Operation = alloc
         bound: set[str] = set()
         computed: set[sympy.Expr] = set()
-        pending_checks: list[tuple[SSAValue, Dims, str, TensorType | ShapeType]] = []
+        pending: list[_PendingCheck] = []
         for arg, param, type_ in zip(
             block.args, self.func.param_names, self.func.function_type.inputs.data, strict=True
         ):
             context = f"{self.name}: parameter '{param}'"
-            if isinstance(type_, TensorType):
-                ndim = type_.ndim if type_.ndim is not None else -1
-                dtype = dtypes.numpy_name(type_.dtype) if type_.known_dtype is not None else ""
-                check = vm.CheckTensorOp(arg, ndim, dtype, context)
-                self.rewriter.insert(check, InsertPoint.after(cursor))
-                cursor = check
-            if isinstance(type_, TensorType | ShapeType) and type_.dims:
-                cursor = self._match(arg, type_.dims, bound, context, type_, cursor)[1]
-                pending_checks.append((arg, type_.dims, context, type_))
-        cursor = self._compute(bound, computed, cursor)
-        for value, dims, context, type_ in pending_checks:
-            cursor = self._check_exprs(value, dims, context, type_, cursor)
+            cursor = self._check_value(arg, type_, context, bound, cursor, pending)
+        self._finish_checks(bound, computed, cursor, pending)
         self._walk(block, bound, computed)
         self._rewrite_shapes()
+
+    # ---------------------------------------------------------------- value checks
+
+    def _check_value(
+        self,
+        value: SSAValue,
+        type_: Attribute,
+        context: str,
+        bound: set[str],
+        cursor: Operation,
+        pending: list[_PendingCheck],
+    ) -> Operation:
+        """Check ``value`` against ``type_`` (kind, rank, dtype, plain dims; a tuple field
+        by field), binding variables at their first occurrence; dims that are
+        expressions go to ``pending`` (they are checked once computable)."""
+        check: Operation | None = None
+        if isinstance(type_, TensorType):
+            ndim = type_.ndim if type_.ndim is not None else -1
+            dtype = dtypes.numpy_name(type_.dtype) if type_.known_dtype is not None else ""
+            check = vm.CheckTensorOp(value, ndim, dtype, context)
+        elif isinstance(type_, ShapeType):
+            check = vm.CheckShapeOp(value, type_.ndim if type_.ndim is not None else -1, context)
+        elif isinstance(type_, TupleType):
+            check = vm.CheckTupleOp(value, len(type_.types), context)
+        if check is not None:
+            self.rewriter.insert(check, InsertPoint.after(cursor))
+            cursor = check
+        if isinstance(type_, TensorType | ShapeType) and type_.dims:
+            if any(d.is_Integer or d.is_Symbol for d in type_.dims):
+                cursor = self._match(value, type_.dims, bound, context, type_, cursor)[1]
+            pending.append((value, type_.dims, context, type_))
+        elif isinstance(type_, TupleType):
+            for index, field_type in enumerate(type_.types):
+                if not _type_dims(field_type) and not isinstance(
+                    field_type, TensorType | ShapeType | TupleType
+                ):
+                    continue
+                item = GetItemOp(value, index)
+                self.rewriter.insert(item, InsertPoint.after(cursor))
+                cursor = self._check_value(
+                    item.result, field_type, f"{context}[{index}]", bound, item, pending
+                )
+        return cursor
+
+    def _finish_checks(
+        self,
+        bound: set[str],
+        computed: set[sympy.Expr],
+        cursor: Operation,
+        pending: list[_PendingCheck],
+    ) -> Operation:
+        """Compute what just became computable, then check the pending expression dims."""
+        cursor = self._compute(bound, computed, cursor)
+        for value, dims, context, type_ in pending:
+            cursor = self._check_exprs(value, dims, context, type_, cursor)
+        return cursor
+
+    def _check_result(
+        self, op: Operation, type_: Attribute, bound: set[str], computed: set[sympy.Expr]
+    ) -> None:
+        """Check the result of a call whose declared type is not proven."""
+        result = op.results[0]
+        shown = f"@{op.callee.string_value()}" if isinstance(op, CallOp) else f"'{op.callee.data}'"
+        name = f" (%{result.name_hint})" if result.name_hint else ""
+        context = f"{self.name}: {op.name} {shown}{name}: result"
+        pending: list[_PendingCheck] = []
+        cursor = self._check_value(result, type_, context, bound, op, pending)
+        self._finish_checks(bound, computed, cursor, pending)
 
     # ---------------------------------------------------------------- binding sites
 
@@ -196,6 +282,8 @@ class _FunctionLowering:
                 raise IRError(op, "relax-vm-shape-lower needs relax-to-non-dataflow first")
             if isinstance(op, MatchShapeOp):
                 self._lower_match_shape(op, bound, computed)
+            elif (checked := checked_result(op)) is not None:
+                self._check_result(op, checked, bound, computed)
             for region in op.regions:
                 for inner in region.blocks:
                     self._walk(inner, set(bound), set(computed))

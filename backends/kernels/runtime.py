@@ -8,9 +8,12 @@ from typing import Any
 
 import numpy as np
 
+from xrelax.backends.vm.error import VMError
 
-class KernelError(ValueError):
-    """A kernel called with arguments that do not match its signature (one-line message)."""
+
+class KernelError(VMError, ValueError):
+    """A kernel called with arguments that do not match its signature, or whose checks
+    fail (one-line message); the VM reports it as it is, prefixed with the function."""
 
 
 class _SeterrState:

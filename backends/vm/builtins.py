@@ -175,6 +175,8 @@ def match_shape(
             if dim != slot:
                 _match_error(dims, heap, pattern, err_ctx)
         elif kind == MATCH_STORE:
+            if dim < 0:
+                _negative_size_error(dims, pattern, err_ctx)
             heap[slot] = dim
         elif kind == MATCH_EQUAL_HEAP:
             if dim != heap.item(slot):
@@ -198,6 +200,17 @@ def _match_error(
         if dim != expected:
             raise VMError(
                 _in(err_ctx, f"dimension {i}{_label(label)}: expected {expected}, got {dim}")
+            )
+
+
+def _negative_size_error(
+    dims: tuple[int, ...], pattern: tuple[tuple[int, int, str], ...], err_ctx: str
+) -> None:
+    """A symbolic variable is a size: it is never bound to a negative value."""
+    for i, (dim, (kind, _, label)) in enumerate(zip(dims, pattern, strict=True)):
+        if kind == MATCH_STORE and dim < 0:
+            raise VMError(
+                _in(err_ctx, f"dimension {i}{_label(label)}: expected a size >= 0, got {dim}")
             )
 
 

@@ -44,3 +44,39 @@ relax.func @main(%x: !relax.tensor<[n], f32>, %w: !relax.tensor<ndim=3, f32>) ->
   %y = relax.match_shape %w [n, m, m * 2] : (!relax.tensor<ndim=3, f32>)
   relax.return %y : !relax.tensor<[n, m, m * 2], f32>
 }
+
+// -----
+
+// A tuple parameter is checked field by field (its fields bind variables too); a
+// relax.call result is checked when the declared type claims more than the callee's
+// (@g returns ndim=1), not when the callee proves it (@h); a call_packed result is
+// always checked, a dimension that is an expression once it is computed.
+// CHECK-LABEL: relax.func @main
+// CHECK:         vm.check_tuple %t {size = 2 : i64, context = "main: parameter 't'"}
+// CHECK-NEXT:    %[[T0:.*]] = relax.get_item %t[0]
+// CHECK-NEXT:    vm.check_tensor %[[T0]] {ndim = 2 : i64, dtype = "float32", context = "main: parameter 't'[0]"}
+// CHECK-NEXT:    %{{.*}} = vm.match_shape %[[T0]], %shape_heap [check h0 "n", equal 2 "2"] "main: parameter 't'[0]"
+// CHECK-NEXT:    %[[T1:.*]] = relax.get_item %t[1]
+// CHECK-NEXT:    vm.check_shape %[[T1]] {ndim = 1 : i64, context = "main: parameter 't'[1]"}
+// CHECK-NEXT:    %{{.*}} = vm.match_shape %[[T1]], %shape_heap [store h1 "m"] "main: parameter 't'[1]"
+// CHECK-NEXT:    relax.call_dps @main_shape0(%shape_heap) sym [h0]
+// CHECK-NEXT:    %a = relax.call @g(%x)
+// CHECK-NEXT:    vm.check_tensor %a {ndim = 1 : i64, dtype = "float32", context = "main: relax.call @g (%a): result"}
+// CHECK-NEXT:    %{{.*}} = vm.match_shape %a, %shape_heap [check h0 "n"] "main: relax.call @g (%a): result"
+// CHECK-NEXT:    %b = relax.call @h(%a)
+// CHECK-NEXT:    %c = relax.call_packed "my.f"(%b)
+// CHECK-NEXT:    vm.check_tensor %c {ndim = 1 : i64, dtype = "float32", context = "main: relax.call_packed 'my.f' (%c): result"}
+// CHECK-NEXT:    %{{.*}} = vm.match_shape %c, %shape_heap [check h2 "n * 2"] "main: relax.call_packed 'my.f' (%c): result"
+// CHECK-NEXT:    relax.return %b
+relax.func @g(%a: !relax.tensor<[k], f32>) -> !relax.tensor<ndim=1, f32> {
+  relax.return %a : !relax.tensor<[k], f32>
+}
+relax.func @h(%a: !relax.tensor<[k], f32>) -> !relax.tensor<[k], f32> {
+  relax.return %a : !relax.tensor<[k], f32>
+}
+relax.func @main(%x: !relax.tensor<[n], f32>, %t: !relax.tuple<!relax.tensor<[n, 2], f32>, !relax.shape<[m]>>) -> !relax.tensor<[n], f32> {
+  %a = relax.call @g(%x) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+  %b = relax.call @h(%a) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+  %c = relax.call_packed "my.f"(%b) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n * 2], f32>
+  relax.return %b : !relax.tensor<[n], f32>
+}

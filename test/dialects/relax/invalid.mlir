@@ -306,3 +306,37 @@ relax.func @wide_dense_array(%x: !relax.tensor<[1, 8, 6, 6], f32>, %k: !relax.te
   %y = relax.conv2d %x, %k {padding = array<i664: 1, 1>} : (!relax.tensor<[1, 8, 6, 6], f32>, !relax.tensor<[4, 8, 3, 3], f32>)
   relax.return %y : !relax.tensor<[1, 4, 6, 6], f32>
 }
+
+// -----
+
+relax.func @f32_result(%a: !relax.tensor<[k], f32>) -> !relax.tensor<[k], f32> {
+  relax.return %a : !relax.tensor<[k], f32>
+}
+relax.func @call_result_dtype(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f64> {
+  // expected-error @+1 {{declared result type !relax.tensor<[n], f64> is incompatible with the result type !relax.tensor<[k], f32> of @f32_result (!relax.tensor<[n], f32> here)}}
+  %r = relax.call @f32_result(%x) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f64>
+  relax.return %r : !relax.tensor<[n], f64>
+}
+
+// -----
+
+relax.func @tensor_result(%a: !relax.tensor<[k], f32>) -> !relax.tensor<[k], f32> {
+  relax.return %a : !relax.tensor<[k], f32>
+}
+relax.func @call_result_tuple(%x: !relax.tensor<[n], f32>) -> !relax.tuple<!relax.tensor<[n], f32>> {
+  // expected-error @+1 {{declared result type !relax.tuple<!relax.tensor<[n], f32>> is incompatible with the result type !relax.tensor<[k], f32> of @tensor_result}}
+  %r = relax.call @tensor_result(%x) : (!relax.tensor<[n], f32>) -> !relax.tuple<!relax.tensor<[n], f32>>
+  relax.return %r : !relax.tuple<!relax.tensor<[n], f32>>
+}
+
+// -----
+
+relax.func @double(%a: !relax.tensor<[k], f32>) -> !relax.tensor<[k * 2], f32> {
+  %b = relax.concat %a, %a : (!relax.tensor<[k], f32>, !relax.tensor<[k], f32>)
+  relax.return %b : !relax.tensor<[k * 2], f32>
+}
+relax.func @call_result_dims(%x: !relax.tensor<[3], f32>) -> !relax.tensor<[5], f32> {
+  // expected-error @+1 {{declared result type !relax.tensor<[5], f32> is incompatible with the result type !relax.tensor<[k * 2], f32> of @double (!relax.tensor<[6], f32> here)}}
+  %r = relax.call @double(%x) : (!relax.tensor<[3], f32>) -> !relax.tensor<[5], f32>
+  relax.return %r : !relax.tensor<[5], f32>
+}

@@ -62,3 +62,14 @@ vm.func @main(%x, %w) {
 ^bb3(%r: !vm.ref):
   vm.ret %r
 }
+
+// -----
+
+// CHECK-LABEL: relax.func @checks
+// CHECK-NEXT:    vm.check_shape %s {ndim = 1 : i64, context = "checks: parameter 's'"} : !relax.shape<[n]>
+// CHECK-NEXT:    vm.check_tuple %t {size = 1 : i64, context = "checks: parameter 't'"} : !relax.tuple<!relax.object>
+relax.func @checks(%s: !relax.shape<[n]>, %t: !relax.tuple<!relax.object>) -> !relax.shape<[n]> {
+  vm.check_shape %s {ndim = 1 : i64, context = "checks: parameter 's'"} : !relax.shape<[n]>
+  vm.check_tuple %t {size = 1 : i64, context = "checks: parameter 't'"} : !relax.tuple<!relax.object>
+  relax.return %s : !relax.shape<[n]>
+}

@@ -19,11 +19,14 @@ from xdsl.ir import SSAValue
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.block_builder import BlockBuilder
-from xrelax.dialects.relax import TensorType
+from xrelax.dialects.relax import RelaxError, TensorType
 
 UNARY = ("exp", "negative", "abs", "tanh", "sigmoid", "relu", "silu", "gelu")
 BINARY = ("add", "subtract", "multiply", "maximum", "minimum")
 DIMS = (("n", 4), ("n", "m"), (3, "m"), ("n",), ("m", 4))
+LOOSE_DIMS = (*DIMS, ("k", 4), ("k", "m"), ("k",))
+"""With ``k``, a variable nothing relates to ``n`` and ``m``: a loose program's
+operators then rely on facts that only hold for some sizes (``k == m``)."""
 
 
 @dataclass
@@ -37,9 +40,9 @@ class Program:
     def __repr__(self) -> str:
         return f"Program(params={self.param_dims}, steps={self.text!r})"
 
-    def inputs(self, rng: np.random.Generator, n: int, m: int) -> list[np.ndarray]:
-        """Random float32 inputs for ``n`` and ``m``."""
-        env = {"n": n, "m": m}
+    def inputs(self, rng: np.random.Generator, n: int, m: int, k: int = 1) -> list[np.ndarray]:
+        """Random float32 inputs for ``n``, ``m`` and ``k``."""
+        env = {"n": n, "m": m, "k": k}
         shapes = [tuple(env.get(d, d) for d in dims) for dims in self.param_dims]
         return [rng.uniform(-1, 1, size=s).astype(np.float32) for s in shapes]
 
@@ -51,10 +54,12 @@ def _dims_of(value: SSAValue) -> tuple:
 
 
 @st.composite
-def programs(draw: st.DrawFn) -> Program:
-    """A random relax program (see the module docstring)."""
+def programs(draw: st.DrawFn, loose: bool = False) -> Program:
+    """A random relax program (see the module docstring); a ``loose`` one also uses the
+    variable ``k`` and operators whose facts the compiler cannot prove (a matmul of
+    ``[n, m]`` by ``[k, 4]``, a reshape of ``[n, m]`` to ``[k, 4]``, a max over ``m``)."""
     n_params = draw(st.integers(2, 3))
-    param_dims = [draw(st.sampled_from(DIMS)) for _ in range(n_params)]
+    param_dims = [draw(st.sampled_from(LOOSE_DIMS if loose else DIMS)) for _ in range(n_params)]
     bb = BlockBuilder()
     params = {f"p{i}": TensorType.of(list(d), dtypes.F32) for i, d in enumerate(param_dims)}
     steps: list[str] = []
@@ -63,7 +68,10 @@ def programs(draw: st.DrawFn) -> Program:
         n_dataflow = draw(st.integers(1, 6))
         with bb.dataflow():
             for _ in range(n_dataflow):
-                values.append(_step(draw, bb, values, steps))
+                if loose and draw(st.booleans()):
+                    values.append(_loose_step(draw, bb, values, steps))
+                else:
+                    values.append(_step(draw, bb, values, steps))
             out = bb.emit_output(values[-1])
         values = [*args, out]
         for _ in range(draw(st.integers(0, 3))):
@@ -133,3 +141,28 @@ def _step(draw: st.DrawFn, bb: BlockBuilder, values: list[SSAValue], steps: list
         return bb.emit_op("flatten", x)
     steps.append("exp")
     return bb.emit_op("exp", x)
+
+
+def _loose_step(
+    draw: st.DrawFn, bb: BlockBuilder, values: list[SSAValue], steps: list[str]
+) -> SSAValue:
+    """An operator relying on a fact about the sizes that the types do not prove."""
+    x = draw(st.sampled_from(values[-3:]))
+    dims = _dims_of(x)
+    kind = draw(st.sampled_from(("matmul", "reshape", "max")))
+    if kind == "matmul" and len(dims) == 2:
+        partners = [v for v in values if len(_dims_of(v)) == 2 and _dims_of(v)[0] != dims[1]]
+        if partners:
+            y = draw(st.sampled_from(partners))
+            steps.append(f"matmul {dims} x {_dims_of(y)}")
+            return bb.emit_op("matmul", x, y)
+    if kind == "reshape" and dims:
+        target = draw(st.sampled_from([("k", 4), ("m", "n"), ("k",), (-1, 2)]))
+        try:
+            result = bb.emit_op("reshape", x, bb.shape(list(target)))
+        except RelaxError:  # provably the wrong element count
+            return bb.emit_op("exp", x)
+        steps.append(f"reshape {dims} to {target}")
+        return result
+    steps.append(f"max {dims}")
+    return bb.emit_op("max", x, axis=[len(dims) - 1] if dims else None)
