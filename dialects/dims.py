@@ -48,10 +48,20 @@ def parse_dims_text(parser: AttrParser, text: str, start: int) -> Dims:
 MAX_EXTENT = 2**63 - 1
 """The largest dimension a shape may have (shapes are int64 at run time)."""
 
+MAX_RANK = 64
+"""The highest rank of a tensor, shape or buffer type (numpy's limit)."""
+
+
+def check_rank(rank: int) -> None:
+    """Refuse a rank numpy cannot hold."""
+    if rank > MAX_RANK:
+        raise VerifyException(f"rank {rank} exceeds the maximum of {MAX_RANK}")
+
 
 def check_extents(dims: Dims, allow_negative: bool = False) -> None:
     """Refuse a constant dimension that does not fit in int64, or is negative (a shape
     value may hold -1, the entry a ``reshape`` infers: ``allow_negative``)."""
+    check_rank(len(dims))
     for dim in dims:
         if not dim.is_Integer:
             continue

@@ -74,7 +74,13 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xrelax.dialects import dtypes, obligations, symbolic
-from xrelax.dialects.dims import DimsAttr, check_extents, parse_dims_text, take_angle_body
+from xrelax.dialects.dims import (
+    DimsAttr,
+    check_extents,
+    check_rank,
+    parse_dims_text,
+    take_angle_body,
+)
 from xrelax.dialects.symbolic import Dims, Fact, SymbolicError
 from xrelax.dialects.syntax import (
     parse_bracket_dims,
@@ -218,6 +224,8 @@ class TensorType(_ShapedType, ParametrizedAttribute, TypeAttribute):
             raise VerifyException(f"invalid tensor shape parameter {self.shape}")
         if isinstance(self.shape, DimsAttr):
             check_extents(self.shape.data)
+        elif isinstance(self.shape, IntAttr):
+            check_rank(self.shape.data)
         if self.dtype != UNKNOWN_DTYPE and not dtypes.is_dtype(self.dtype):
             raise VerifyException(f"unsupported element type {self.dtype}")
 
@@ -246,6 +254,8 @@ class ShapeType(_ShapedType, ParametrizedAttribute, TypeAttribute):
     def verify(self) -> None:
         if isinstance(self.shape, DimsAttr):
             check_extents(self.shape.data, allow_negative=True)
+        elif isinstance(self.shape, IntAttr):
+            check_rank(self.shape.data)
 
 
 @irdl_attr_definition

@@ -733,9 +733,14 @@ def _parse(data: bytes) -> Executable:
         raise VMError("checksum mismatch (the file is corrupted)")
     funcs, consts, names, code, lib = _sections(payload)
     exe = Executable()
+    # Every count is checked against what the file holds before anything is sized by it.
     for _ in range(funcs.u32()):
         name, start, num_args, regs = funcs.string(), funcs.i64(), funcs.i64(), funcs.i64()
         params = tuple(funcs.string() for _ in range(funcs.u32()))
+        if num_args != len(params):
+            raise VMError(
+                f"function '{name}' declares {num_args} arguments but names {len(params)}"
+            )
         exe.global_funcs.append(VMFunction(name, start, num_args, regs, params))
     exe.constants = [consts.value() for _ in range(consts.u32())]
     exe.func_names = [names.string() for _ in range(names.u32())]
@@ -744,4 +749,11 @@ def _parse(data: bytes) -> Executable:
     exe.library = lib.long_string()
     for section in (funcs, consts, names, code, lib):
         section.done()
+    for func in exe.global_funcs:
+        # registers hold the arguments and the results of instructions: no more exist
+        if not func.num_args <= func.register_file_size <= func.num_args + len(exe.instr_offset):
+            raise VMError(
+                f"function '{func.name}' declares {func.register_file_size} registers for "
+                f"{func.num_args} arguments and {len(exe.instr_offset)} instructions"
+            )
     return exe
