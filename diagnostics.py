@@ -295,6 +295,23 @@ def _bisect_right(values: list[int], x: int) -> int:
     return lo
 
 
+class SourceError(Exception):
+    """An input file that is not text."""
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text; a binary file is a one-line :class:`SourceError` naming
+    the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise SourceError(
+            f"'{name}' is not UTF-8 text (byte 0x{data[err.start]:02x} at line {line}, "
+            f"offset {err.start})"
+        ) from None
+
+
 def source_line(text: str, line: int) -> str | None:
     """Line ``line`` (1-based) of ``text``."""
     lines = text.splitlines()
