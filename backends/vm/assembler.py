@@ -116,7 +116,8 @@ class _FunctionAssembler:
         if isinstance(op, vm.CallOp):
             args = [self.operand(a) for a in op.args]
             dst = self.register(op.result) if op.result is not None else None
-            self.ib.emit_call(op.callee.data, args, dst=dst)
+            name = op.result.name_hint if op.result is not None else None
+            self.ib.emit_call(op.callee.data, args, dst=dst, value_name=name)
         elif isinstance(op, vm.RetOp):
             self.ib.emit_ret(self.in_register(op.value))
         elif isinstance(op, vm.IfOp):

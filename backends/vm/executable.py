@@ -19,8 +19,12 @@ File format (little endian), version ``FORMAT_VERSION``::
     version  u32
     crc32    u32      zlib.crc32 of the payload
     length   u64      payload length in bytes
-    payload  sections FUNC, CNST, NAME, CODE, LIBR in this order, each
+    payload  sections FUNC, CNST, NAME, CODE, LIBR, VALN in this order, each
              tag (4 ASCII bytes), u64 body length, body
+
+VALN (new in version 2; version 1 files are read too) maps instruction indices to the
+source names of the values they define (u32 count, then u64 index + string pairs),
+for error messages.
 
 Strings are u32 byte length + UTF-8 (the library text uses a u64 length). Constants are
 tagged values: None, bool, int (two's complement bytes), float (f64), str, tuple
@@ -62,7 +66,7 @@ __all__ = [
 ]
 
 MAGIC = b"XRLXVMEX"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 VALUE_BITS = 56
 _VALUE_MASK = (1 << VALUE_BITS) - 1
@@ -216,6 +220,8 @@ class Executable:
     instr_data: list[int] = field(default_factory=list)
     instr_offset: list[int] = field(default_factory=list)
     library: str = ""
+    value_names: dict[int, str] = field(default_factory=dict)
+    """Instruction index -> source name of the value it defines (for error messages)."""
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Executable):
@@ -226,6 +232,7 @@ class Executable:
             and self.instr_data == other.instr_data
             and self.instr_offset == other.instr_offset
             and self.library == other.library
+            and self.value_names == other.value_names
             and _same_constant(tuple(self.constants), tuple(other.constants))
         )
 
@@ -338,7 +345,10 @@ class Executable:
                 params = f", param_names={func.param_names!r}"
             lines.append(f"with ib.function({func.name!r}, num_inputs={func.num_args}{params}):")
             for i in ranges[func.name]:
-                lines.append("    " + self._python_instruction(self.get_instruction(i)))
+                line = self._python_instruction(self.get_instruction(i))
+                if i in self.value_names:
+                    line = f"{line[:-1]}, value_name={self.value_names[i]!r})"
+                lines.append("    " + line)
         return "\n".join(lines) + "\n"
 
     def _func_name(self, idx: int) -> str:
@@ -421,6 +431,12 @@ class Executable:
         lib = _Writer()
         lib.long_string(self.library)
         out.section(b"LIBR", lib)
+        value_names = _Writer()
+        value_names.u32(len(self.value_names))
+        for index, name in sorted(self.value_names.items()):
+            value_names.u64(index)
+            value_names.string(name)
+        out.section(b"VALN", value_names)
         payload = out.getvalue()
         header = MAGIC + struct.pack("<IIQ", FORMAT_VERSION, zlib.crc32(payload), len(payload))
         return header + payload
@@ -535,7 +551,7 @@ def _array_literal(value: np.ndarray) -> str:
 
 _TAG_NONE, _TAG_BOOL, _TAG_INT, _TAG_FLOAT, _TAG_STR, _TAG_TUPLE, _TAG_ARRAY, _TAG_SPLAT = range(8)
 _ARRAY_KINDS = "biufcSUmM"
-_SECTIONS = (b"FUNC", b"CNST", b"NAME", b"CODE", b"LIBR")
+_SECTIONS = (b"FUNC", b"CNST", b"NAME", b"CODE", b"LIBR", b"VALN")
 _HEADER = struct.Struct("<8sIIQ")
 
 
@@ -706,9 +722,9 @@ class _Reader:
             raise VMError(f"{self._what} section holds an invalid array: {err}") from None
 
 
-def _sections(payload: bytes) -> Iterator[_Reader]:
+def _sections(payload: bytes, version: int) -> Iterator[_Reader]:
     reader = _Reader(payload, "payload")
-    for tag in _SECTIONS:
+    for tag in _SECTIONS if version > 1 else _SECTIONS[:-1]:
         name = tag.decode()
         if reader.take(4) != tag:
             raise VMError(f"expected section {name}")
@@ -722,8 +738,10 @@ def _parse(data: bytes) -> Executable:
     if len(data) < _HEADER.size:
         raise VMError(f"truncated header ({len(data)} of {_HEADER.size} bytes)")
     _, version, crc, length = _HEADER.unpack_from(data)
-    if version != FORMAT_VERSION:
-        raise VMError(f"unsupported format version {version} (this build reads {FORMAT_VERSION})")
+    if version not in (1, FORMAT_VERSION):
+        raise VMError(
+            f"unsupported format version {version} (this build reads 1 to {FORMAT_VERSION})"
+        )
     payload = data[_HEADER.size :]
     if len(payload) < length:
         raise VMError(f"truncated payload ({len(payload)} of {length} bytes)")
@@ -731,7 +749,7 @@ def _parse(data: bytes) -> Executable:
         raise VMError(f"{len(payload) - length} unexpected bytes after the payload")
     if zlib.crc32(payload) != crc:
         raise VMError("checksum mismatch (the file is corrupted)")
-    funcs, consts, names, code, lib = _sections(payload)
+    funcs, consts, names, code, lib, *rest = _sections(payload, version)
     exe = Executable()
     # Every count is checked against what the file holds before anything is sized by it.
     for _ in range(funcs.u32()):
@@ -747,7 +765,11 @@ def _parse(data: bytes) -> Executable:
     exe.instr_data = code.i64_array()
     exe.instr_offset = code.i64_array()
     exe.library = lib.long_string()
-    for section in (funcs, consts, names, code, lib):
+    for value_names in rest:
+        for _ in range(value_names.u32()):
+            index, name = value_names.u64(), value_names.string()
+            exe.value_names[index] = name
+    for section in (funcs, consts, names, code, lib, *rest):
         section.done()
     for func in exe.global_funcs:
         # registers hold the arguments and the results of instructions: no more exist
