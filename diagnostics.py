@@ -162,6 +162,12 @@ class LocatingParser(Parser):
         value whatever the shape: ``dense<0.0> : tensor<1073741824xf32>`` costs bytes,
         not gigabytes (MLIR's DenseElementsAttr stores splats the same way)."""
         start = self._current_token.span.start
+        try:
+            return self._parse_dense(type, start)
+        except (ValueError, OverflowError) as err:  # xDSL's range checks of the values
+            self.raise_error(str(err), start, self.pos)
+
+    def _parse_dense(self, type, start: int):  # noqa: A002 - xDSL's name
         self.parse_punctuation("<", " in dense attribute")
         hex_text = self.parse_optional_str_literal()
         if hex_text is None and self._current_token.text in ("[", ">"):

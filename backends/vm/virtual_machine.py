@@ -59,7 +59,12 @@ class VirtualMachine:
         namespace = compiler.namespace()
         filename = f"<xrelax-vm-{next(_source_ids)}>"
         linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
-        exec(compile(self.source, filename, "exec"), namespace)
+        try:
+            code = compile(self.source, filename, "exec")
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
+            # The generated code of a validated executable compiles; this is a backstop.
+            raise VMError(f"cannot compile the executable: {type(err).__name__}: {err}") from None
+        exec(code, namespace)
         self._entries: dict[str, Callable[..., Any]] = {}
         for k, (func, _) in enumerate(funcs):
             entry = namespace[f"E{k}"]
