@@ -376,7 +376,7 @@ class Fact:
         if compound:
             computed = ", ".join(f"{format_expr(e)} = {evaluate(e, bindings)}" for e in compound)
             values = f"{values} ({computed})" if values else computed
-        return f"{self.what}: expected {self}, got {values}"
+        return f"{self.what}: expected {self}" + (f", got {values}" if values else "")
 
 
 _COMPARE = {

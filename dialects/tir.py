@@ -21,6 +21,8 @@ Loop variables and buffer indices are symbolic expressions; scalar computation u
 xDSL's ``arith`` and ``math`` ops on SSA values. The outputs are the trailing buffers.
 ``tir.let t = %v : i64`` binds a symbolic variable to a computed integer for the ops
 after it, so an index may depend on data (``take`` reads positions from a buffer).
+``tir.assert [k] == [m], "why"`` is a symbolic fact the kernel checks when it runs
+(an obligation of the operator it computes, docs/shape-safety.md).
 """
 
 from __future__ import annotations
@@ -244,6 +246,8 @@ def _walk(block: Block, defined: set[str], buffers: set[SSAValue]) -> None:
             used = op.value.free_vars()
         elif isinstance(op, AllocBufferOp):
             used = op.buffer.type.shape.free_vars()
+        elif isinstance(op, AssertOp):
+            used = op.lhs.free_vars() | op.rhs.free_vars()
         if missing := used - defined:
             raise IRError(op, f"uses undefined symbolic variable(s) {', '.join(sorted(missing))}")
         if isinstance(op, LoadOp | StoreOp) and op.buffer not in buffers:
@@ -579,6 +583,90 @@ class LetOp(IRDLOperation):
             raise VerifyException("tir.let binds an integer value (i8, i16, i32 or i64)")
 
 
-TIR_OPS = (PrimFuncOp, AllocBufferOp, ForOp, LoadOp, StoreOp, IndexOp, LetOp)
+@irdl_op_definition
+class AssertOp(IRDLOperation):
+    """``tir.assert [k, floormod(n, 4)] == [m, 0], "why"``: the kernel checks, when it
+    reaches this op, that each pair of expressions stands in the relation (``==``, ``<=``
+    or ``<``) and otherwise fails with the message and the values involved."""
+
+    name = "tir.assert"
+
+    lhs = prop_def(DimsAttr)
+    rhs = prop_def(DimsAttr)
+    relation = prop_def(StringAttr)
+    message = prop_def(StringAttr)
+
+    def __init__(
+        self,
+        lhs: Sequence[int | str | sympy.Expr],
+        relation: str,
+        rhs: Sequence[int | str | sympy.Expr],
+        message: str,
+    ) -> None:
+        super().__init__(
+            properties={
+                "lhs": DimsAttr.of(lhs),
+                "rhs": DimsAttr.of(rhs),
+                "relation": StringAttr(relation),
+                "message": StringAttr(message),
+            }
+        )
+
+    @staticmethod
+    def of_fact(fact: symbolic.Fact) -> AssertOp:
+        """The check of one fact (its ``what`` is the message)."""
+        return AssertOp([fact.lhs], fact.relation, [fact.rhs], fact.what)
+
+    def facts(self) -> list[symbolic.Fact]:
+        """The pairs as facts, in order."""
+        relation, what = self.relation.data, self.message.data
+        return [
+            symbolic.Fact(a, relation, b, what)
+            for a, b in zip(self.lhs.data, self.rhs.data, strict=True)
+        ]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AssertOp:
+        lhs = parse_bracket_dims(parser)
+        content = parser.lexer.input.content
+        start = parser.pos
+        while start < len(content) and content[start] in " \t":
+            start += 1
+        relation = next((r for r in ("==", "<=", "<") if content.startswith(r, start)), None)
+        if relation is None:
+            parser.raise_error("expected a relation '==', '<=' or '<'", start, start + 1)
+        parser._resume_from(start + len(relation))  # noqa: SLF001
+        rhs = parse_bracket_dims(parser)
+        parser.parse_punctuation(",")
+        message = parser.parse_str_literal()
+        attrs = parser.parse_optional_attr_dict()
+        return cls.create(
+            properties={
+                "lhs": DimsAttr(lhs),
+                "rhs": DimsAttr(rhs),
+                "relation": StringAttr(relation),
+                "message": StringAttr(message),
+            },
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        lhs, rhs = (symbolic.format_dims(d.data) for d in (self.lhs, self.rhs))
+        printer.print_string(f" {lhs} {self.relation.data} {rhs}, ")
+        printer.print_string_literal(self.message.data)
+        printer.print_op_attributes(self.attributes)
+
+    def verify_(self) -> None:
+        if self.relation.data not in symbolic.RELATIONS:
+            raise VerifyException(f"unknown relation '{self.relation.data}' (expected ==, <= or <)")
+        if len(self.lhs.data) != len(self.rhs.data):
+            raise VerifyException(
+                f"compares {len(self.lhs.data)} expressions with {len(self.rhs.data)}"
+            )
+        if not self.lhs.data:
+            raise VerifyException("compares no expressions")
+
+
+TIR_OPS = (PrimFuncOp, AllocBufferOp, ForOp, LoadOp, StoreOp, IndexOp, LetOp, AssertOp)
 
 Tir = Dialect("tir", list(TIR_OPS), [BufferType])

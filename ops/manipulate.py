@@ -665,10 +665,12 @@ class TakeOp(OperatorOp):
         rank = indices.ndim
 
         def body(*i: sympy.Expr) -> te.Expr:
-            # numpy.take counts a negative index from the end.
+            # numpy.take counts an index in [-size, 0) from the end; the kernel refuses
+            # any other index outside [0, size), showing it as given.
             index = indices[i[axis : axis + rank]]
             size = te.index(x.shape[axis], indices.dtype)
-            position = te.if_then_else(index < 0, index + size, index)
+            from_end = index + size
+            position = te.if_then_else((index < 0) & (from_end >= 0), from_end, index)
             return x[(*i[:axis], position, *i[axis + rank :])]
 
         return te.compute(result_dims(result_type), body, OUTPUT)

@@ -36,9 +36,10 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.dims import DimsAttr
-from xrelax.dialects.symbolic import as_expr, sym
+from xrelax.dialects.symbolic import Fact, as_expr, sym
 from xrelax.dialects.tir import (
     AllocBufferOp,
+    AssertOp,
     BufferType,
     ForOp,
     IndexOp,
@@ -699,12 +700,16 @@ def _subst_index(index_expr: sympy.Expr, mapping: dict[IterVar, sympy.Expr]) -> 
 # ----------------------------------------------------------------------------- prim_func
 
 
-def create_prim_func(name: str, tensors: Sequence[Tensor]) -> tuple[PrimFuncOp, list[str]]:
+def create_prim_func(
+    name: str, tensors: Sequence[Tensor], asserts: Sequence[Fact] = ()
+) -> tuple[PrimFuncOp, list[str]]:
     """A ``tir.prim_func`` computing ``tensors`` and the names of its ``sym`` parameters.
 
     ``tensors`` lists the buffer parameters in order: placeholders (inputs) first, then
     computed tensors (outputs, written in place). Other computed tensors the outputs
-    need become ``tir.alloc_buffer`` intermediates.
+    need become ``tir.alloc_buffer`` intermediates. Each fact of ``asserts`` becomes a
+    ``tir.assert`` at the start of the body (checked before any buffer is touched); a
+    variable they use that no buffer binds becomes a ``sym`` parameter.
     """
     params = list(tensors)
     first_output = next((k for k, t in enumerate(params) if not t.is_placeholder), len(params))
@@ -718,7 +723,7 @@ def create_prim_func(name: str, tensors: Sequence[Tensor]) -> tuple[PrimFuncOp, 
         for t in _read_tensors(stage):
             if t.is_placeholder and id(t) not in listed:
                 raise ValueError(f"placeholder '{t.name}' is read but not a parameter")
-    return _Emitter(name, params, stages).emit()
+    return _Emitter(name, params, stages, asserts).emit()
 
 
 def _read_tensors(stage: Tensor) -> list[Tensor]:
@@ -766,15 +771,20 @@ def _fresh(base: str, taken: set[str]) -> str:
 class _Emitter:
     """Builds the prim_func: signature, intermediates, one loop nest per stage."""
 
-    def __init__(self, name: str, params: list[Tensor], stages: list[Tensor]) -> None:
+    def __init__(
+        self, name: str, params: list[Tensor], stages: list[Tensor], asserts: Sequence[Fact]
+    ) -> None:
         self.name = name
         self.params = params
         self.stages = stages
+        self.asserts = asserts
         self.buffers: dict[int, SSAValue] = {}
         order: list[str] = []
         for t in [*params, *stages]:
             for d in t.shape:
                 order += sorted(s.name for s in d.free_symbols if s.name not in order)
+        for fact in asserts:
+            order += sorted(fact.free_vars() - set(order))
         for stage in stages:
             assert stage.body is not None
             for node in _walk(stage.body):
@@ -794,6 +804,8 @@ class _Emitter:
             arg.name_hint = _fresh(tensor.name, names)
             self.buffers[id(tensor)] = arg
         body = func.body.block
+        for fact in self.asserts:
+            body.add_op(AssertOp.of_fact(fact))
         for stage in self.stages:
             if id(stage) not in self.buffers:
                 alloc = AllocBufferOp(BufferType(DimsAttr(stage.shape), stage.dtype))

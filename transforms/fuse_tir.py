@@ -9,6 +9,11 @@ expressions (matched from the buffer shapes, as ``match_buffer`` binds them), so
 fused kernel keeps the symbolic shapes of the relax program; variables no buffer binds
 become ``sym`` parameters passed from the call site. Loop and let variables are
 renamed apart. Primitive functions left without callers are removed.
+
+Every constraint of a merged kernel is kept: a buffer dimension its entry would check
+(not the first whole occurrence of a variable) that the fused function's value is not
+proven to have becomes a ``tir.assert``, and the kernels' own asserts are carried over;
+all of them run at the start of the fused kernel, before it touches memory.
 """
 
 from __future__ import annotations
@@ -81,6 +86,7 @@ class _Merger:
         for value, arg in zip(outputs, block.args[len(inputs) :], strict=True):
             buffers[value] = arg
         self.names = {s.name for t in buffer_types for d in t.dims for s in d.free_symbols}
+        self.checks: list[tir.AssertOp] = []
         for op in body.ops:
             if isinstance(op, ReturnOp | TupleOp):
                 continue
@@ -91,6 +97,11 @@ class _Merger:
                 block.add_op(alloc)
                 buffers[op.result] = alloc.buffer
             self.inline(op, block, buffers)
+        if self.checks:
+            if block.first_op is None:
+                block.add_ops(self.checks)
+            else:
+                block.insert_ops_before(self.checks, block.first_op)
         bound = kernel.bound_vars()
         used: set[str] = set()
         for inner in kernel.walk():
@@ -103,23 +114,36 @@ class _Merger:
         return kernel, sym_params, inputs
 
     def inline(self, call: CallTIROp, block: Block, buffers: dict[SSAValue, SSAValue]) -> None:
+        """Append the stages of the kernel ``call`` calls. Its variables are bound as its
+        entry binds them (``sym`` values first, then each variable's first whole buffer
+        dimension); each other dimension the fused function's buffer is not proven to
+        give becomes a ``tir.assert``, checked with the kernel's own asserts before the
+        fused kernel touches memory."""
         callee = SymbolTable.lookup_symbol(self.module, call.callee)
         assert isinstance(callee, tir.PrimFuncOp)
         actual = [*call.args, call.result]
         mapping: dict[str, sympy.Expr] = {}
-        for param_type, value in zip(callee.buffer_types, actual, strict=True):
+        if call.sym_args is not None:
+            mapping |= dict(zip(callee.sym_param_names, call.sym_args.data, strict=True))
+        checked: list[tuple[str, sympy.Expr, sympy.Expr]] = []
+        for k, (arg, value) in enumerate(zip(callee.body.block.args, actual, strict=True)):
             dims = value.type.dims  # type: ignore[union-attr]
-            for formal, real in zip(param_type.dims, dims, strict=True):
+            for d, (formal, real) in enumerate(zip(arg.type.dims, dims, strict=True)):
                 if formal.is_Symbol and formal.name not in mapping:
                     mapping[formal.name] = real
-        if call.sym_args is not None:
-            for name, value in zip(callee.sym_param_names, call.sym_args.data, strict=True):
-                mapping.setdefault(name, value)
+                    continue
+                label = arg.name_hint or f"arg{k}"
+                what = f"@{callee.sym_name.data}: buffer #{k} %{label} dimension {d} is"
+                checked.append((f"{what} {symbolic.format_expr(formal)}", formal, real))
+        for what, formal, real in checked:
+            expected = symbolic.substitute(formal, mapping)
+            if not symbolic.prove_equal(real, expected):
+                self.checks.append(tir.AssertOp([real], "==", [expected], what))
         values: dict[SSAValue, SSAValue] = {
             formal: buffers[real]
             for formal, real in zip(callee.body.block.args, actual, strict=True)
         }
-        self.copy_block(callee.body.block, block, values, mapping)
+        self.copy_block(callee.body.block, block, values, mapping, hoist=True)
 
     def copy_block(
         self,
@@ -127,15 +151,26 @@ class _Merger:
         target: Block,
         values: dict[SSAValue, SSAValue],
         mapping: dict[str, sympy.Expr],
+        hoist: bool = False,
     ) -> None:
         """Append clones of ``source``'s ops to ``target``, renaming each bound variable
-        apart: a loop variable within its body, a ``tir.let`` variable in the ops after it."""
+        apart: a loop variable within its body, a ``tir.let`` variable in the ops after it.
+        ``hoist``: an assert that uses no let variable goes to the fused kernel's checks."""
         mapping = dict(mapping)
+        lets: set[str] = set()
         for op in source.ops:
             clone = self.copy(op, values, mapping)
+            if (
+                hoist
+                and isinstance(op, tir.AssertOp)
+                and not (lets & (op.lhs.free_vars() | op.rhs.free_vars()))
+            ):
+                self.checks.append(clone)  # type: ignore[arg-type]
+                continue
             target.add_op(clone)
             if isinstance(clone, tir.LetOp):
                 mapping[op.var_name] = symbolic.sym(clone.var_name)
+                lets.add(op.var_name)
 
     def copy(
         self, op: Operation, values: dict[SSAValue, SSAValue], mapping: dict[str, sympy.Expr]

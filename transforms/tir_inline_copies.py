@@ -19,8 +19,10 @@ a row-major block of the source (a reshape, a slice along the first axes, ``sque
 ``expand_dims``), whose readers read the source with the same flat offsets. A reshape
 after a transpose stays materialized: the backend reshapes a contiguous copy as a
 view, where a transposed source could only be gathered. Also
-skipped: a reader that loads ``B`` with a ``pad`` (its bounds check is on ``B``), and a
-source written again while ``B`` is still read.
+skipped: a reader that loads ``B`` with a ``pad`` (its bounds check is on ``B``), a
+reader whose indices are not proven inside ``B`` (data-dependent ones, or beyond what its
+loops bound: the kernel checks them against ``B``, and ``S`` may be larger), and a
+source written again while ``B`` is still read. Asserts are never touched.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xrelax.backends.kernels.affine import index_bounds
 from xrelax.dialects import symbolic, tir
 from xrelax.dialects.dims import DimsAttr
 
@@ -102,6 +105,26 @@ def _keeps_row_major(copy: _Copy, source: SSAValue, buffer: SSAValue) -> bool:
     return not (symbolic.free_vars(sympy.expand(src - dst)) & set(copy.loop_vars))
 
 
+def _in_bounds(reader: tir.LoadOp, buffer: SSAValue, lets: set[str]) -> bool:
+    """Whether ``reader``'s indices are proven inside ``buffer`` over its enclosing loops:
+    the kernel checks the others against ``buffer``, a check reading the source instead
+    would lose (a data-dependent index, or one the loop bounds do not bound)."""
+    lows: dict[str, sympy.Expr] = {}
+    extents: dict[str, sympy.Expr] = {}
+    parent = reader.parent_op()
+    while isinstance(parent, tir.ForOp):
+        lows[parent.var_name] = parent.lower
+        extents[parent.var_name] = sympy.expand(parent.upper - parent.lower)
+        parent = parent.parent_op()
+    for index, size in zip(reader.indices.data, buffer.type.dims, strict=True):  # type: ignore[attr-defined]
+        bounds = index_bounds(index, lows, extents, lets)
+        if bounds is None or not (
+            symbolic.prove_le(0, bounds[0]) and symbolic.prove_lt(bounds[1], size)
+        ):
+            return False
+    return True
+
+
 class InlineCopies(RewritePattern):
     """Inline every copy-only local buffer of a prim_func.
 
@@ -120,6 +143,7 @@ class InlineCopies(RewritePattern):
                 if isinstance(inner, tir.StoreOp):
                     self.written_at.setdefault(inner.buffer, []).append(k)
         loop_vars = {o.var_name for o in op.walk() if isinstance(o, tir.ForOp | tir.LetOp)}
+        self.lets = {o.var_name for o in op.walk() if isinstance(o, tir.LetOp)}
         for alloc in self.ops:
             if isinstance(alloc, tir.AllocBufferOp):
                 self.inline(alloc, loop_vars, rewriter)
@@ -149,6 +173,8 @@ class InlineCopies(RewritePattern):
         first = self.position[copy.nest]
         last = max((self.position[self._top(r)] for r in readers), default=first)
         if any(first < k <= last for k in self.written_at.get(source, [])):
+            return
+        if not all(_in_bounds(r, buffer, self.lets) for r in readers):
             return
         row_major = _keeps_row_major(copy, source, buffer)
         composed = {}

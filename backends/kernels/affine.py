@@ -85,3 +85,46 @@ def drop_vanishing_floors(
         if prove_le(0, low) and prove_lt(high, term.args[1]):
             replaced[term] = sympy.Integer(0) if isinstance(term, FloorDiv) else term.args[0]
     return sympy.expand(expr.xreplace(replaced)) if replaced else expr
+
+
+def index_bounds(
+    expr: sympy.Expr,
+    lows: Mapping[str, sympy.Expr],
+    extents: Mapping[str, sympy.Expr],
+    opaque: Collection[str] = (),
+) -> tuple[sympy.Expr, sympy.Expr] | None:
+    """The smallest and largest value of an index over the non-empty box of the loop
+    variables ``[lows, lows + extents)``: affine terms, constant multiples, and
+    ``floordiv``/``floormod`` by positive constants; None when unknown (a name of
+    ``opaque``, a data-dependent value, or another form)."""
+    form = affine(expr, lows, opaque)
+    if form is not None:
+        return form.bounds(lows, extents)
+    if expr.is_Add:
+        low = high = sympy.Integer(0)
+        for term in expr.args:
+            bounds = index_bounds(term, lows, extents, opaque)
+            if bounds is None:
+                return None
+            low, high = low + bounds[0], high + bounds[1]
+        return sympy.expand(low), sympy.expand(high)
+    coeff, rest = expr.as_coeff_Mul()
+    if expr.is_Mul and coeff.is_Integer and coeff != 1:
+        bounds = index_bounds(rest, lows, extents, opaque)
+        if bounds is None:
+            return None
+        low, high = (sympy.expand(coeff * b) for b in bounds)
+        return (low, high) if coeff > 0 else (high, low)
+    if isinstance(expr, FloorDiv | FloorMod):
+        x, divisor = expr.args
+        if not (divisor.is_Integer and divisor > 0):
+            return None
+        inner = index_bounds(x, lows, extents, opaque)
+        if isinstance(expr, FloorDiv):
+            if inner is None:
+                return None
+            return FloorDiv(inner[0], divisor), FloorDiv(inner[1], divisor)
+        if inner is not None and prove_le(0, inner[0]) and prove_lt(inner[1], divisor):
+            return inner
+        return sympy.Integer(0), divisor - 1
+    return None

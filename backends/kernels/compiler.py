@@ -109,7 +109,7 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
         ):
             pooled = src.fresh("pooled")
             src.line(f"{pooled} = []")
-        scalar = ScalarEmitter(src, buffers, values, plan_local_buffers(func), pooled)
+        scalar = ScalarEmitter(src, kname, buffers, values, plan_local_buffers(func), pooled)
         token = src.fresh("fp_errors")
         src.line(f"{token} = FP_STATE.set(FP_IGNORE)")
         with src.indented("try:"):
@@ -163,7 +163,8 @@ def _nest(
     try:
         if not vectorize:
             raise NotVectorizable("vectorize=False")
-        nest = read_nest([op], outer)
+        lets = {var: Scalar(np.dtype(np.int64), name) for var, name in scalar.top_lets.items()}
+        nest = read_nest([op], outer, lets)
         return [
             KernelPath(index, _describe(s.buffer, s.indices, buffers), p.path, p.detail)
             for p in vectorize_nest(src, nest, buffers, kname)

@@ -29,7 +29,7 @@ from xrelax.backends.kernels.tree import (
 )
 from xrelax.dialects import dtypes
 from xrelax.dialects.symbolic import sym
-from xrelax.dialects.tir import AllocBufferOp, ForOp, IndexOp, LetOp, LoadOp, StoreOp
+from xrelax.dialects.tir import AllocBufferOp, AssertOp, ForOp, IndexOp, LetOp, LoadOp, StoreOp
 
 
 class NotVectorizable(Exception):
@@ -52,10 +52,16 @@ def constant_value(op: arith.ConstantOp) -> object:
     return dtype.type(bool(value)) if dtype.kind == "b" else dtype.type(value)
 
 
-def read_nest(ops: list[Operation], outer: Callable[[SSAValue], Node]) -> Nest:
+def read_nest(
+    ops: list[Operation],
+    outer: Callable[[SSAValue], Node],
+    outer_lets: dict[str, Node] | None = None,
+) -> Nest:
     """The statements of ``ops`` (a ``tir.for`` or a top-level store); values defined
-    outside come from ``outer``."""
+    outside come from ``outer``, the let variables bound before the nest from
+    ``outer_lets`` (data-dependent like the nest's own)."""
     reader = _Reader(outer)
+    reader.nest.lets.update(outer_lets or {})
     for op in ops:
         reader.op(op, (), {})
     return reader.nest
@@ -114,6 +120,8 @@ class _Reader:
             self.values[op.result] = Const(dtype, constant_value(op))
         elif isinstance(op, AllocBufferOp):
             raise NotVectorizable("a buffer is allocated inside the loop nest")
+        elif isinstance(op, AssertOp):
+            raise NotVectorizable("a tir.assert inside the loop nest")
         elif isinstance(op, arith.NegfOp):
             # numpy 2.4's np.negative reads 32-bit strided inputs wrongly when the output
             # is strided too; multiplying by -1 is exact (signed zeros and NaN included).

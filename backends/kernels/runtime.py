@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from xrelax.backends.vm.error import VMError
+from xrelax.dialects.symbolic import Fact
 
 
 class KernelError(VMError, ValueError):
@@ -168,15 +170,36 @@ def arity_error(name: str, buffers: int, syms: int, given: int) -> None:
     )
 
 
+def index_error(name: str, buffer: str, dim: int, index: Any, size: int) -> None:
+    """A data-dependent index (a scalar, or the array of them) outside ``[0, size)``."""
+    values = np.asarray(index).reshape(-1)
+    bad = values[(values < 0) | (values >= size)]
+    value = bad[0] if bad.size else values[0]
+    raise KernelError(
+        f"kernel @{name}: index {value} out of range [0, {size}) for axis {dim} of buffer %{buffer}"
+    )
+
+
+def assert_error(name: str, facts: Sequence[Fact], bindings: Mapping[str, int]) -> None:
+    """A ``tir.assert`` that does not hold: the first of its facts that fails."""
+    failed = next((f for f in facts if not f.holds(bindings)), facts[0])
+    raise KernelError(f"kernel @{name}: {failed.failure(bindings)}")
+
+
 def sym_int(name: str, index: int, var: str, value: Any) -> int:
-    """A ``sym`` argument as a Python int."""
+    """A ``sym`` argument as a Python int (a size: not negative)."""
     try:
-        return operator.index(value)
+        size = operator.index(value)
     except TypeError:
         raise KernelError(
             f"kernel @{name}: sym argument #{index} '{var}' must be an integer, "
             f"got {type(value).__name__}"
         ) from None
+    if size < 0:
+        raise KernelError(
+            f"kernel @{name}: sym argument #{index} '{var}': expected a size >= 0, got {size}"
+        )
+    return size
 
 
 def check_buffer(name: str, index: int, label: str, value: Any, rank: int, dtype: np.dtype) -> None:

@@ -12,13 +12,24 @@ from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
 from xrelax.backends import buffer_pool
+from xrelax.backends.kernels.affine import index_bounds
 from xrelax.backends.kernels.buffers import Buffer
 from xrelax.backends.kernels.nest import constant_value
 from xrelax.backends.kernels.numpy_ops import CAST, SELECT, numpy_op
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.kernels.vectorize import dtype_code
 from xrelax.dialects import dtypes
-from xrelax.dialects.tir import AllocBufferOp, BufferType, ForOp, IndexOp, LetOp, LoadOp, StoreOp
+from xrelax.dialects.symbolic import prove_le, prove_lt
+from xrelax.dialects.tir import (
+    AllocBufferOp,
+    AssertOp,
+    BufferType,
+    ForOp,
+    IndexOp,
+    LetOp,
+    LoadOp,
+    StoreOp,
+)
 
 
 def pooled_size(type_: BufferType) -> sympy.Expr | None:
@@ -34,12 +45,15 @@ class ScalarEmitter:
     def __init__(
         self,
         src: Source,
+        kname: str,
         buffers: dict[SSAValue, Buffer],
         values: dict[SSAValue, str],
         shares: dict[SSAValue, SSAValue] | None = None,
         pooled: str | None = None,
     ):
         self.src = src
+        self.kname = kname
+        """The Python name holding the kernel's name (for messages)."""
         self.buffers = buffers
         self.values = values
         self.shares = shares or {}
@@ -47,6 +61,12 @@ class ScalarEmitter:
         self.pooled = pooled
         """The list of pooled buffers the kernel gives back; ``None``: no pooling."""
         self._arrays: dict[SSAValue, str] = {}
+        self._loops: dict[str, tuple[sympy.Expr, sympy.Expr]] = {}
+        """The enclosing loops' bounds, by variable."""
+        self._lets: set[str] = set()
+        """The let variables (values read from data)."""
+        self.top_lets: dict[str, str] = {}
+        """The let variables bound outside any loop, with their Python names."""
 
     def ops(self, ops: list[Operation], names: dict[str, str]) -> None:
         """Emit ``ops``; ``names`` maps the enclosing loop variables to Python names."""
@@ -60,8 +80,10 @@ class ScalarEmitter:
         if isinstance(op, ForOp):
             var = src.fresh(op.var_name)
             lo, hi = src.py(op.lower, names), src.py(op.upper, names)
+            self._loops[op.var_name] = (op.lower, op.upper)
             with src.indented(f"for {var} in range({lo}, {hi}):"):
                 self.ops(list(op.body.block.ops), {**names, op.var_name: var})
+            del self._loops[op.var_name]
         elif isinstance(op, AllocBufferOp):
             self.allocate(op)
         elif isinstance(op, LoadOp):
@@ -69,6 +91,7 @@ class ScalarEmitter:
             index = self._index(op.indices.data, names)
             name = self._name(op.result)
             if op.pad is None:
+                self._check_indices(buffer, op.indices.data, names)
                 src.line(f"{name} = {buffer.name}[{index}]")
             else:
                 inside = (
@@ -82,6 +105,7 @@ class ScalarEmitter:
                 src.line(f"{name} = {buffer.name}[{index}] if {inside} else {pad}")
         elif isinstance(op, StoreOp):
             buffer = self.buffers[op.buffer]
+            self._check_indices(buffer, op.indices.data, names)
             src.line(
                 f"{buffer.name}[{self._index(op.indices.data, names)}] = {self.values[op.value]}"
             )
@@ -92,13 +116,46 @@ class ScalarEmitter:
             var = src.fresh(op.var_name)
             src.line(f"{var} = int({self.values[op.value]})")
             names[op.var_name] = var
+            self._lets.add(op.var_name)
             if not isinstance(op.parent_op(), ForOp):
                 src.py_names[op.var_name] = var
+                self.top_lets[op.var_name] = var
+        elif isinstance(op, AssertOp):
+            self.check(op, names)
         elif isinstance(op, arith.ConstantOp):
             dtype = dtypes.numpy_dtype(op.result.type)
             self.values[op.result] = src.const(constant_value(op), dtype)
         else:
             self._compute(op)
+
+    def check(self, op: AssertOp, names: dict[str, str]) -> None:
+        """One integer comparison; the message is made only when it fails."""
+        src = self.src
+        facts = op.facts()
+        condition = " and ".join(
+            f"{src.py(f.lhs, names)} {f.relation} {src.py(f.rhs, names)}" for f in facts
+        )
+        variables = sorted(set().union(*(f.free_vars() for f in facts)))
+        known = {**src.py_names, **names}
+        bindings = ", ".join(f"{v!r}: {known[v]}" for v in variables)
+        src.line(f"if not ({condition}):")
+        src.line(
+            f"    rt.assert_error({self.kname}, {src.value('facts', tuple(facts))}, {{{bindings}}})"
+        )
+
+    def _check_indices(self, buffer: Buffer, indices: tuple, names: dict[str, str]) -> None:
+        """Check the indices not proven inside the buffer (data-dependent ones, or
+        beyond what the enclosing loops' bounds prove): a negative index is an error,
+        never a read from the end."""
+        lows = {v: lo for v, (lo, _) in self._loops.items()}
+        extents = {v: sympy.expand(hi - lo) for v, (lo, hi) in self._loops.items()}
+        for d, (index, size) in enumerate(zip(indices, buffer.dims, strict=True)):
+            bounds = index_bounds(index, lows, extents, self._lets)
+            if bounds is not None and prove_le(0, bounds[0]) and prove_lt(bounds[1], size):
+                continue
+            value, n = self.src.py(index, names), self.src.py(size)
+            self.src.line(f"if not 0 <= {value} < {n}:")
+            self.src.line(f"    rt.index_error({self.kname}, {buffer.label!r}, {d}, {value}, {n})")
 
     def allocate(self, op: AllocBufferOp) -> None:
         """``T = np.empty(shape, dtype)`` for a local buffer (or the array it shares)."""

@@ -52,7 +52,8 @@ def emit_entry(src: Source, func: PrimFuncOp, kname: str) -> Entry:
     src.line(f"    rt.arity_error({kname}, {len(args)}, {len(syms)}, len(args))")
     src.line(f"{''.join(n + ', ' for n in [*names, *sym_names])}= args")
     for k, (var, name) in enumerate(zip(syms, sym_names, strict=True)):
-        src.line(f"{name} = rt.sym_int({kname}, {k}, {var!r}, {name})")
+        src.line(f"if type({name}) is not int or {name} < 0:")
+        src.line(f"    {name} = rt.sym_int({kname}, {k}, {var!r}, {name})")
     buffers: dict[SSAValue, Buffer] = {}
     for k, (arg, label, name) in enumerate(zip(args, labels, names, strict=True)):
         type_ = arg.type

@@ -85,6 +85,12 @@ class Source:
             self._constants[key] = name
         return self._constants[key]
 
+    def value(self, base: str, value: Any) -> str:
+        """A new global name holding ``value`` (read by the generated code)."""
+        name = self.fresh(base)
+        self.namespace[name] = value
+        return name
+
     def dtype(self, dtype: np.dtype) -> str:
         """A global name holding the numpy dtype ``dtype``."""
         key = ("dtype", dtype.str)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import sympy
 
-from xrelax.backends.kernels.affine import Affine, affine, drop_vanishing_floors
+from xrelax.backends.kernels.affine import Affine, affine, drop_vanishing_floors, index_bounds
 from xrelax.backends.kernels.buffers import Array, Buffer, Domain, Whole
 from xrelax.backends.kernels.nest import NotVectorizable
 from xrelax.backends.kernels.tree import Const, Load, Scalar
@@ -336,10 +336,25 @@ def _pad_amount(ev: Evaluator, amount: sympy.Expr, name: str) -> sympy.Expr:
 
 
 def _gather(ev: Evaluator, buffer: Buffer, node: Load) -> Array:
-    """Fancy indexing with index arrays computed over the domain."""
+    """Fancy indexing with index arrays computed over the domain; the indices not proven
+    inside the buffer (data-dependent ones) are checked first, each with one test over
+    its whole array: a negative index is an error, not a read from the end."""
     indices = [ev.index_array(i) for i in node.indices]
     variables = frozenset().union(*(a.vars for a in indices))
     if node.pad is None:
+        lows, extents = ev.domain.lows(), ev.domain.extents()
+        for dim, (expr, index, size) in enumerate(
+            zip(node.indices, indices, buffer.dims, strict=True)
+        ):
+            bounds = index_bounds(expr, lows, extents, ev.lets)
+            if bounds is not None and prove_le(0, bounds[0]) and prove_lt(bounds[1], size):
+                continue
+            n = ev.src.py(size)
+            test = f"(({index.code} < 0) | ({index.code} >= {n})).any()"
+            ev.src.line(f"if {test if index.vars else f'not 0 <= {index.code} < {n}'}:")
+            ev.src.line(
+                f"    rt.index_error({ev.kname}, {buffer.label!r}, {dim}, {index.code}, {n})"
+            )
         code = f"{buffer.name}[{', '.join(a.code for a in indices)}]"
         return ev.bind(code, variables, buffer.dtype, owned=True)
     pad = ev.value(node.pad)
