@@ -192,6 +192,23 @@ class LocatingParser(Parser):
         data = one.data if math.prod(full_type.get_shape()) else BytesAttr(b"")
         return DenseIntOrFPElementsAttr(full_type, data)
 
+    def parse_optional_attribute(self) -> Attribute | None:
+        """xDSL's; a value an attribute cannot hold (``1e40 : f16``, ``300 : i8``) is a
+        located error rather than the constructor's ValueError or OverflowError."""
+        start = self.pos
+        try:
+            return super().parse_optional_attribute()
+        except (ValueError, OverflowError) as err:
+            self.raise_error(str(err).split("\n", 1)[0], start, max(self.pos, start + 1))
+
+    def parse_optional_type(self) -> Attribute | None:
+        """xDSL's, with the same located errors as :meth:`parse_optional_attribute`."""
+        start = self.pos
+        try:
+            return super().parse_optional_type()
+        except (ValueError, OverflowError) as err:
+            self.raise_error(str(err).split("\n", 1)[0], start, max(self.pos, start + 1))
+
     def _parse_block(self):
         """xDSL's, with a block defined twice after a forward reference reported (xDSL
         forgets that the first definition resolved the reference and fails)."""
