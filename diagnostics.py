@@ -105,6 +105,7 @@ class LocatingParser(Parser):
 
     def __init__(self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0):
         super().__init__(ctx, text, name)
+        self.lexer._unescaped_characters_regex = _STRING_LITERAL  # noqa: SLF001
         self.file_name = name
         self.line_offset = line_offset
         self._line_starts = _line_starts(text)
@@ -275,6 +276,10 @@ class _BitPatternElement(Parser._TensorLiteralElement):
             return type.unpack(self.value.to_bytes(size, "little"), 1)[0]
         return super().to_type(parser, type)
 
+
+_STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+"""xDSL's string literal pattern without its nested repetition, which backtracks
+exponentially on an unterminated string (30 characters took minutes)."""
 
 MAX_NESTING = 64
 """How deeply regions, types, attributes and expressions may nest in textual IR

@@ -107,3 +107,26 @@ vm.func @vm_const_bf16(%x) {
   %d = vm.const dense<[1.0, 2.0]> : tensor<2xbf16>
   vm.ret %x
 }
+
+// -----
+
+relax.func @split_into_millions(%x: !relax.tensor<[n], f32>) -> !relax.object {
+  // expected-error @+1 {{'relax.split' op expected at most 4096 sections (one result each), got 9223372036854775807}}
+  %0 = relax.split %x {indices_or_sections = 9223372036854775807 : i64} : (!relax.tensor<[n], f32>)
+  relax.return %x : !relax.tensor<[n], f32>
+}
+
+// -----
+
+tir.prim_func @float_out_of_range(%A: !tir.buffer<[n], f16>) {
+  // expected-error @+1 {{float too large to pack with e format}}
+  %big = arith.constant -1099511627776 : f16
+}
+
+// -----
+
+relax.func @integer_out_of_range() -> !relax.tensor<[2], i8> {
+  // expected-error @+1 {{Integer value 300 is out of range for type i8}}
+  %c = relax.const dense<300> : !relax.tensor<[2], i8>
+  relax.return %c : !relax.tensor<[2], i8>
+}

@@ -12,7 +12,7 @@ import xrelax
 from xrelax.tools import relax_fuzz
 from xrelax.tools.relax_fuzz import FAILURES, Fuzzer, check_program, load_corpus
 
-SLICE = 2000
+SLICE = 1500
 
 
 @pytest.fixture(scope="module")

@@ -80,6 +80,13 @@ def test_deep_nesting_is_a_located_error(text: str) -> None:
         xrelax.parse(text)
 
 
+def test_unterminated_string_is_a_quick_error() -> None:
+    """xDSL's string pattern backtracked exponentially: 30 characters took minutes."""
+    text = 'vm.func @f(%x) {\n  %c = vm.const "' + "a" * 100_000 + "\n  vm.ret %x\n}\n"
+    with pytest.raises(xrelax.CompileError, match="before closing string literal"):
+        xrelax.parse(text)
+
+
 def test_nesting_within_the_bound_compiles_and_runs() -> None:
     module = xrelax.parse(nested_ifs(55))
     c, x = np.array(True), np.arange(3, dtype=np.float32)
