@@ -285,12 +285,13 @@ MAX_NESTING = 64
 """How deeply regions, types, attributes and expressions may nest in textual IR
 (ten times what the examples use; each level costs the parser up to 8 Python frames)."""
 
-_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|[\[\](){}<>]')
+_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|<=|<\s|[\[\](){}<>]')
 
 
 def nesting_overflow(text: str) -> int | None:
     """The offset of the first bracket nested deeper than :data:`MAX_NESTING` in
-    ``text`` (strings, comments and ``->`` skipped), or None."""
+    ``text``, or None. Strings, comments, ``->`` and the relations ``<=`` and ``< ``
+    (``tir.assert``) are skipped; a closing bracket never takes the depth below 0."""
     depth = 0
     for match in _BRACKETS.finditer(text):
         char = match.group()
@@ -299,7 +300,7 @@ def nesting_overflow(text: str) -> int | None:
             if depth > MAX_NESTING:
                 return match.start()
         elif char in ")]}>":
-            depth -= 1
+            depth = max(depth - 1, 0)
     return None
 
 

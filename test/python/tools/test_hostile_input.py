@@ -80,6 +80,18 @@ def test_deep_nesting_is_a_located_error(text: str) -> None:
         xrelax.parse(text)
 
 
+def test_relations_are_not_brackets() -> None:
+    """``tir.assert [n] <= [m]`` and ``[n] < [m]`` open nothing: 200 of them parse."""
+    names = [f"m{i}" for i in range(100)]
+    asserts = [f'  tir.assert [n] {rel} [{m}], "why"' for m in names for rel in ("<=", "<")]
+    text = (
+        f"tir.prim_func @k(%A: !tir.buffer<[n], f32>) sym [{', '.join(names)}] {{\n"
+        + "\n".join(asserts)
+        + "\n}\n"
+    )
+    assert len(list(xrelax.parse(text).walk())) == 2 + len(asserts)
+
+
 def test_unterminated_string_is_a_quick_error() -> None:
     """xDSL's string pattern backtracked exponentially: 30 characters took minutes."""
     text = 'vm.func @f(%x) {\n  %c = vm.const "' + "a" * 100_000 + "\n  vm.ret %x\n}\n"
