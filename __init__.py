@@ -13,6 +13,16 @@ The Python API (DESIGN §8)::
     @xrelax.register_func("my.packed")            # user packed function for call_packed
     def my_packed(t): ...
 
+    @xrelax.register_pass                          # a user pass, usable by name
+    @dataclass(frozen=True)
+    class MyPass(ModulePass): name = "my-pass"; ...
+    m = xrelax.apply(m, ["relax-normalize", MyPass(), "cse"],
+                     instrumentation=xrelax.Instrumentation(print_after_all=True))
+
+Building IR: :class:`BlockBuilder`, the operator functions of :mod:`xrelax.op`
+(``bb.emit(op.matmul(x, w))``), and EmitTE (``bb.emit_te(f, x)``) with
+:mod:`xrelax.te` and the compute library :mod:`xrelax.topi`.
+
 Errors are :class:`CompileError` whose message is the located one-line diagnostic.
 """
 
@@ -27,6 +37,7 @@ if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
     from xrelax.backends.vm import Executable
+    from xrelax.transforms.pass_manager import Instrumentation, Pipeline
 
 _CONTEXT: Context | None = None
 
@@ -73,18 +84,27 @@ def parse(text: str, name: str = "<string>") -> ModuleOp:
     return module
 
 
-def apply(module: ModuleOp, pipeline: str) -> ModuleOp:
-    """Run a pipeline string (``"relax-normalize,cse"``) on ``module`` in place; returns it."""
+def apply(
+    module: ModuleOp, pipeline: Pipeline, instrumentation: Instrumentation | None = None
+) -> ModuleOp:
+    """Run ``pipeline`` on ``module`` in place; returns it.
+
+    ``pipeline`` is a pipeline string (``"relax-normalize,cse{...}"``) or a list mixing
+    such strings, pass instances and pass classes; names include the passes users
+    registered (:func:`register_pass`). ``instrumentation`` prints the IR around
+    passes and records their timings, as relax-opt's ``--print-ir-after-all`` and
+    ``--time-passes`` do.
+    """
     from xrelax.diagnostics import Diagnostic, op_diagnostic
     from xrelax.transforms.pass_manager import (
         PassFailure,
         PipelineError,
-        parse_passes,
+        resolve_pipeline,
         run_passes,
     )
 
     try:
-        run_passes(context(), module, parse_passes(pipeline))
+        run_passes(context(), module, resolve_pipeline(pipeline), instrumentation)
     except PipelineError as err:
         raise CompileError(Diagnostic("error", str(err))) from None
     except PassFailure as failure:
@@ -96,13 +116,34 @@ def apply(module: ModuleOp, pipeline: str) -> ModuleOp:
     return module
 
 
-def compile(module: ModuleOp, pipeline: str = "relax-to-vm") -> Executable:  # noqa: A001
-    """Compile ``module`` (left unchanged) with ``pipeline`` into a VM ``Executable``."""
+def compile(  # noqa: A001
+    module: ModuleOp,
+    pipeline: Pipeline = "relax-to-vm",
+    instrumentation: Instrumentation | None = None,
+) -> Executable:
+    """Compile ``module`` (left unchanged) with ``pipeline`` (as :func:`apply` takes
+    it) into a VM ``Executable``."""
     import xrelax.ops.runtime  # noqa: F401 - the safety-net kernels the executable may call
     from xrelax.backends.vm.assembler import assemble
 
-    lowered = apply(module.clone(), pipeline)
+    lowered = apply(module.clone(), pipeline, instrumentation)
     return assemble(lowered)
+
+
+def register_pass(pass_class: type) -> type:
+    """Make a ``ModulePass`` class usable by its ``name`` in pipelines (relax-opt
+    ``-p``, :func:`apply`); a decorator. See ``docs/writing-a-pass.md``."""
+    from xrelax.transforms import register_pass as register
+
+    return register(pass_class)
+
+
+def load_pass_plugin(path: str) -> list[str]:
+    """Run a Python file that registers passes (as ``--load-pass-plugin`` does);
+    returns their names."""
+    from xrelax.transforms import load_pass_plugin as load
+
+    return load(path)
 
 
 def interpret(module: ModuleOp, entry: str, *args: Any) -> Any:
@@ -129,6 +170,18 @@ def __getattr__(name: str) -> Any:
         from xrelax.dialects.block_builder import BlockBuilder
 
         return BlockBuilder
+    if name == "Instrumentation":
+        from xrelax.transforms.pass_manager import Instrumentation
+
+        return Instrumentation
+    if name in ("op", "topi"):
+        from importlib import import_module
+
+        return import_module(f"xrelax.{name}")
+    if name == "te":
+        from xrelax.ops import te
+
+        return te
     if name in ("VirtualMachine", "register_func", "Executable", "ExecBuilder", "VMError"):
         from xrelax.backends import vm
 
@@ -142,13 +195,19 @@ __all__ = [
     "BlockBuilder",
     "CompileError",
     "Executable",
+    "Instrumentation",
     "VMError",
     "VirtualMachine",
     "apply",
     "compile",
     "context",
     "interpret",
+    "load_pass_plugin",
+    "op",
     "parse",
     "print_module",
     "register_func",
+    "register_pass",
+    "te",
+    "topi",
 ]

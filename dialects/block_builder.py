@@ -1,49 +1,53 @@
 """``BlockBuilder``: build relax functions from Python, like Relax's BlockBuilder.
 
 ```python
+from xrelax import op, te, topi
+
 bb = BlockBuilder()
 with bb.function("main", {"x": TensorType.of(["n", 4], F32)}) as (x,):
     with bb.dataflow():
-        lv0 = bb.emit_op("relax.exp", x)
-        gv = bb.emit_output(lv0)
+        lv0 = bb.emit(op.exp(x))                       # or bb.emit_op("relax.exp", x)
+        lv1 = bb.emit_te(topi.softmax, lv0, axis=1)    # a kernel + relax.call_tir
+        gv = bb.emit_output(lv1)
     bb.emit_func_output(gv)
 module = bb.get()
 ```
 
 Result types are deduced eagerly as ops are emitted; the module is the IR the
-parser gives for the same text.
+parser gives for the same text. :meth:`BlockBuilder.emit_te` is the Relax design's
+EmitTE staging: relax values become TE placeholders of their symbolic shapes, a TE
+function (``te.compute`` or the :mod:`xrelax.topi` library) builds the result, and the
+builder adds the ``tir.prim_func`` (shared with a structurally identical one) and a
+``relax.call_tir`` to it, passing variables no buffer binds as ``sym [...]``
+arguments (call_tir_dyn).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from itertools import count
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy
 from xdsl.dialects.builtin import (
-    BoolAttr,
-    DenseArrayBase,
     DenseIntOrFPElementsAttr,
-    FloatAttr,
     FunctionType,
-    IntegerAttr,
     ModuleOp,
-    i64,
 )
 from xdsl.dialects.builtin import (
     TensorType as BuiltinTensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from xrelax.dialects import dtypes
+from xrelax.dialects import dtypes, obligations, symbolic
+from xrelax.dialects.kernel_table import KernelTable
 from xrelax.dialects.relax import (
     CallPackedOp,
     CallTIROp,
     ConstOp,
     DataflowOp,
-    DeducedResultOp,
     FuncOp,
     MatchShapeOp,
     OutputOp,
@@ -52,28 +56,27 @@ from xrelax.dialects.relax import (
     ShapeType,
     TensorType,
     TupleType,
-    get_dialect,
+    show_type,
     type_free_vars,
 )
+from xrelax.dialects.relax_scoping import type_binds
+from xrelax.dialects.traits import BindsSymbolicVars
+
+if TYPE_CHECKING:
+    from xrelax.ops import te
 
 
 class BuilderError(ValueError):
     """Misuse of the builder (e.g. emitting outside a function)."""
 
 
-def to_attribute(value: Any) -> Attribute:
-    """A Python property value as an MLIR attribute (ints -> i64, lists -> array<i64>)."""
-    if isinstance(value, Attribute):
-        return value
-    if isinstance(value, bool):
-        return BoolAttr.from_bool(value)
-    if isinstance(value, int):
-        return IntegerAttr(value, i64)
-    if isinstance(value, float):
-        return FloatAttr(value, dtypes.F32)
-    if isinstance(value, Sequence) and all(isinstance(v, int) for v in value):
-        return DenseArrayBase.from_list(i64, list(value))
-    raise BuilderError(f"cannot turn {value!r} into an attribute")
+def const_op(value: np.ndarray | np.generic) -> ConstOp:
+    """A (not yet inserted) ``relax.const`` of a numpy array."""
+    array = np.asarray(value)
+    dtype = dtypes.from_numpy(array.dtype)
+    builtin_type = BuiltinTensorType(dtype, list(array.shape))
+    attr = DenseIntOrFPElementsAttr.from_list(builtin_type, array.ravel().tolist())
+    return ConstOp(attr, TensorType.of(list(array.shape), dtype))
 
 
 def _erase_local_vars(type_: Attribute, allowed: set[str]) -> Attribute:
@@ -99,7 +102,11 @@ class BlockBuilder:
         self._outputs: list[SSAValue] | None = None
         self._output_names: list[str | None] = []
         self._escaped: dict[SSAValue, SSAValue] = {}
-        self._ops = {op.name: op for op in get_dialect().operations}
+        self._defined: set[str] = set()
+        """The symbolic variables the function built so far defines."""
+        self._te_values: dict[int, tuple[te.Tensor, SSAValue]] = {}
+        """id of a placeholder made by :meth:`te_tensor` -> (it, the value it stands for)."""
+        self._kernels: KernelTable | None = None
 
     # ------------------------------------------------------------------ structure
 
@@ -117,20 +124,28 @@ class BlockBuilder:
         block = Block(arg_types=[t for _, t in items])
         for arg, (param, _) in zip(block.args, items, strict=True):
             arg.name_hint = param
-        self._func = FuncOp(
+        func = FuncOp(
             name, [t for _, t in items], result_type or TensorType.of(None, None), Region(block)
         )
+        # In the module while it is built, so that kernels emit_te adds go before it and
+        # never take its name.
+        self.module.body.block.add_op(func)
+        self._func = func
         self._declared_result = result_type
+        self._defined = set().union(*(type_binds(t) for _, t in items))
         self._blocks.append(block)
+        complete = False
         try:
             yield list(block.args)
+            complete = True
         finally:
             self._blocks.pop()
-            func, self._func = self._func, None
+            self._func = None
             self._escaped = {}
+            if not complete or not isinstance(block.last_op, ReturnOp):
+                func.detach()
         if not isinstance(block.last_op, ReturnOp):
             raise BuilderError(f"function @{name} has no result: call emit_func_output")
-        self.module.body.block.add_op(func)
 
     @contextmanager
     def dataflow(self) -> Iterator[None]:
@@ -178,10 +193,17 @@ class BlockBuilder:
 
     # ------------------------------------------------------------------ bindings
 
-    def emit(self, op: Operation, name: str | None = None) -> SSAValue | None:
-        """Insert ``op`` at the current point; returns its result (if any)."""
+    def emit(self, op: Operation | te.Tensor, name: str | None = None) -> SSAValue | None:
+        """Insert ``op`` at the current point, after the not-yet-inserted operations its
+        operands come from (``bb.emit(op.add(op.exp(x), y))``); returns its result (if
+        any). A computed ``te.Tensor`` is emitted as :meth:`emit_te` of it."""
+        if not isinstance(op, Operation):
+            return self.emit_te(lambda: op, name=name)
         for index, operand in enumerate(op.operands):
-            if operand in self._escaped:
+            owner = operand.owner
+            if isinstance(owner, Operation) and owner.parent is None:
+                self.emit(owner)
+            elif operand in self._escaped:
                 op.operands[index] = self._escaped[operand]
         self._insert(op)
         if not op.results:
@@ -193,20 +215,129 @@ class BlockBuilder:
     def emit_op(
         self, op_name: str, *operands: SSAValue, name: str | None = None, **props: Any
     ) -> SSAValue:
-        """Emit an operator by name (``"relax.add"``) with its result type deduced."""
-        op_type = self._ops.get(op_name if "." in op_name else f"relax.{op_name}")
-        if op_type is None or not issubclass(op_type, DeducedResultOp):
+        """Emit an operator by name (``"relax.add"`` or ``"add"``): the function
+        :mod:`xrelax.op` has for it, called with ``operands`` and ``props``."""
+        from xrelax.op import FUNCTIONS
+
+        function = FUNCTIONS.get(op_name.removeprefix("relax."))
+        if function is None:
             raise BuilderError(f"'{op_name}' is not a relax operator")
-        operands = tuple(self._escaped.get(o, o) for o in operands)
-        attrs = {k: to_attribute(v) for k, v in props.items() if v is not None}
-        op = op_type.create(
-            operands=list(operands),
-            properties=attrs,
-            result_types=[op_type.deduce([o.type for o in operands], attrs)],
-        )
-        result = self.emit(op, name)
+        result = self.emit(function(*operands, **props), name)
         assert result is not None
         return result
+
+    # ------------------------------------------------------------------ EmitTE
+
+    def te_tensor(self, value: SSAValue, name: str | None = None) -> te.Tensor:
+        """A TE placeholder standing for the relax tensor ``value``, of its symbolic
+        shape and element type (both must be known: ``match_shape`` it first)."""
+        from xrelax.ops import te
+
+        type_ = value.type
+        if not (
+            isinstance(type_, TensorType)
+            and type_.dims is not None
+            and type_.known_dtype is not None
+        ):
+            shown = f"%{value.name_hint}" if value.name_hint else "the value"
+            raise BuilderError(
+                f"te_tensor: {shown} has type {show_type(type_)}; a TE tensor needs a known "
+                "shape and element type (match_shape it first)"
+            )
+        tensor = te.placeholder(type_.dims, type_.dtype, name or value.name_hint or "placeholder")
+        self._te_values[id(tensor)] = (tensor, value)
+        return tensor
+
+    def emit_te(
+        self,
+        func: Callable[..., Any],
+        *args: Any,
+        name: str | None = None,
+        primfunc_name: str | None = None,
+        **kwargs: Any,
+    ) -> SSAValue:
+        """Call the TE function ``func`` and emit a ``relax.call_tir`` of the kernel it
+        defines; returns the call's result.
+
+        Relax values among ``args`` and ``kwargs`` (also inside lists, tuples, dicts)
+        are passed to ``func`` as TE placeholders (tensors, named ``x0``, ``x1``, ...)
+        or as their dims (shape values); anything else is passed as it is. ``func``
+        returns a computed ``te.Tensor``, or a list/tuple of them (the call then
+        returns a tuple). It may also read placeholders made by :meth:`te_tensor`.
+        What the ``topi`` functions it calls rely on but cannot prove about the shapes
+        (``k == m`` for a matmul) the kernel checks first (``tir.assert``).
+        The kernel is named ``primfunc_name`` (default: ``func``'s name, else the
+        output's) and shared with a structurally identical kernel of the module;
+        symbolic variables no buffer binds are passed as ``sym [...]`` arguments and
+        must be defined in the function (by a parameter or a ``match_shape``).
+        """
+        from xrelax.ops import te
+
+        if self._func is None:
+            raise BuilderError("emit_te outside a function")
+        arguments: list[te.Tensor] = []
+        positions = count()
+
+        def convert(value: Any) -> Any:
+            if isinstance(value, SSAValue):
+                index = next(positions)
+                if isinstance(value.type, ShapeType):
+                    if value.type.dims is None:
+                        raise BuilderError(
+                            f"emit_te: a shape argument of type {show_type(value.type)} has "
+                            "no known dims"
+                        )
+                    return value.type.dims
+                tensor = self.te_tensor(value, f"x{index}")
+                arguments.append(tensor)
+                return tensor
+            if isinstance(value, list | tuple):
+                return type(value)(convert(v) for v in value)
+            if isinstance(value, dict):
+                return {k: convert(v) for k, v in value.items()}
+            return value
+
+        te_args = [convert(a) for a in args]
+        te_kwargs = {k: convert(v) for k, v in kwargs.items()}
+        # The facts topi computes rely on but cannot prove become the kernel's asserts.
+        result, facts = obligations.collect(lambda: func(*te_args, **te_kwargs))
+        outputs = list(result) if isinstance(result, list | tuple) else [result]
+        if not outputs or not all(
+            isinstance(t, te.Tensor) and not t.is_placeholder for t in outputs
+        ):
+            raise BuilderError(
+                "emit_te: the TE function must return a computed te.Tensor (te.compute, a "
+                f"topi function) or a list of them, got {result!r}"
+            )
+        inputs = list(dict.fromkeys(arguments))
+        for placeholder in te.placeholders_read(outputs):
+            if placeholder in inputs:
+                continue
+            if id(placeholder) not in self._te_values:
+                raise BuilderError(
+                    f"emit_te: placeholder '{placeholder.name}' stands for no relax value; "
+                    "make it with bb.te_tensor(value) or pass the value as an argument"
+                )
+            inputs.append(placeholder)
+        kernel_name = primfunc_name or _kernel_name(func, outputs[0])
+        try:
+            kernel, sym_params = te.create_prim_func(kernel_name, [*inputs, *outputs], facts)
+        except (TypeError, ValueError) as err:
+            raise BuilderError(f"emit_te: {err}") from None
+        used = set(sym_params).union(*(symbolic.free_vars(d) for t in outputs for d in t.shape))
+        if undefined := sorted(used - self._defined):
+            raise BuilderError(
+                f"emit_te: kernel '{kernel_name}' needs symbolic variable(s) "
+                f"{', '.join(undefined)}, which the function does not define (bind them "
+                "with a parameter or match_shape)"
+            )
+        if self._kernels is None:
+            self._kernels = KernelTable.of_module(self.module)
+        callee = self._kernels.add(kernel, self._func)
+        types = [TensorType.of(list(t.shape), t.dtype) for t in outputs]
+        result_type = TupleType.of(types) if isinstance(result, list | tuple) else types[0]
+        values = [self._te_values[id(t)][1] for t in inputs]
+        return self.call_tir(callee, values, result_type, sym_params or None, name)
 
     def match_shape(
         self, value: SSAValue, pattern: Sequence[int | str | sympy.Expr], name: str | None = None
@@ -224,12 +355,7 @@ class BlockBuilder:
 
     def const(self, value: np.ndarray, name: str | None = None) -> SSAValue:
         """``relax.const`` of a numpy array."""
-        array = np.asarray(value)
-        dtype = dtypes.from_numpy(array.dtype)
-        builtin_type = BuiltinTensorType(dtype, list(array.shape))
-        data = array.ravel().tolist()
-        attr = DenseIntOrFPElementsAttr.from_list(builtin_type, data)
-        result = self.emit(ConstOp(attr, TensorType.of(list(array.shape), dtype)), name)
+        result = self.emit(const_op(value), name)
         assert result is not None
         return result
 
@@ -271,3 +397,11 @@ class BlockBuilder:
         if not self._blocks:
             raise BuilderError("emit outside a function")
         self._blocks[-1].add_op(op)
+        if op.has_trait(BindsSymbolicVars):
+            self._defined |= BindsSymbolicVars.bound_names(op)
+
+
+def _kernel_name(func: Callable[..., Any], output: te.Tensor) -> str:
+    """``func``'s name when it is one (not a lambda's), else the output tensor's."""
+    name = getattr(func, "__name__", "")
+    return name if name.isidentifier() else output.name

@@ -24,6 +24,11 @@ def record(fact: Fact) -> None:
         _collectors[-1].append(fact)
 
 
+def collecting() -> bool:
+    """Whether a :func:`collect` is active (a recorded fact would be checked)."""
+    return bool(_collectors)
+
+
 def collect(run: Callable[[], T]) -> tuple[T, tuple[Fact, ...]]:
     """Run ``run`` and return its result with the facts it recorded, in order, once each."""
     _collectors.append([])

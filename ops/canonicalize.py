@@ -18,7 +18,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import HasCanonicalizationPatternsTrait
 
 from xrelax.dialects import symbolic
-from xrelax.dialects.relax import ConstOp, TensorType
+from xrelax.dialects.relax import ConstOp, DeducedResultOp, TensorType, type_relation
 from xrelax.ops.base import prop_ints
 
 
@@ -36,8 +36,18 @@ class IdentityOperator(RewritePattern):
     """A shape-only operator whose result provably equals its (first) operand."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.results and _same_tensor(op.operands[0], op.results[0]) and _no_data_change(op):
+        if (
+            op.results
+            and _same_tensor(op.operands[0], op.results[0])
+            and _no_data_change(op)
+            and not _obligations(op)
+        ):
             rewriter.replace(op, [], [op.operands[0]])
+
+
+def _obligations(op: Operation) -> tuple:
+    """The facts ``op`` relies on unproven: a rewrite must not drop their check."""
+    return op.obligations() if isinstance(op, DeducedResultOp) else ()
 
 
 def _no_data_change(op: Operation) -> bool:
@@ -49,16 +59,20 @@ def _no_data_change(op: Operation) -> bool:
 
 
 class ReshapeOfReshape(RewritePattern):
-    """``reshape(reshape(x, s1), s2)`` is ``reshape(x, s2)``."""
+    """``reshape(reshape(x, s1), s2)`` is ``reshape(x, s2)`` when the inner reshape provably
+    keeps the element count (otherwise its run-time check would be lost)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         inner = op.operands[0].owner
-        if not isinstance(inner, Operation) or inner.name != op.name:
+        if not isinstance(inner, Operation) or inner.name != op.name or _obligations(inner):
+            return
+        operands = [inner.operands[0], *op.operands[1:]]
+        assert isinstance(op, DeducedResultOp)
+        deduced = type(op).deduce([o.type for o in operands], dict(op.properties))
+        if type_relation(op.results[0].type, deduced) != "yes":
             return
         new = type(op).create(
-            operands=[inner.operands[0], *op.operands[1:]],
-            properties=dict(op.properties),
-            result_types=[op.results[0].type],
+            operands=operands, properties=dict(op.properties), result_types=[op.results[0].type]
         )
         rewriter.replace(op, new)
 

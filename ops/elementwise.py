@@ -70,14 +70,6 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, np.zeros((), x.dtype))
 
 
-def _te_sigmoid(x: te.Expr) -> te.Expr:
-    # The stable form of _sigmoid: exp of -|x| never overflows.
-    e = te.exp(-te.abs(x))
-    one = te.const(1, x.dtype)
-    denominator = one + e
-    return te.if_then_else(x >= te.const(0, x.dtype), one / denominator, e / denominator)
-
-
 def _te_gelu(x: te.Expr) -> te.Expr:
     return x * 0.5 * (1.0 + te.erf(x * (1 / math.sqrt(2.0))))
 
@@ -186,7 +178,7 @@ class SigmoidOp(FloatUnaryOp):
 
     name = "relax.sigmoid"
     NUMPY_FN = staticmethod(_sigmoid)
-    TE_FN = staticmethod(_te_sigmoid)
+    TE_FN = staticmethod(te.sigmoid)
 
 
 @irdl_op_definition
@@ -213,7 +205,7 @@ class SiluOp(FloatUnaryOp):
 
     name = "relax.silu"
     NUMPY_FN = staticmethod(_silu)
-    TE_FN = staticmethod(lambda x: x * _te_sigmoid(x))
+    TE_FN = staticmethod(lambda x: x * te.sigmoid(x))
 
 
 @irdl_op_definition

@@ -9,6 +9,11 @@ B = compute((n, m), lambda i, j: exp(A[i, j] - S[i]), "B")
 func, sym_params = create_prim_func("f", [A, B])   # S becomes a tir.alloc_buffer
 ```
 
+Shapes use the relax shape variables (``te.var("n")``; ``te.floordiv``/``te.floormod``
+build expressions such as ``2 * te.floordiv(m, 2)`` and also apply to scalar
+expressions). ``BlockBuilder.emit_te`` stages such programs into a relax function, and
+:mod:`xrelax.topi` provides the operators' computes (``topi.softmax(A, axis=1)``).
+
 Index variables are sympy symbols, so indices are ordinary symbolic expressions
 (``A[i * 2 + r, j]``); loading ``A[...]`` gives a scalar :class:`Expr` with Python
 operators, and ``A.get(indices, pad=v)`` reads ``v`` outside the buffer (padding).
@@ -34,7 +39,7 @@ from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from xrelax.dialects import dtypes
+from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.symbolic import Fact, as_expr, sym
 from xrelax.dialects.tir import (
@@ -62,6 +67,8 @@ __all__ = [
     "create_prim_func",
     "erf",
     "exp",
+    "floordiv",
+    "floormod",
     "if_then_else",
     "index",
     "log",
@@ -70,6 +77,7 @@ __all__ = [
     "min",
     "minimum",
     "placeholder",
+    "placeholders_read",
     "power",
     "prod",
     "reduce_axis",
@@ -79,6 +87,7 @@ __all__ = [
     "sqrt",
     "sum",
     "tanh",
+    "var",
 ]
 
 
@@ -326,15 +335,32 @@ def erf(x: Any) -> Expr:
 
 
 def sigmoid(x: Any) -> Expr:
-    """1 / (1 + exp(-x))."""
+    """1 / (1 + exp(-x)), in the form whose exp never overflows (exp of -|x|)."""
     x = _as_expr(x, None)
+    e = exp(-abs(x))
     one = const(1, x.dtype)
-    return one / (one + exp(-x))
+    denominator = one + e
+    return if_then_else(x >= const(0, x.dtype), one / denominator, e / denominator)
 
 
 def abs(x: Any) -> Expr:  # noqa: A001 - the TE name
     """|x|."""
     return _unary("abs", x, floats_only=False)
+
+
+def floordiv(a: Any, b: Any) -> Any:
+    """``a`` divided by ``b`` rounded down: of scalar expressions, or of symbolic
+    dimensions (``2 * te.floordiv(m, 2)`` in a shape)."""
+    if isinstance(a, Expr) or isinstance(b, Expr):
+        return _binary("floordiv", a, b)
+    return symbolic.floordiv(as_expr(a), as_expr(b))
+
+
+def floormod(a: Any, b: Any) -> Any:
+    """The remainder of :func:`floordiv` (the sign of ``b``)."""
+    if isinstance(a, Expr) or isinstance(b, Expr):
+        return _binary("mod", a, b)
+    return symbolic.floormod(as_expr(a), as_expr(b))
 
 
 def maximum(a: Any, b: Any) -> Expr:
@@ -544,6 +570,11 @@ def _as_index(value: Any) -> sympy.Expr:
     return as_expr(value) if isinstance(value, int | str) else sympy.expand(value)
 
 
+def var(name: str) -> sympy.Symbol:
+    """The symbolic shape variable ``name`` (the same object the relax types use)."""
+    return sym(name)
+
+
 def placeholder(shape: ShapeLike, dtype: Attribute, name: str = "placeholder") -> Tensor:
     """An input tensor of ``shape`` (ints, variable names, symbolic expressions)."""
     if not dtypes.is_dtype(dtype):
@@ -724,6 +755,16 @@ def create_prim_func(
             if t.is_placeholder and id(t) not in listed:
                 raise ValueError(f"placeholder '{t.name}' is read but not a parameter")
     return _Emitter(name, params, stages, asserts).emit()
+
+
+def placeholders_read(outputs: Sequence[Tensor]) -> list[Tensor]:
+    """The placeholders the computation of ``outputs`` reads, in the order it reads them."""
+    found: dict[int, Tensor] = {}
+    for stage in _topological_stages(outputs):
+        for t in _read_tensors(stage):
+            if t.is_placeholder:
+                found.setdefault(id(t), t)
+    return list(found.values())
 
 
 def _read_tensors(stage: Tensor) -> list[Tensor]:

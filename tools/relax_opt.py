@@ -3,7 +3,8 @@
 mlir-opt conventions on top of xDSL's ``xDSLOptMain``: ``-p`` pipelines with options,
 ``--split-input-file``, ``--print-op-generic``, stdin input, ``-o``; MLIR's
 ``--verify-diagnostics`` (``expected-error`` annotations), the IR verified after
-every pass, ``--print-ir-before/after(-all)`` and a ``--time-passes`` report.
+every pass, ``--print-ir-before/after(-all)`` and a ``--time-passes`` report;
+``--load-pass-plugin FILE.py`` loads passes a user registers by name.
 Bad input gives a located one-line diagnostic and a non-zero exit, never a traceback.
 """
 
@@ -16,7 +17,6 @@ import time
 import traceback
 from collections.abc import Sequence
 from importlib.metadata import version
-from io import StringIO
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -34,6 +34,7 @@ from xrelax.diagnostics import (
     parse_error_diagnostic,
     verify_module,
 )
+from xrelax.plugins import PluginError
 from xrelax.tools.expected_diagnostics import check_diagnostics, parse_expectations
 from xrelax.transforms.pass_manager import (
     Instrumentation,
@@ -67,6 +68,13 @@ class RelaxOptMain(xDSLOptMain):
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         arg_parser.add_argument(
+            "--load-pass-plugin",
+            action="append",
+            default=[],
+            metavar="FILE.py",
+            help="load a Python file that registers passes (@xrelax.register_pass); repeatable",
+        )
+        arg_parser.add_argument(
             "--print-ir-after-all", action="store_true", help="print the IR after every pass"
         )
         arg_parser.add_argument(
@@ -86,6 +94,12 @@ class RelaxOptMain(xDSLOptMain):
         )
 
     def setup_pipeline(self) -> None:
+        from xrelax.transforms import load_pass_plugin, user_passes
+
+        for path in self.args.load_pass_plugin:
+            load_pass_plugin(path)
+        for name, factory in user_passes().items():
+            self.available_passes[name] = factory
         self.passes = parse_passes(self.args.passes, self.available_passes)
         for flag in ("print_ir_after", "print_ir_before"):
             for name in filter(None, getattr(self.args, flag).split(",")):
@@ -134,7 +148,7 @@ class RelaxOptMain(xDSLOptMain):
                     timings.append(("(output)", time.perf_counter() - start))
         self._write_output((SPLIT_MARKER + "\n").join(outputs))
         if timings is not None:
-            _print_timings(timings)
+            sys.stderr.write(instrumentation.timing_report())
         return 1 if failed else 0
 
     def _process(
@@ -240,22 +254,6 @@ def _line(text: str, line: int) -> str | None:
     return lines[line - 1] if 0 < line <= len(lines) else None
 
 
-def _print_timings(timings: list[tuple[str, float]]) -> None:
-    totals: dict[str, float] = {}
-    for name, seconds in timings:
-        totals[name] = totals.get(name, 0.0) + seconds
-    total = sum(totals.values()) or 1e-12
-    out = StringIO()
-    rule = "===" + "-" * 73 + "==="
-    out.write(f"{rule}\n{'... Execution time report ...':^79}\n{rule}\n")
-    out.write(f"  Total Execution Time: {total:.4f} seconds\n\n")
-    out.write("  ----Wall Time----  ----Name----\n")
-    for name, seconds in totals.items():
-        out.write(f"  {seconds:8.4f} ({100 * seconds / total:5.1f}%)  {name}\n")
-    out.write(f"  {total:8.4f} (100.0%)  Total\n")
-    sys.stderr.write(out.getvalue())
-
-
 class UsageError(Exception):
     """A command-line problem reported as one line."""
 
@@ -265,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         driver = RelaxOptMain(argv)
         return driver.run()
-    except (PipelineError, UsageError, SourceError) as err:
+    except (PipelineError, UsageError, SourceError, PluginError) as err:
         print(f"relax-opt: error: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

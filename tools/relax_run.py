@@ -7,7 +7,8 @@
 parameter name (``--params`` adds weights, such as ``relax-import --params-out`` writes,
 by name too); outputs are written as ``out0``, ``out1``, ... (tuples flattened in
 order). ``--load-packed F.py`` runs a Python file that registers packed functions
-(``@xrelax.register_func("name")``). Every error is one line on stderr and a
+(``@xrelax.register_func("name")``), ``--load-pass-plugin F.py`` one that registers
+passes for ``-p`` (``@xrelax.register_pass``). Every error is one line on stderr and a
 non-zero exit.
 """
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import runpy
 import sys
 import traceback
 import zipfile
@@ -47,6 +47,13 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=[],
         metavar="F.py",
         help="Python file registering packed functions (repeatable)",
+    )
+    parser.add_argument(
+        "--load-pass-plugin",
+        action="append",
+        default=[],
+        metavar="F.py",
+        help="Python file registering passes for -p (@xrelax.register_pass; repeatable)",
     )
     parser.add_argument(
         "--allow-missing-packed",
@@ -181,17 +188,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     import xrelax
     from xrelax.backends.vm import VMError
+    from xrelax.plugins import load_python_file
 
     for path in args.load_packed:
-        try:
-            runpy.run_path(path)
-        except OSError as err:
-            raise RunError(f"cannot load packed functions from '{path}': {err.strerror}") from None
-        except Exception as err:  # noqa: BLE001 - the user's file failed: say how, in one line
-            detail = str(err).strip().splitlines()[0] if str(err).strip() else ""
-            raise RunError(
-                f"--load-packed '{path}' failed: {type(err).__name__}: {detail}"
-            ) from None
+        load_python_file(path, "packed functions")
+    for path in args.load_pass_plugin:
+        xrelax.load_pass_plugin(path)
     if args.interpret:
         result = _interpret(args)
     else:
@@ -227,10 +229,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point."""
     from xrelax.backends.vm import VMError
     from xrelax.diagnostics import CompileError, SourceError
+    from xrelax.plugins import PluginError
 
     try:
         return run(argv)
-    except (RunError, CompileError, VMError, SourceError) as err:
+    except (RunError, CompileError, VMError, SourceError, PluginError) as err:
         print(f"relax-run: error: {str(err).splitlines()[0]}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

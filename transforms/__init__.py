@@ -52,6 +52,62 @@ def project_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {name: _lazy(target) for name, target in _PROJECT_PASSES.items()}
 
 
+# CLI name -> the pass classes users registered (register_pass, pass plugins).
+_USER_PASSES: dict[str, type[ModulePass]] = {}
+
+
+def register_pass(pass_class: type[ModulePass]) -> type[ModulePass]:
+    """Make a ``ModulePass`` class available to pipelines by its ``name`` (relax-opt
+    ``-p``, ``xrelax.apply``); returns the class, so it also serves as a decorator.
+
+    A name of a built-in pass, or of another class already registered, is an error;
+    registering a class of the same module and qualified name again (a file loaded
+    twice, a re-run notebook cell) replaces it.
+    """
+    if not (isinstance(pass_class, type) and issubclass(pass_class, ModulePass)):
+        raise TypeError(f"register_pass expects a ModulePass subclass, got {pass_class!r}")
+    name = getattr(pass_class, "name", None)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"pass class {pass_class.__qualname__} has no name (set name = '...')")
+    if name in _PROJECT_PASSES or name in _XDSL_PASSES:
+        raise ValueError(f"pass '{name}' is already registered (a built-in pass)")
+    existing = _USER_PASSES.get(name)
+    if existing is not None and _origin(existing) != _origin(pass_class):
+        raise ValueError(f"pass '{name}' is already registered by {_origin(existing)}")
+    _USER_PASSES[name] = pass_class
+    return pass_class
+
+
+def _origin(pass_class: type) -> str:
+    return f"{pass_class.__module__}.{pass_class.__qualname__}"
+
+
+def user_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """The passes users registered, by name, as factories."""
+    return {name: (lambda cls=cls: cls) for name, cls in _USER_PASSES.items()}
+
+
+def load_pass_plugin(path: str) -> list[str]:
+    """Run the Python file ``path``, which registers passes (``@xrelax.register_pass``);
+    returns their names. A file that fails, or registers nothing, is a
+    :class:`~xrelax.plugins.PluginError` with a one-line message."""
+    from xrelax.plugins import PluginError, load_python_file
+
+    before = dict(_USER_PASSES)
+    load_python_file(path, "pass plugin")
+    added = [name for name, cls in _USER_PASSES.items() if before.get(name) is not cls]
+    if not added:
+        raise PluginError(
+            f"pass plugin '{path}' registers no pass (decorate a ModulePass class with "
+            "@xrelax.register_pass)"
+        )
+    return added
+
+
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Our passes plus the upstream cleanups (canonicalize, cse, dce)."""
-    return {**project_passes(), **{name: _xdsl(name) for name in _XDSL_PASSES}}
+    """Our passes, the upstream cleanups (canonicalize, cse, dce), and the user's."""
+    return {
+        **project_passes(),
+        **{name: _xdsl(name) for name in _XDSL_PASSES},
+        **user_passes(),
+    }

@@ -2,7 +2,9 @@
 
 An operator whose tensor operands and result have known shapes and dtypes (and whose
 shape operands are known) is built with its ``emit_te`` (the TE-style builder) into
-a ``tir.prim_func``; structurally identical kernels are shared. Variables no buffer
+a ``tir.prim_func`` that first asserts the operator's obligations (the facts its
+deduction relies on but could not prove: docs/shape-safety.md); structurally
+identical kernels are shared. Variables no buffer
 binds become ``sym [...]`` arguments (call_tir_dyn). Anything else (unknown shape or
 dtype, data-dependent results such as ``unique``) becomes a ``call_packed`` of the
 operator's run-time kernel ``relax.op.<name>``, which allocates its result; the
@@ -11,9 +13,7 @@ operator's attributes travel as ``op_attrs``.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from io import StringIO
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
@@ -25,10 +25,9 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.printer import Printer
-from xdsl.traits import SymbolTable
 
 from xrelax.diagnostics import IRError
+from xrelax.dialects.kernel_table import KernelTable
 from xrelax.dialects.relax import (
     CallPackedOp,
     CallTIROp,
@@ -37,7 +36,6 @@ from xrelax.dialects.relax import (
     TensorType,
     TupleType,
 )
-from xrelax.dialects.tir import PrimFuncOp
 from xrelax.ops import te
 from xrelax.ops.base import OperatorOp
 
@@ -71,36 +69,6 @@ def is_legalizable(op: OperatorOp) -> bool:
         elif not _known_tensor(type_):
             return False
     return True
-
-
-@dataclass
-class KernelTable:
-    """The prim_funcs of a module, keyed by structure so identical kernels are shared."""
-
-    module: ModuleOp
-    by_text: dict[str, str] = field(default_factory=dict)
-
-    def add(self, func: PrimFuncOp, anchor: Operation) -> str:
-        """The name of a kernel structurally equal to ``func`` (inserting it if new)."""
-        key = _structure_key(func)
-        existing = self.by_text.get(key)
-        if existing is not None:
-            return existing
-        base = func.sym_name.data
-        name, suffix = base, 0
-        while SymbolTable.lookup_symbol(self.module, name) is not None:
-            suffix += 1
-            name = f"{base}{suffix}"
-        func.sym_name = type(func.sym_name)(name)
-        self.module.body.block.insert_op_before(func, anchor)
-        self.by_text[key] = name
-        return name
-
-
-def _structure_key(func: PrimFuncOp) -> str:
-    stream = StringIO()
-    Printer(stream=stream).print_op(func)
-    return re.sub(r"@[\w$.]+", "@_", stream.getvalue(), count=1)
 
 
 class LegalizeOperator(RewritePattern):
@@ -160,7 +128,7 @@ class LegalizeOperator(RewritePattern):
             raise IRError(op, f"cannot legalize: {err}") from None
         outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
         short = op.name.removeprefix("relax.")
-        func, sym_params = te.create_prim_func(short, [*tensors, *outputs])
+        func, sym_params = te.create_prim_func(short, [*tensors, *outputs], op.obligations())
         func_op = op.parent_op()
         while func_op is not None and not isinstance(func_op, FuncOp):
             func_op = func_op.parent_op()
@@ -175,10 +143,7 @@ class LegalizeOpsPass(ModulePass):
     name = "relax-legalize-ops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        kernels = KernelTable(op)
-        for existing in op.ops:
-            if isinstance(existing, PrimFuncOp):
-                kernels.by_text.setdefault(_structure_key(existing), existing.sym_name.data)
+        kernels = KernelTable.of_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier([LegalizeOperator(kernels)], dce_enabled=False),
             apply_recursively=False,

@@ -79,6 +79,30 @@ def parse_passes(
     return passes
 
 
+Pipeline = str | Sequence[str | ModulePass | type[ModulePass]]
+"""A pipeline string, or a list mixing pipeline strings, pass instances and pass
+classes (run with their default options)."""
+
+
+def resolve_pipeline(pipeline: Pipeline) -> list[ModulePass]:
+    """The passes of ``pipeline``, named pipelines expanded."""
+    if isinstance(pipeline, str):
+        return parse_passes(pipeline)
+    passes: list[ModulePass] = []
+    for item in pipeline:
+        if isinstance(item, str):
+            passes.extend(parse_passes(item))
+        elif isinstance(item, ModulePass):
+            passes.extend(expand(item))
+        elif isinstance(item, type) and issubclass(item, ModulePass):
+            passes.extend(expand(item()))
+        else:
+            raise PipelineError(
+                f"a pipeline element must be a pass name or a ModulePass, got {item!r}"
+            )
+    return passes
+
+
 def expand(pass_: ModulePass) -> list[ModulePass]:
     """A pass, or the passes of a named pipeline, recursively."""
     if isinstance(pass_, PipelinePass):
@@ -88,7 +112,10 @@ def expand(pass_: ModulePass) -> list[ModulePass]:
 
 @dataclass
 class Instrumentation:
-    """What to report around each pass (the ``relax-opt`` debugging flags)."""
+    """What to report around each pass (the ``relax-opt`` debugging flags): the IR
+    before/after the named passes or all of them, to ``stream``, in the generic form
+    if ``generic``; with ``timings`` a list, each pass's ``(name, seconds)`` is
+    appended to it (:meth:`timing_report` formats them as ``--time-passes`` does)."""
 
     print_before: set[str] = field(default_factory=set)
     print_after: set[str] = field(default_factory=set)
@@ -112,6 +139,21 @@ class Instrumentation:
             self.timings.append((pass_.name, seconds))
         if self.print_after_all or pass_.name in self.print_after:
             self._dump("After", pass_, module)
+
+    def timing_report(self) -> str:
+        """The ``--time-passes`` table of :attr:`timings` (each name's total)."""
+        totals: dict[str, float] = {}
+        for name, seconds in self.timings or []:
+            totals[name] = totals.get(name, 0.0) + seconds
+        total = sum(totals.values()) or 1e-12
+        rule = "===" + "-" * 73 + "==="
+        lines = [rule, f"{'... Execution time report ...':^79}", rule]
+        lines += [f"  Total Execution Time: {total:.4f} seconds", ""]
+        lines.append("  ----Wall Time----  ----Name----")
+        for name, seconds in totals.items():
+            lines.append(f"  {seconds:8.4f} ({100 * seconds / total:5.1f}%)  {name}")
+        lines.append(f"  {total:8.4f} (100.0%)  Total")
+        return "\n".join(lines) + "\n"
 
 
 def run_passes(

@@ -49,3 +49,18 @@ relax.func @neutral(%x: !relax.tensor<[4], f32>) -> !relax.tensor<[2, 4], f32> {
   %e = relax.add %d, %zero2 : (!relax.tensor<[4], f32>, !relax.tensor<[2, 4], f32>)
   relax.return %e : !relax.tensor<[2, 4], f32>
 }
+
+// -----
+
+// A reshape whose element count is not proven kept (its kernel checks it at run time):
+// neither folded into the next reshape nor dropped as an identity.
+// CHECK-LABEL: relax.func @unproven_reshape
+// CHECK:         %a = relax.reshape %x, %s1
+// CHECK:         %b = relax.reshape %a, %s2
+relax.func @unproven_reshape(%x: !relax.tensor<[n, 4], f32>, %y: !relax.tensor<[m], f32>) -> !relax.tensor<[n * m], f32> {
+  %s1 = relax.shape [m, n] : !relax.shape<[m, n]>
+  %a = relax.reshape %x, %s1 : (!relax.tensor<[n, 4], f32>, !relax.shape<[m, n]>)
+  %s2 = relax.shape [n * m] : !relax.shape<[n * m]>
+  %b = relax.reshape %a, %s2 : (!relax.tensor<[m, n], f32>, !relax.shape<[n * m]>)
+  relax.return %b : !relax.tensor<[n * m], f32>
+}

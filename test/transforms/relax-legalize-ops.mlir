@@ -141,3 +141,27 @@ relax.func @data_dependent(%x: !relax.tensor<[n], i64>) -> !relax.tensor<ndim=1,
   %y = relax.unique %x : (!relax.tensor<[n], i64>)
   relax.return %y : !relax.tensor<ndim=1, i64>
 }
+
+// -----
+
+// The facts an operator's deduction relies on but cannot prove become tir.asserts at
+// the top of its kernel (before any loop reads memory); proven ones cost nothing.
+// CHECK-LABEL: tir.prim_func @matmul(%x0: !tir.buffer<[n, k], f32>, %x1: !tir.buffer<[m, 4], f32>, %out: !tir.buffer<[n, 4], f32>) {
+// CHECK-NEXT:    tir.assert [k] == [m], "relax.matmul: the lhs columns equal the rhs rows"
+// CHECK-NEXT:    tir.for
+// CHECK-LABEL: tir.prim_func @reshape(%x0: !tir.buffer<[n, 3], f32>, %out: !tir.buffer<[floordiv(n * 3, 2), 2], f32>) {
+// CHECK-NEXT:    tir.assert [floormod(n * 3, 2)] == [0], "relax.reshape to [-1, 2]: the element count divides into the -1 entry"
+// CHECK-NEXT:    tir.for
+// CHECK-LABEL: tir.prim_func @max(%x0: !tir.buffer<[n, k], f32>, %out: !tir.buffer<[n], f32>) {
+// CHECK-NEXT:    tir.assert [1] <= [k], "relax.max: the reduced axes are not empty"
+// CHECK-LABEL: tir.prim_func @matmul1(
+// CHECK-NOT:     tir.assert
+// CHECK:         tir.for
+relax.func @obligations(%x: !relax.tensor<[n, k], f32>, %y: !relax.tensor<[m, 4], f32>, %z: !relax.tensor<[n, 3], f32>, %w: !relax.tensor<[k, 4], f32>) -> !relax.tensor<[n, 4], f32> {
+  %a = relax.matmul %x, %y : (!relax.tensor<[n, k], f32>, !relax.tensor<[m, 4], f32>)
+  %s = relax.shape [-1, 2] : !relax.shape<[-1, 2]>
+  %b = relax.reshape %z, %s : (!relax.tensor<[n, 3], f32>, !relax.shape<[-1, 2]>)
+  %c = relax.max %x {axis = array<i64: 1>} : (!relax.tensor<[n, k], f32>)
+  %d = relax.matmul %x, %w : (!relax.tensor<[n, k], f32>, !relax.tensor<[k, 4], f32>)
+  relax.return %d : !relax.tensor<[n, 4], f32>
+}

@@ -63,13 +63,14 @@ def programs(draw: st.DrawFn, loose: bool = False) -> Program:
     bb = BlockBuilder()
     params = {f"p{i}": TensorType.of(list(d), dtypes.F32) for i, d in enumerate(param_dims)}
     steps: list[str] = []
+    defined = {d for dims in param_dims for d in dims if isinstance(d, str)}
     with bb.function("main", params) as args:
         values = list(args)
         n_dataflow = draw(st.integers(1, 6))
         with bb.dataflow():
             for _ in range(n_dataflow):
                 if loose and draw(st.booleans()):
-                    values.append(_loose_step(draw, bb, values, steps))
+                    values.append(_loose_step(draw, bb, values, steps, defined))
                 else:
                     values.append(_step(draw, bb, values, steps))
             out = bb.emit_output(values[-1])
@@ -144,7 +145,11 @@ def _step(draw: st.DrawFn, bb: BlockBuilder, values: list[SSAValue], steps: list
 
 
 def _loose_step(
-    draw: st.DrawFn, bb: BlockBuilder, values: list[SSAValue], steps: list[str]
+    draw: st.DrawFn,
+    bb: BlockBuilder,
+    values: list[SSAValue],
+    steps: list[str],
+    defined: set[str],
 ) -> SSAValue:
     """An operator relying on a fact about the sizes that the types do not prove."""
     x = draw(st.sampled_from(values[-3:]))
@@ -154,10 +159,16 @@ def _loose_step(
         partners = [v for v in values if len(_dims_of(v)) == 2 and _dims_of(v)[0] != dims[1]]
         if partners:
             y = draw(st.sampled_from(partners))
+            try:
+                result = bb.emit_op("matmul", x, y)
+            except RelaxError:  # provably different inner dimensions
+                return bb.emit_op("exp", x)
             steps.append(f"matmul {dims} x {_dims_of(y)}")
-            return bb.emit_op("matmul", x, y)
+            return result
     if kind == "reshape" and dims:
-        target = draw(st.sampled_from([("k", 4), ("m", "n"), ("k",), (-1, 2)]))
+        targets = [("k", 4), ("m", "n"), ("k",), (-1, 2)]
+        usable = [t for t in targets if {d for d in t if isinstance(d, str)} <= defined]
+        target = draw(st.sampled_from(usable))
         try:
             result = bb.emit_op("reshape", x, bb.shape(list(target)))
         except RelaxError:  # provably the wrong element count

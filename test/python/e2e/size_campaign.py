@@ -117,12 +117,16 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, tuple):
         return isinstance(b, tuple) and len(a) == len(b) and all(map(_same, a, b))
     if isinstance(a, np.ndarray):
-        return (
-            isinstance(b, np.ndarray)
-            and a.shape == b.shape
-            and a.dtype == b.dtype
-            and np.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
-        )
+        if not (isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype):
+            return False
+        if a.size == 0 or a.dtype.kind != "f":
+            return bool(np.array_equal(a, b))
+        # Kernels accumulate in the element type, the reference in float64: compare
+        # against the output's magnitude, as many ulps of the type as a sum may lose.
+        scale = max(1.0, float(np.nanmax(np.abs(b), initial=0.0)))
+        tolerance = {2: 2e-2, 4: 1e-4}.get(a.dtype.itemsize, 1e-9) * scale
+        both_nan = np.isnan(a) & np.isnan(b)
+        return bool(np.all(both_nan | (a == b) | (np.abs(a - b) <= tolerance)))
     return a == b
 
 
