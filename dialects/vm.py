@@ -449,6 +449,9 @@ class StoreShapeOp(VMBuiltinOp):
             *(imm_arg(int(i)) for i in self.indices.data),
         ]
 
+    def verify_(self) -> None:
+        _check_heap_indices(self.indices.data)
+
 
 @irdl_op_definition
 class LoadShapeOp(VMBuiltinOp):
@@ -481,6 +484,18 @@ class LoadShapeOp(VMBuiltinOp):
 
     def call_args(self) -> list[CallArg]:
         return [value_arg(self.heap), *(imm_arg(int(i)) for i in self.indices.data)]
+
+    def verify_(self) -> None:
+        _check_heap_indices(self.indices.data)
+
+
+def _check_heap_indices(indices: Dims) -> None:
+    """Shape heap slots are written as non-negative integers."""
+    for index in indices:
+        if not index.is_Integer or index < 0:
+            raise VerifyException(
+                f"shape heap index {symbolic.format_expr(index)} is not a non-negative integer"
+            )
 
 
 @irdl_op_definition

@@ -130,3 +130,13 @@ relax.func @integer_out_of_range() -> !relax.tensor<[2], i8> {
   %c = relax.const dense<300> : !relax.tensor<[2], i8>
   relax.return %c : !relax.tensor<[2], i8>
 }
+
+// -----
+
+relax.func @symbolic_heap_index(%x: !relax.tensor<[n, 4], f32>) -> !relax.tensor<[n, 4], f32> {
+  %h = vm.alloc_shape_heap 3 : !relax.tensor<[3], i64>
+  %sx = vm.shape_of %x : (!relax.tensor<[n, 4], f32>) -> !relax.shape<[n, 4]>
+  // expected-error @+1 {{shape heap index n - 1 is not a non-negative integer}}
+  vm.store_shape %sx, %h [n - 1, 1]
+  relax.return %x : !relax.tensor<[n, 4], f32>
+}
