@@ -229,9 +229,13 @@ def _check_expressions(program: Any, path: str) -> None:
 
 _ALLOWED_NODES = (
     ast.Expression, ast.Call, ast.Name, ast.Constant, ast.keyword, ast.Load, ast.BinOp,
-    ast.UnaryOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
-    ast.USub, ast.UAdd, ast.Tuple,
+    ast.UnaryOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.USub,
+    ast.UAdd, ast.Tuple,
 )  # fmt: skip
+_POWERS = frozenset({"Pow", "PowByNatural", "FloatPow"})
+_MAX_EXPONENT = 64
+"""sympy evaluates a power of numbers exactly: ``Pow(Integer(10), Integer(10**9))`` would
+not finish. Exponents written as numbers are at most this."""
 
 
 def _check_expression(text: str, path: str) -> None:
@@ -248,8 +252,29 @@ def _check_expression(text: str, path: str) -> None:
         if callee is not None and not (isinstance(callee, ast.Name) and callee.id in _SYMPY_CALLS):
             shown = callee.id if isinstance(callee, ast.Name) else "an attribute or a result"
             raise UntrustedModelError(path, f"holds a symbolic expression calling {shown}")
+        if isinstance(callee, ast.Name) and callee.id in _POWERS and len(node.args) == 2:
+            exponent = _number(node.args[1])
+            if exponent is not None and abs(exponent) > _MAX_EXPONENT:
+                raise FrontendError(f"'{path}' holds a symbolic power {exponent} too large")
         if isinstance(node, ast.Name) and node.id.startswith("_"):
             raise UntrustedModelError(path, f"holds a symbolic expression naming {node.id}")
+
+
+def _number(node: ast.AST) -> int | float | None:
+    """The value of ``3`` or ``Integer(3)``, else None."""
+    if isinstance(node, ast.Call) and len(node.args) == 1:
+        node = node.args[0]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _number(node.operand)
+        return None if value is None else -value
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return node.value
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return float(node.value)
+        except ValueError:
+            return None
+    return None
 
 
 # ---------------------------------------------------------------------------- .onnx

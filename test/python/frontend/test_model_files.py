@@ -85,8 +85,10 @@ def pickled_sample_inputs(marker: Path) -> Callable[[str, bytes], bytes]:
 
 def evaluated_expression(marker: Path) -> Callable[[str, bytes], bytes]:
     # torch parses symbolic expressions with sympy.sympify, which is eval
-    code = f"sympify.__globals__['__builtins__']['open']('{marker}', 'w')"
+    return expression(f"sympify.__globals__['__builtins__']['open']('{marker}', 'w')")
 
+
+def expression(code: str) -> Callable[[str, bytes], bytes]:
     def edit(name: str, data: bytes) -> bytes:
         if name.endswith("models/model.json"):
             program = json.loads(data)
@@ -127,6 +129,15 @@ def test_crafted_pt2_never_runs_code(archive: Path, tmp_path: Path, capsys, atta
     with pytest.raises(FrontendError):
         frontend.import_model(crafted, trust_pickle=True)
     assert marker.exists()
+
+
+def test_huge_power_is_refused(archive: Path, tmp_path: Path) -> None:
+    """sympy would compute 10**(10**9) exactly: a few bytes, minutes of work."""
+    crafted = rewrite(
+        archive, tmp_path / "power.pt2", expression("Pow(Integer(10), Integer(1000000000))")
+    )
+    with pytest.raises(FrontendError, match="holds a symbolic power 1000000000 too large"):
+        frontend.import_model(crafted)
 
 
 def test_genuine_pt2_imports_without_trust(archive: Path) -> None:
