@@ -5,7 +5,11 @@ symbols, kept in a canonical form: polynomials are expanded, constants are
 folded eagerly, and ``floordiv``/``floormod``/``min``/``max`` are sympy
 functions that simplify what they can when they are built.
 
-The public API: :func:`sym`, :func:`as_expr`, :func:`floordiv`,
+Expansion is bounded: :func:`expand` refuses (:class:`ExpressionTooLarge`) a canonical
+form of more than :data:`MAX_TERMS` terms before building it, and expression text nests
+at most :data:`MAX_DEPTH` deep.
+
+The public API: :func:`sym`, :func:`as_expr`, :func:`expand`, :func:`floordiv`,
 :func:`floormod`, :func:`smin`, :func:`smax`, :func:`simplify`,
 :func:`prove_equal`, :func:`prove_not_equal`, :func:`prove_le`,
 :func:`prove_lt`, :func:`substitute`, :func:`evaluate`, :func:`free_vars`,

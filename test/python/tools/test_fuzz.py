@@ -10,7 +10,7 @@ import pytest
 
 import xrelax
 from xrelax.tools import relax_fuzz
-from xrelax.tools.relax_fuzz import FAILURES, Fuzzer, check_program, load_corpus
+from xrelax.fuzz import FAILURES, Fuzzer, check_program, load_corpus
 
 SLICE = 1500
 
