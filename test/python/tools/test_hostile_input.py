@@ -41,6 +41,12 @@ def test_binary_input_and_unwritable_output(tmp_path: Path, capsys, monkeypatch)
     assert one_line(capsys).startswith(f"relax-run: error: '{binary}' is not UTF-8 text")
     source = tmp_path / "ok.mlir"
     source.write_text(f"relax.func @main(%x: {T}) -> {T} {{\n  relax.return %x : {T}\n}}\n")
+    pipeline = "cse,a{b{" + "{" * 5000
+    assert relax_opt([str(source), "-p", pipeline]) == 1
+    assert one_line(capsys) == (
+        f"relax-opt: error: malformed pass pipeline '{pipeline[:77]}...' at character 8: "
+        "Expected equals, space or end of arguments here"
+    )
     missing = tmp_path / "missing" / "dir" / "out.mlir"
     assert relax_opt([str(source), "-o", str(missing)]) == 1
     assert one_line(capsys) == (
