@@ -121,12 +121,12 @@ def dense_array(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
 
 
 def check_dense_size(attr: DenseIntOrFPElementsAttr) -> None:
-    """Refuse (``VerifyException``) a constant whose size in bytes does not fit in int64
-    (numpy's limit): it could never be materialised."""
+    """Refuse (``VerifyException``) a constant whose size in bytes does not fit in int64:
+    numpy could never make it (it also counts the dimensions of an empty array)."""
     shape = attr.get_shape()
     count = math.prod(shape)
     itemsize = attr.get_element_type().compile_time_size
-    if count * itemsize >= 2**63:
+    if math.prod(d for d in shape if d) * itemsize >= 2**63:
         raise VerifyException(
             f"constant of shape {list(shape)} is too large ({count} elements of {itemsize} bytes)"
         )

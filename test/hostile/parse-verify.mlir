@@ -140,3 +140,11 @@ relax.func @symbolic_heap_index(%x: !relax.tensor<[n, 4], f32>) -> !relax.tensor
   vm.store_shape %sx, %h [n - 1, 1]
   relax.return %x : !relax.tensor<[n, 4], f32>
 }
+
+// -----
+
+relax.func @empty_but_too_large() -> !relax.tensor<[9223372036854775807, 0], f32> {
+  // expected-error @+1 {{constant of shape [9223372036854775807, 0] is too large (0 elements of 4 bytes)}}
+  %c = relax.const dense<0.0> : !relax.tensor<[9223372036854775807, 0], f32>
+  relax.return %c : !relax.tensor<[9223372036854775807, 0], f32>
+}
