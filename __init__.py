@@ -28,6 +28,7 @@ Errors are :class:`CompileError` whose message is the located one-line diagnosti
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from xrelax.diagnostics import CompileError
@@ -85,7 +86,10 @@ def parse(text: str, name: str = "<string>") -> ModuleOp:
 
 
 def apply(
-    module: ModuleOp, pipeline: Pipeline, instrumentation: Instrumentation | None = None
+    module: ModuleOp,
+    pipeline: Pipeline,
+    instrumentation: Instrumentation | None = None,
+    verify_each: bool = True,
 ) -> ModuleOp:
     """Run ``pipeline`` on ``module`` in place; returns it.
 
@@ -93,10 +97,27 @@ def apply(
     such strings, pass instances and pass classes; names include the passes users
     registered (:func:`register_pass`). ``instrumentation`` prints the IR around
     passes and records their timings, as relax-opt's ``--print-ir-after-all`` and
-    ``--time-passes`` do.
+    ``--time-passes`` do. The IR is verified after every pass (``verify_each``), or
+    once at the end; when that final check fails, the pipeline is run again on a copy
+    of the input with every pass verified, to name the pass at fault.
     """
+    return _apply(
+        module, pipeline, instrumentation, verify_each, None if verify_each else module.clone()
+    )
+
+
+def _apply(
+    module: ModuleOp,
+    pipeline: Pipeline,
+    instrumentation: Instrumentation | None,
+    verify_each: bool,
+    original: Callable[[], ModuleOp | None],
+) -> ModuleOp:
+    """:func:`apply`; ``original()`` (a module equal to the input) is compiled again with
+    every pass verified when only the final verification fails."""
     from xrelax.diagnostics import Diagnostic, op_diagnostic
     from xrelax.transforms.pass_manager import (
+        PIPELINE_END,
         PassFailure,
         PipelineError,
         resolve_pipeline,
@@ -104,7 +125,15 @@ def apply(
     )
 
     try:
-        run_passes(context(), module, resolve_pipeline(pipeline), instrumentation)
+        passes = resolve_pipeline(pipeline)
+        try:
+            run_passes(context(), module, passes, instrumentation, verify_each=verify_each)
+        except PassFailure as failure:
+            again = original() if failure.pass_name == PIPELINE_END else None
+            if again is None:
+                raise
+            run_passes(context(), again, passes)
+            raise
     except PipelineError as err:
         raise CompileError(Diagnostic("error", str(err))) from None
     except PassFailure as failure:
@@ -120,13 +149,15 @@ def compile(  # noqa: A001
     module: ModuleOp,
     pipeline: Pipeline = "relax-to-vm",
     instrumentation: Instrumentation | None = None,
+    verify_each: bool = False,
 ) -> Executable:
     """Compile ``module`` (left unchanged) with ``pipeline`` (as :func:`apply` takes
-    it) into a VM ``Executable``."""
+    it) into a VM ``Executable``. The IR is verified once, after the pipeline
+    (``verify_each=True``: after every pass, as ``relax-opt`` does)."""
     import xrelax.ops.runtime  # noqa: F401 - the safety-net kernels the executable may call
     from xrelax.backends.vm.assembler import assemble
 
-    lowered = apply(module.clone(), pipeline, instrumentation)
+    lowered = _apply(module.clone(), pipeline, instrumentation, verify_each, module.clone)
     return assemble(lowered)
 
 

@@ -1,82 +1,92 @@
-"""Imported PyTorch models: our VM against torch eager on CPU, in one run.
+"""The model zoo imported and run: our VM against torch eager on the CPU, one thread each.
 
-    python bench/frontends.py [--repeat 9]
+    python bench/frontends.py [MODEL ...] [--paths torch,onnx] [--repeat 5] [--markdown]
 
-Each model (the MLP, the small CNN with batch norm, ``nn.TransformerEncoderLayer``) is
-exported with ``torch.export`` and symbolic batch (and sequence) dimensions, imported
-with ``xrelax.frontend``, compiled once, and timed at two sizes. The two runtimes
-alternate in blocks (three rounds of a warm-up call and ``--repeat`` timed calls each),
-and the table shows the median of each runtime's timed calls. Not call by call: after
-each call torch's OpenMP workers keep spinning for a while, and a numpy BLAS call made
-meanwhile fights them for the cores (an MLP at batch 256 measured 7.4 ms instead of
-0.5 ms that way). Needs the ``torch`` extra.
+Each model of the zoo (``test/python/frontend/model_zoo.py``: stock torchvision, timm
+and torch.nn models from tiny configurations) is exported with ``torch.export`` and a
+dynamic batch, imported on each path (the ExportedProgram, and the ONNX model
+``torch.onnx.export`` makes of it), compiled once, checked against eager, and timed at
+the zoo's largest batch. The runtimes alternate in blocks (three rounds of a warm-up
+call and ``--repeat`` timed calls each) and each column is the median of its timed
+calls; alternating blocks keep one runtime's worker threads from competing with the
+other's calls. Import and compile are the seconds of one ``from_exported_program`` /
+``from_onnx`` (for ONNX: without ``torch.onnx.export`` itself) and one
+``xrelax.compile``. With the ``peers`` extra, Apache TVM's ``from_exported_program``
+and ``tvm.compile`` (llvm) run the same ExportedProgram, timed in the same alternation
+(its column repeats on each path's row).
+Needs the ``torch``, ``onnx`` and ``models`` extras.
 """
 
 from __future__ import annotations
 
-import argparse
-import functools
-import statistics
-import sys
-import time
-from collections.abc import Callable
-from typing import Any
+import os
 
-import numpy as np
+# One thread each: numpy's BLAS, torch and TVM; before they are imported.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "TVM_NUM_THREADS"):
+    os.environ[_variable] = "1"
+
+import argparse  # noqa: E402
+import functools  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 try:
     import torch
-    from torch import nn
-    from torch.export import Dim
 except ModuleNotFoundError:
-    sys.exit("bench/frontends.py needs torch: pip install -e '.[torch]'")
+    sys.exit("bench/frontends.py needs torch: pip install -e '.[torch,onnx,models]'")
 
-import xrelax
-from xrelax.frontend import from_exported_program
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "test" / "python" / "frontend"))
 
+from model_zoo import ZOO, ZooModel, as_numpy  # noqa: E402
 
-class MLP(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fc1 = nn.Linear(784, 128)
-        self.fc2 = nn.Linear(128, 10)
+import xrelax  # noqa: E402
+from xrelax import frontend  # noqa: E402
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.softmax(self.fc2(torch.relu(self.fc1(x))), dim=-1)
+TOLERANCE = {"rtol": 1e-3, "atol": 1e-4}
+SIZE = 2
+"""The zoo's size index that is timed (its largest batch)."""
 
 
-class CNN(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 8, 3, padding=1)
-        self.bn1 = nn.BatchNorm2d(8)
-        self.conv2 = nn.Conv2d(8, 16, 3, padding=1)
-        self.bn2 = nn.BatchNorm2d(16)
-        self.pool = nn.MaxPool2d(2)
-        self.fc = nn.Linear(16 * 7 * 7, 10)
+@dataclass
+class Row:
+    """One model on one path: whether it matched eager, and the measurements."""
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.pool(torch.relu(self.bn1(self.conv1(x))))
-        x = self.pool(torch.relu(self.bn2(self.conv2(x))))
-        return self.fc(torch.flatten(x, 1))
+    model: str
+    path: str
+    size: str
+    ok: str
+    eager_ms: float = float("nan")
+    ours_ms: float = float("nan")
+    import_s: float = float("nan")
+    compile_s: float = float("nan")
+    tvm_ms: str = ""
+
+    def cells(self) -> list[str]:
+        ratio = self.ours_ms / self.eager_ms if self.eager_ms == self.eager_ms else float("nan")
+        return [
+            self.model,
+            self.path,
+            self.size,
+            self.ok,
+            f"{self.eager_ms:.3f}",
+            f"{self.ours_ms:.3f}",
+            f"{ratio:.1f}x",
+            f"{self.import_s:.2f}",
+            f"{self.compile_s:.2f}",
+            self.tvm_ms,
+        ]
 
 
-BATCH, SEQ = Dim("batch", min=1, max=4096), Dim("seq", min=2, max=1024)
-
-MODELS: list[tuple[str, Callable[[], nn.Module], Any, list[tuple[str, tuple[int, ...]]]]] = [
-    ("mlp", MLP, {"x": {0: BATCH}}, [("batch=1", (1, 784)), ("batch=256", (256, 784))]),
-    ("cnn", CNN, {"x": {0: BATCH}}, [("batch=1", (1, 1, 28, 28)), ("batch=32", (32, 1, 28, 28))]),
-    (
-        "transformer",
-        lambda: nn.TransformerEncoderLayer(256, 4, 1024, batch_first=True),
-        {"src": {0: BATCH, 1: SEQ}},
-        [("batch=1 seq=16", (1, 16, 256)), ("batch=8 seq=128", (8, 128, 256))],
-    ),
-]
-
-
-def _median_ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1e3
+HEADER = ["model", "path", "size", "ok", "eager ms", "xrelax ms", "ratio", "import s",
+          "compile s", "TVM ms"]  # fmt: skip
 
 
 def _timed_block(call: Callable[[], object], repeat: int) -> list[float]:
@@ -90,38 +100,116 @@ def _timed_block(call: Callable[[], object], repeat: int) -> list[float]:
     return samples
 
 
+def _alternating(calls: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """Median milliseconds of each call, timed in alternating blocks."""
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(3):
+        for name, call in calls.items():
+            samples[name] += _timed_block(call, repeat)
+    return {name: statistics.median(s) * 1e3 for name, s in samples.items()}
+
+
+def _onnx_model(case: ZooModel, program: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.onnx.export(
+            program, case.inputs(0), dynamo=True, dynamic_shapes=case.dynamic_shapes(),
+            verbose=False,
+        ).model_proto  # fmt: skip
+
+
+def _tvm(program: Any, inputs: list[np.ndarray]) -> Callable[[], Any] | str:
+    """A call of TVM's compiled program, or why there is none."""
+    try:
+        import tvm
+        from tvm import relax
+        from tvm.relax.frontend.torch import from_exported_program
+    except ImportError:
+        return "not installed"
+    try:
+        module = from_exported_program(program, keep_params_as_input=True)
+        module, params = relax.frontend.detach_params(module)
+        executable = tvm.compile(module, target="llvm")
+        device = tvm.cpu()
+        vm = relax.VirtualMachine(executable, device)
+        args = [tvm.runtime.tensor(a, device) for a in inputs]
+        args += [tvm.runtime.tensor(p.numpy(), device) for p in params["main"]]
+        return lambda: vm["main"](*args)
+    except Exception as err:  # noqa: BLE001 - a peer's failure is a table entry
+        return "fails: " + (str(err).splitlines() or [type(err).__name__])[0][:60]
+
+
+def measure(case: ZooModel, paths: list[str], repeat: int) -> list[Row]:
+    """The rows of one model: eager, each path's VM and TVM timed in one alternation."""
+    model = case.model()
+    program = case.export(model)
+    inputs = case.inputs(SIZE)
+    arrays = [t.numpy() for t in inputs]
+    with torch.no_grad():
+        expected = as_numpy(model(*inputs))
+    rows: list[Row] = []
+    calls: dict[str, Callable[[], object]] = {"eager": functools.partial(model, *inputs)}
+    for path in paths:
+        row = Row(case.name, path, case.describe(SIZE), "yes")
+        rows.append(row)
+        try:
+            source = program if path == "torch" else _onnx_model(case, program)
+            start = time.perf_counter()
+            if path == "torch":
+                imported = frontend.from_exported_program(source)
+            else:
+                imported = frontend.from_onnx(source)
+            row.import_s = time.perf_counter() - start
+            start = time.perf_counter()
+            main = xrelax.VirtualMachine(xrelax.compile(imported.module))["main"]
+            row.compile_s = time.perf_counter() - start
+            got = main(*arrays, **imported.params)
+            got = [got] if isinstance(got, np.ndarray) else list(got)
+            for value, want in zip(got, expected, strict=True):
+                np.testing.assert_allclose(value, want, **TOLERANCE)
+        except Exception as err:  # noqa: BLE001 - a failure is a table entry
+            row.ok = "no: " + (str(err).splitlines() or [type(err).__name__])[0][:80]
+            continue
+        calls[path] = functools.partial(main, *arrays, **imported.params)
+    tvm = _tvm(program, arrays)
+    if callable(tvm):
+        calls["tvm"] = tvm
+    with torch.no_grad():
+        medians = _alternating(calls, repeat)
+    for row in rows:
+        row.eager_ms = medians["eager"]
+        row.ours_ms = medians.get(row.path, float("nan"))
+        row.tvm_ms = f"{medians['tvm']:.3f}" if "tvm" in medians else tvm
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=9, help="calls per runtime (default 9)")
+    parser.add_argument("models", nargs="*", help=f"zoo models (default: all of {len(ZOO)})")
+    parser.add_argument("--paths", default="torch,onnx", help="torch, onnx or both")
+    parser.add_argument("--repeat", type=int, default=5, help="timed calls per block")
+    parser.add_argument("--markdown", action="store_true", help="print a markdown table")
     args = parser.parse_args(argv)
-    torch.manual_seed(0)
-    print(
-        f"torch {torch.__version__}, {torch.get_num_threads()} threads; median of 3 x {args.repeat}"
-    )
-    print(f"{'model':<12} {'size':<16} {'torch eager ms':>14} {'xrelax VM ms':>13} {'ratio':>7}")
-    for name, make, dynamic_shapes, sizes in MODELS:
-        model = make().eval()
-        example = tuple(torch.randn(*sizes[-1][1]) for _ in dynamic_shapes)
-        program = torch.export.export(model, example, dynamic_shapes=dynamic_shapes)
-        imported = from_exported_program(program)
-        main_fn = xrelax.VirtualMachine(xrelax.compile(imported.module))["main"]
-        for label, shape in sizes:
-            x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
-            tx = torch.from_numpy(x)
-            with torch.no_grad():
-                expected = model(tx).numpy()
-                np.testing.assert_allclose(
-                    main_fn(x, **imported.params), expected, rtol=1e-3, atol=1e-4
-                )
-                eager, vm = [], []
-                for _ in range(3):
-                    eager += _timed_block(functools.partial(model, tx), args.repeat)
-                    vm += _timed_block(
-                        functools.partial(main_fn, x, **imported.params), args.repeat
-                    )
-            ours, theirs = _median_ms(vm), _median_ms(eager)
-            print(f"{name:<12} {label:<16} {theirs:>14.3f} {ours:>13.3f} {ours / theirs:>6.1f}x")
+    unknown = [m for m in args.models if m not in ZOO]
+    if unknown:
+        parser.error(f"unknown model(s) {', '.join(unknown)}; the zoo has {', '.join(ZOO)}")
+    torch.set_num_threads(1)
+    paths = args.paths.split(",")
+    print(f"torch {torch.__version__}, 1 thread; median of 3 x {args.repeat} calls per runtime")
+    widths = [20, 5, 8, 4, 9, 10, 7, 9, 10, 12]
+    if args.markdown:
+        print("| " + " | ".join(HEADER) + " |")
+        print("|" + "|".join("---" if k < 4 else "---:" for k in range(len(HEADER))) + "|")
+    else:
+        print(" ".join(h.ljust(w) for h, w in zip(HEADER, widths, strict=True)))
+    for name in args.models or list(ZOO):
+        for row in measure(ZOO[name], paths, args.repeat):
+            cells = row.cells()
+            if args.markdown:
+                print("| " + " | ".join(cells) + " |", flush=True)
+            else:
+                print(" ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)), flush=True)
     return 0
 
 

@@ -22,11 +22,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+from xdsl.dialects.builtin import IntegerAttr
 
 from xrelax.backends.kernels import compile_prim_func
-from xrelax.dialects.dtypes import F32
+from xrelax.dialects.dtypes import F32, I64
 from xrelax.dialects.symbolic import sym
 from xrelax.ops import te
+from xrelax.ops.base import tensor
+from xrelax.ops.manipulate import TakeOp
 
 
 @dataclass
@@ -190,7 +193,33 @@ def layer_norm_case(rng: np.random.Generator) -> Case:
     return Case("layer_norm (256,1024)", run, lambda: layer_norm_numpy(x, g, b), check, paths)
 
 
-CASES = [exp_case, add_case, softmax_case, matmul_case, sum_case, conv2d_case, layer_norm_case]
+def take_case(rng: np.random.Generator) -> Case:
+    """An embedding lookup as ``relax.take`` legalizes it (its own emit_te): negative
+    indices counted from the end, every index checked against the table."""
+    table = rng.standard_normal((30000, 512), dtype=np.float32)
+    indices = rng.integers(0, 30000, (1, 128))
+    out = np.empty((1, 128, 512), np.float32)
+    v, d, b, s = (sym(x) for x in ("v", "d", "b", "s"))
+    X = te.placeholder((v, d), F32, "X")
+    ids = te.placeholder((b, s), I64, "I")
+    Y = TakeOp.emit_te([X, ids], tensor((b, s, d), F32), {"axis": IntegerAttr(0, I64)})
+    run, paths = _kernel("take", [X, ids, Y], [table, indices], out)
+    check = lambda: np.array_equal(out, np.take(table, indices, axis=0))  # noqa: E731
+    return Case(
+        "take 128 rows of (30000,512)", run, lambda: np.take(table, indices, axis=0), check, paths
+    )
+
+
+CASES = [
+    exp_case,
+    add_case,
+    softmax_case,
+    matmul_case,
+    sum_case,
+    conv2d_case,
+    layer_norm_case,
+    take_case,
+]
 
 
 def _time(fn: Callable[[], object], inner: int) -> float:

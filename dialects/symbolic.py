@@ -227,12 +227,23 @@ def floormod(a: int | sympy.Expr, b: int | sympy.Expr) -> sympy.Expr:
 
 def smin(*values: int | sympy.Expr) -> sympy.Expr:
     """The minimum of the values, folded where provable."""
-    return sympy.Min(*(as_expr(v) for v in values))
+    return _evaluated(sympy.Min(*(as_expr(v) for v in values)))
 
 
 def smax(*values: int | sympy.Expr) -> sympy.Expr:
     """The maximum of the values, folded where provable."""
-    return sympy.Max(*(as_expr(v) for v in values))
+    return _evaluated(sympy.Max(*(as_expr(v) for v in values)))
+
+
+def _evaluated(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with a min/max that sympy left unevaluated while factoring min/max
+    arguments (``max(min(1, n), min(2, n))`` is built as ``min(n, max(1, 2))``) folded,
+    so that the printed form parses back to the same expression."""
+    if isinstance(expr, sympy.Min | sympy.Max) and any(
+        isinstance(a, sympy.Min | sympy.Max) for a in expr.args
+    ):
+        return expr.doit()
+    return expr
 
 
 @lru_cache(maxsize=65536)

@@ -339,7 +339,10 @@ class ForOp(IRDLOperation):
         parser._resume_from(end + 1)  # noqa: SLF001
         parallel = parser.parse_optional_keyword("parallel") is not None
         attrs = parser.parse_optional_attr_dict_with_keyword(("var", "bounds", "parallel"))
-        op = ForOp(var, bounds[0], bounds[1], parser.parse_region(), parallel)
+        body = parser.parse_region()
+        if not body.blocks:
+            body.add_block(Block())  # `{ }`: an empty loop body
+        op = ForOp(var, bounds[0], bounds[1], body, parallel)
         if attrs is not None:
             op.attributes |= attrs.data
         return op
@@ -351,7 +354,7 @@ class ForOp(IRDLOperation):
             printer.print_string(" parallel")
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" ")
-        printer.print_region(self.body)
+        printer.print_region(self.body, print_empty_block=False)
 
     def verify_(self) -> None:
         if len(self.bounds.data) != 2:

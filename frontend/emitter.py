@@ -177,8 +177,36 @@ class Emitter:
         dims = [symbolic.as_expr(d) for d in dims]
         if self._has_shape(x, dims):
             return x
-        zeros = self.op("zeros", self.shape(dims), dtype=self.dtype(x))
-        return self.op("add", x, zeros)
+        return self.op("broadcast_to", x, self.shape(dims))
+
+    def pad(self, x: SSAValue, widths: Sequence[tuple[int, int]], value: Scalar = 0) -> SSAValue:
+        """``x`` with ``(before, after)`` elements of ``value`` around each axis; a
+        negative count removes elements (torch's ``constant_pad_nd``)."""
+        ndim = self.ndim(x)
+        for axis, (before, after) in enumerate(widths):
+            if before < 0 or after < 0:
+                end = after if after < 0 else 2**63 - 1
+                x = self.slice(x, axis, max(-before, 0), end)
+        flat = [max(w, 0) for pair in widths for w in pair]
+        if not any(flat):
+            return x
+        flat += [0] * (2 * ndim - len(flat))
+        return self.op("pad", x, self.scalar(value, x), pad_width=flat)
+
+    def slice_scatter(
+        self, x: SSAValue, src: SSAValue, axis: int, begin: int, end: int | None, step: int = 1
+    ) -> SSAValue:
+        """``x`` with ``x[begin:end:step]`` along ``axis`` replaced by ``src`` (of the
+        slice's shape)."""
+        return self.op(
+            "slice_scatter",
+            x,
+            src,
+            axis=axis % self.ndim(x),
+            begin=begin or None,
+            end=end,
+            step=None if step == 1 else step,
+        )
 
     def slice(
         self, x: SSAValue, axis: int, start: int, end: int | sympy.Expr, step: int = 1
@@ -205,6 +233,19 @@ class Emitter:
         end = index + 1 if index != -1 else 2**63 - 1
         piece = self.op("strided_slice", x, axes=[axis], begin=[index], end=[end])
         return self.op("squeeze", piece, axis=[axis])
+
+    def roll(self, x: SSAValue, shifts: Sequence[int], axes: Sequence[int]) -> SSAValue:
+        """``x`` rotated by ``shifts[k]`` along ``axes[k]`` (torch.roll, numpy.roll)."""
+        for shift, axis in zip(shifts, axes, strict=True):
+            size = self.dims(x)[axis]
+            if not size.is_Integer:
+                raise Unsupported("roll along a symbolic dimension")
+            shift %= max(int(size), 1)
+            if shift:
+                tail = self.slice(x, axis, int(size) - shift, int(size))
+                head = self.slice(x, axis, 0, int(size) - shift)
+                x = self.op("concat", tail, head, axis=axis % self.ndim(x))
+        return x
 
     # --------------------------------------------------------------------- linear algebra
 
@@ -304,6 +345,101 @@ class Emitter:
             x = self.op("minimum", x, self.operand(high, x))
         return x
 
+    def hard_sigmoid(self, x: SSAValue, alpha: float = 1 / 6, beta: float = 0.5) -> SSAValue:
+        """``clamp(alpha * x + beta, 0, 1)`` (torch's hardsigmoid; ONNX ``HardSigmoid``)."""
+        y = self.op("add", self.op("multiply", x, self.scalar(alpha, x)), self.scalar(beta, x))
+        return self.clamp(y, 0.0, 1.0)
+
+    def hard_swish(self, x: SSAValue) -> SSAValue:
+        """``x * hardsigmoid(x)``."""
+        return self.op("multiply", x, self.hard_sigmoid(x))
+
+    # --------------------------------------------------------------------- recurrent
+
+    def recurrent_layer(
+        self,
+        cell: str,
+        x: SSAValue,
+        state: Sequence[SSAValue],
+        weights: Sequence[SSAValue | None],
+        order: str,
+        reverse: bool = False,
+        reset_after: bool = True,
+    ) -> tuple[list[SSAValue], list[SSAValue]]:
+        """One direction of one LSTM or GRU layer, unrolled over the (static) time axis
+        of ``x`` ``[T, N, I]``: the hidden output at each time step (in time order) and
+        the final state (``h`` and, for an LSTM, ``c``).
+
+        ``weights`` are ``w_ih [G * H, I]``, ``w_hh [G * H, H]`` and the biases ``b_ih``
+        and ``b_hh [G * H]`` (None: absent); ``order`` names the gates of their rows:
+        torch's ``ifgo`` (LSTM) and ``rzn`` (GRU), ONNX's ``iofg`` and ``zrn``. A GRU's
+        ``reset_after`` applies the reset gate after the hidden projection (torch;
+        ONNX ``linear_before_reset=1``)."""
+        steps = self.dims(x)[0]
+        if not steps.is_Integer:
+            raise Unsupported("a symbolic sequence length (the layer is unrolled)")
+        w_ih, w_hh, b_ih, b_hh = weights
+        inputs = self.op("matmul", x, self.permute(w_ih, [1, 0]))
+        if b_ih is not None:
+            inputs = self.op("add", inputs, b_ih)
+        if cell == "lstm" and b_hh is not None:
+            inputs, b_hh = self.op("add", inputs, b_hh), None
+        if cell == "gru" and not reset_after:
+            # The candidate's hidden projection reads the reset hidden state: a projection
+            # of its own, the other gates' projections together.
+            rows = self._gates(self.permute(w_hh, [1, 0]), order)
+            recurrent_w = self.op("concat", *(rows[g] for g in order if g != "n"), axis=1)
+            candidate_w = rows["n"]
+            biases = None if b_hh is None else self._gates(b_hh, order)
+            if biases is not None:
+                b_hh = self.op("concat", *(biases[g] for g in order if g != "n"), axis=0)
+            candidate_b = None if biases is None else biases["n"]
+            hidden_order = "".join(g for g in order if g != "n")
+        else:
+            recurrent_w = self.permute(w_hh, [1, 0])
+            hidden_order = order
+        h, *rest = state
+        c = rest[0] if rest else None
+        outputs: list[SSAValue] = []
+        times = range(int(steps))
+        for t in reversed(times) if reverse else times:
+            projected = self.op("matmul", h, recurrent_w)
+            if b_hh is not None:
+                projected = self.op("add", projected, b_hh)
+            given = self.select(inputs, 0, t)
+            if cell == "lstm":
+                gates = self._gates(self.op("add", given, projected), hidden_order)
+                i, f = self.op("sigmoid", gates["i"]), self.op("sigmoid", gates["f"])
+                g, o = self.op("tanh", gates["g"]), self.op("sigmoid", gates["o"])
+                c = self.op("add", self.op("multiply", f, c), self.op("multiply", i, g))
+                h = self.op("multiply", o, self.op("tanh", c))
+                outputs.append(h)
+                continue
+            mine, theirs = self._gates(given, order), self._gates(projected, hidden_order)
+            r = self.op("sigmoid", self.op("add", mine["r"], theirs["r"]))
+            z = self.op("sigmoid", self.op("add", mine["z"], theirs["z"]))
+            if "n" in theirs:
+                hidden = self.op("multiply", r, theirs["n"])
+            else:
+                hidden = self.op("matmul", self.op("multiply", r, h), candidate_w)
+                if candidate_b is not None:
+                    hidden = self.op("add", hidden, candidate_b)
+            n = self.op("tanh", self.op("add", mine["n"], hidden))
+            # (1 - z) * n + z * h = n + z * (h - n)
+            h = self.op("add", n, self.op("multiply", z, self.op("subtract", h, n)))
+            outputs.append(h)
+        if reverse:
+            outputs.reverse()
+        return outputs, [h] if c is None else [h, c]
+
+    def _gates(self, value: SSAValue, order: str) -> dict[str, SSAValue]:
+        """The gate blocks of the last axis of ``value``, by name in ``order``."""
+        axis = self.ndim(value) - 1
+        pieces = self.items(
+            self.op("split", value, indices_or_sections=len(order), axis=axis), len(order)
+        )
+        return dict(zip(order, pieces, strict=True))
+
     # --------------------------------------------------------------------- windows
 
     def conv(
@@ -333,15 +469,25 @@ class Emitter:
         return y if bias is None else self.op("add", y, self.channel_vector(bias, spatial + 2))
 
     def max_pool2d(
-        self, x: SSAValue, kernel: Sequence[int], strides: Sequence[int], padding: Sequence[int]
+        self,
+        x: SSAValue,
+        kernel: Sequence[int],
+        strides: Sequence[int],
+        padding: Sequence[int],
+        ceil_mode: bool = False,
     ) -> SSAValue:
-        """2-D max pooling (attributes at their defaults are left out)."""
+        """2-D max pooling; ``padding`` is one value per side pair (symmetric) or the
+        starts then the ends; ``ceil_mode`` (torch, ONNX) keeps a last partial window,
+        as padding that never wins."""
+        before, after = _sides(padding)
+        if ceil_mode:
+            after = self._ceil_padding(x, kernel, strides, before, after)
         return self.op(
             "max_pool2d",
             x,
             pool_size=list(kernel),
             strides=_unless(strides, 1),
-            padding=_unless(padding, 0),
+            padding=_padding_attr(before, after),
         )
 
     def avg_pool2d(
@@ -351,34 +497,64 @@ class Emitter:
         strides: Sequence[int],
         padding: Sequence[int],
         count_include_pad: bool,
+        ceil_mode: bool = False,
     ) -> SSAValue:
-        """2-D average pooling; with padding counted, a depthwise convolution of ones."""
-        if not any(padding) or not count_include_pad:
-            return self.op(
-                "avg_pool2d",
-                x,
-                pool_size=list(kernel),
-                strides=list(strides),
-                padding=list(padding),
-            )
-        channels = self.dims(x)[1]
-        if not channels.is_Integer:
-            raise Unsupported("average pooling counting padding over symbolic channels")
-        c = int(channels)
-        ones = np.full((c, 1, *kernel), 1.0 / float(np.prod(kernel)))
-        weight = self.const(ones, self.dtype(x))
-        return self.op("conv2d", x, weight, strides=list(strides), padding=list(padding), groups=c)
+        """2-D average pooling. Counted padding is made explicit zeros first; the
+        windows ``ceil_mode`` adds at the end count only what they cover, as in torch."""
+        before, after = _sides(padding)
+        extended = self._ceil_padding(x, kernel, strides, before, after) if ceil_mode else after
+        if count_include_pad and (any(before) or any(after)):
+            x = self.pad(x, [(0, 0), (0, 0), *zip(before, after, strict=True)])
+            extended = [e - a for e, a in zip(extended, after, strict=True)]
+            before = [0, 0]
+        return self.op(
+            "avg_pool2d",
+            x,
+            pool_size=list(kernel),
+            strides=list(strides),
+            padding=_padding_attr(before, extended),
+        )
 
-    def adaptive_avg_pool2d(self, x: SSAValue, output: Sequence[int]) -> SSAValue:
-        """Adaptive average pooling to ``output`` (when it divides the input size)."""
-        dims = self.dims(x)
-        if list(output) == [1, 1]:
+    def _ceil_padding(
+        self,
+        x: SSAValue,
+        kernel: Sequence[int],
+        strides: Sequence[int],
+        before: Sequence[int],
+        after: Sequence[int],
+    ) -> list[int]:
+        """The end padding that gives ceil_mode's output size: a last window that starts
+        inside the input (or the start padding) is kept."""
+        padded = []
+        for axis, size in enumerate(self.dims(x)[2:]):
+            if not size.is_Integer:
+                raise Unsupported("ceil_mode pooling over a symbolic size")
+            reach = kernel[axis]
+            extent = int(size) + before[axis] + after[axis]
+            out = -(-(extent - reach) // strides[axis]) + 1
+            if (out - 1) * strides[axis] >= int(size) + before[axis]:
+                out -= 1
+            needed = (out - 1) * strides[axis] + reach - extent
+            padded.append(after[axis] + max(needed, 0))
+        return padded
+
+    def adaptive_avg_pool2d(self, x: SSAValue, output: Sequence[int | None]) -> SSAValue:
+        """Adaptive average pooling to ``output`` (None keeps a size): one window per
+        output when the size divides, else averaging matrices (torch's windows
+        ``[floor(i * H / o), ceil((i + 1) * H / o))``)."""
+        sizes = self.dims(x)[2:]
+        output = [s if o is None else sympy.Integer(o) for s, o in zip(sizes, output, strict=True)]
+        if all(o == 1 for o in output):
             return self.op("mean", x, axis=[2, 3], keepdims=True)
-        sizes = dims[2:]
-        if not all(s.is_Integer and int(s) % o == 0 for s, o in zip(sizes, output, strict=True)):
-            raise Unsupported("adaptive pooling to a size that does not divide the input")
-        kernel = [int(s) // o for s, o in zip(sizes, output, strict=True)]
-        return self.op("avg_pool2d", x, pool_size=kernel, strides=kernel)
+        if any(not s.is_Integer for s, o in zip(sizes, output, strict=True) if s != o):
+            raise Unsupported("adaptive pooling of a symbolic size")
+        if all(s == o or int(s) % int(o) == 0 for s, o in zip(sizes, output, strict=True)):
+            kernel = [int(s) // int(o) for s, o in zip(sizes, output, strict=True)]
+            return self.op("avg_pool2d", x, pool_size=kernel, strides=kernel)
+        (h, w), (oh, ow) = ([int(v) for v in pair] for pair in (sizes, output))
+        rows = self.const(_averaging_matrix(h, oh), self.dtype(x))
+        columns = self.const(_averaging_matrix(w, ow).T, self.dtype(x))
+        return self.op("matmul", self.op("matmul", rows, x), columns)
 
     # --------------------------------------------------------------------- attention
 
@@ -414,6 +590,31 @@ class Emitter:
         keys: query i sees keys 0..i (top-left aligned, as torch's ``is_causal``)."""
         size = [self.dims(q)[-2], self.dims(k)[-2]]
         return self.op("tril", self.op("ones", self.shape(size), dtype=dtypes.I1))
+
+
+def _sides(padding: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Start and end padding per spatial axis from one value per axis or both."""
+    padding = list(padding)
+    half = len(padding) // 2
+    if len(padding) == 4:
+        return padding[:half], padding[half:]
+    return padding, list(padding)
+
+
+def _padding_attr(before: Sequence[int], after: Sequence[int]) -> list[int] | None:
+    """The ``padding`` attribute: absent, one value per axis, or the starts then the ends."""
+    if list(before) == list(after):
+        return _unless(before, 0)
+    return [*before, *after]
+
+
+def _averaging_matrix(size: int, out: int) -> np.ndarray:
+    """The ``[out, size]`` matrix averaging torch's adaptive pooling windows."""
+    matrix = np.zeros((out, size))
+    for i in range(out):
+        start, end = (i * size) // out, -(-((i + 1) * size) // out)
+        matrix[i, start:end] = 1.0 / (end - start)
+    return matrix
 
 
 def _unless(values: Sequence[int], default: int) -> list[int] | None:

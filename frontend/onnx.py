@@ -329,6 +329,17 @@ def _reciprocal(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attr
     return imp.em.op("divide", imp.em.scalar(1.0, x), x)
 
 
+@_converts("HardSigmoid")
+def _hard_sigmoid(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    x = imp.tensor(inputs[0])
+    return imp.em.hard_sigmoid(x, attrs.get("alpha", 0.2), attrs.get("beta", 0.5))
+
+
+@_converts("HardSwish")
+def _hard_swish(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    return imp.em.hard_swish(imp.tensor(inputs[0]))
+
+
 @_converts("Clip")
 def _clip(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x = imp.tensor(inputs[0])
@@ -679,6 +690,157 @@ def _trilu(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: di
     return imp.em.op(name, imp.tensor(inputs[0]), k=k or None)
 
 
+def _pad_widths(imp: _Importer, inputs: list[_Value], attrs: dict, rank: int) -> list:
+    """``(before, after)`` per axis from ``pads`` (input, or attribute before opset 11)."""
+    pads = list(attrs["pads"]) if "pads" in attrs else imp.ints(inputs[1], "pads")
+    axes = _axes(imp, inputs, {}, 3) if len(inputs) > 3 else None
+    axes = list(range(rank)) if axes is None else [a % rank for a in axes]
+    widths = [(0, 0)] * rank
+    for k, axis in enumerate(axes):
+        widths[axis] = (pads[k], pads[k + len(axes)])
+    return widths
+
+
+def _fold_pad(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
+    known = [None if v is None else _Known(v) for v in a]
+    widths = _pad_widths(imp, known, attrs, a[0].ndim)
+    if _pad_mode(attrs) != "constant":
+        raise Unsupported(f"mode={_pad_mode(attrs)}")
+    value = attrs.get("value", 0) if len(a) < 3 or a[2] is None else a[2].reshape(-1)[0]
+    # A negative width removes elements.
+    kept = tuple(
+        slice(max(-b, 0), size + min(e, 0)) for (b, e), size in zip(widths, a[0].shape, strict=True)
+    )
+    grown = [(max(b, 0), max(e, 0)) for b, e in widths]
+    return np.pad(a[0][kept], grown, constant_values=value)
+
+
+def _pad_mode(attrs: dict) -> str:
+    mode = attrs.get("mode", b"constant")
+    return mode.decode() if isinstance(mode, bytes) else mode
+
+
+@_converts("Pad", fold=_fold_pad)
+def _pad(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    x = imp.tensor(inputs[0])
+    if _pad_mode(attrs) != "constant":
+        raise Unsupported(f"mode={_pad_mode(attrs)}")
+    widths = _pad_widths(imp, inputs, attrs, imp.em.ndim(x))
+    value: Any = attrs.get("value", 0.0)
+    if len(inputs) > 2 and inputs[2] is not None:
+        if not isinstance(inputs[2], _Known):
+            raise Unsupported("a pad value computed at run time")
+        value = inputs[2].array.reshape(-1)[0].item()
+    return imp.em.pad(x, widths, value)
+
+
+def _fold_scatter_nd(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
+    data, indices, updates = a
+    if _reduction(attrs) != "none":
+        raise Unsupported(f"reduction={_reduction(attrs)}")
+    result = data.copy()
+    result[tuple(np.moveaxis(indices.astype(np.int64), -1, 0))] = updates
+    return result
+
+
+def _reduction(attrs: dict) -> str:
+    value = attrs.get("reduction", b"none")
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@_converts("ScatterND", fold=_fold_scatter_nd)
+def _scatter_nd(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """ScatterND with indices known at import: the updated positions of the leading
+    axes, flattened, select between the updates (gathered) and the data."""
+    em = imp.em
+    if _reduction(attrs) != "none":
+        raise Unsupported(f"reduction={_reduction(attrs)}")
+    if not isinstance(inputs[1], _Known):
+        raise Unsupported("indices computed at run time")
+    data, updates = imp.tensor(inputs[0]), imp.tensor(inputs[2])
+    indices = inputs[1].array.astype(np.int64)
+    dims, depth = em.dims(data), indices.shape[-1]
+    if not all(d.is_Integer for d in dims[:depth]):
+        raise Unsupported("scattering along a symbolic dimension")
+    leading = [int(d) for d in dims[:depth]]
+    rest = list(dims[depth:])
+    # Which update (if any) lands on each position of the leading axes; the last wins.
+    flat = np.ravel_multi_index(tuple(np.moveaxis(indices, -1, 0)), leading, mode="wrap").ravel()
+    source = np.full(int(np.prod(leading)), -1, np.int64)
+    source[flat] = np.arange(flat.size)
+    written = source >= 0
+    count = int(np.prod(leading))
+    rows = em.reshape(data, [count, *rest])
+    picked = em.op(
+        "take", em.reshape(updates, [flat.size, *rest]), em.const(np.maximum(source, 0)), axis=0
+    )
+    mask = em.const(written.reshape(count, *[1] * len(rest)))
+    return em.reshape(em.op("where", mask, picked, rows), dims)
+
+
+# ------------------------------------------------------------------ recurrent
+
+
+@_converts("LSTM", "GRU")
+def _recurrent(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    em = imp.em
+    cell = node.op_type.lower()
+    for unsupported in ("clip", "activations", "activation_alpha", "activation_beta"):
+        if unsupported in attrs:
+            raise Unsupported(unsupported)
+    if attrs.get("input_forget", 0):
+        raise Unsupported("input_forget")
+    if len(inputs) > 4 and inputs[4] is not None:
+        raise Unsupported("sequence_lens")
+    if len(inputs) > 7 and inputs[7] is not None:
+        raise Unsupported("peepholes")
+    x, w, r = (imp.tensor(v) for v in inputs[:3])
+    layout = attrs.get("layout", 0)
+    if layout:
+        x = em.transpose(x, 0, 1)
+    direction = attrs.get("direction", b"forward")
+    direction = direction.decode() if isinstance(direction, bytes) else direction
+    reverse = {"forward": [False], "reverse": [True], "bidirectional": [False, True]}[direction]
+    hidden = attrs["hidden_size"]
+    batch = em.dims(x)[1]
+
+    def initial(index: int) -> SSAValue:
+        if len(inputs) > index and inputs[index] is not None:
+            given = imp.tensor(inputs[index])
+            return em.transpose(given, 0, 1) if layout else given
+        shape = em.shape([len(reverse), batch, hidden])
+        return em.op("zeros", shape, dtype=em.dtype(x))
+
+    states = [initial(5)] + ([initial(6)] if cell == "lstm" else [])
+    bias = imp.tensor(inputs[3]) if len(inputs) > 3 and inputs[3] is not None else None
+    steps_out, finals = [], [[] for _ in states]
+    for index, backwards in enumerate(reverse):
+        weights: list[SSAValue | None] = [em.select(w, 0, index), em.select(r, 0, index)]
+        if bias is None:
+            weights += [None, None]
+        else:
+            both = em.select(bias, 0, index)
+            weights += em.items(em.op("split", both, indices_or_sections=2, axis=0), 2)
+        state = [em.select(s, 0, index) for s in states]
+        steps, final = em.recurrent_layer(
+            cell,
+            x,
+            state,
+            weights,
+            "iofg" if cell == "lstm" else "zrn",
+            reverse=backwards,
+            reset_after=bool(attrs.get("linear_before_reset", 0)),
+        )
+        steps_out.append(em.op("concat", *(em.unsqueeze(h, [0, 1]) for h in steps), axis=0))
+        for kept, value in zip(finals, final, strict=True):
+            kept.append(em.unsqueeze(value, [0]))
+    y = steps_out[0] if len(steps_out) == 1 else em.op("concat", *steps_out, axis=1)
+    results = [y, *(k[0] if len(k) == 1 else em.op("concat", *k, axis=0) for k in finals)]
+    if layout:
+        results = [em.permute(y, [2, 0, 1, 3]), *(em.transpose(v, 0, 1) for v in results[1:])]
+    return results
+
+
 # ------------------------------------------------------------------ reductions, normalisation
 
 
@@ -762,18 +924,17 @@ def _pool(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dic
     x = imp.tensor(inputs[0])
     if imp.em.ndim(x) != 4:
         raise Unsupported("pooling that is not 2-d")
-    if attrs.get("ceil_mode", 0):
-        raise Unsupported("ceil_mode=1")
     if len([o for o in node.output if o]) > 1:
         raise Unsupported("the indices output")
     kernel = list(attrs["kernel_shape"])
     strides, pads, dilations = _window(attrs, 2, kernel)
     if any(d != 1 for d in dilations):
         raise Unsupported("dilations")
+    ceil_mode = bool(attrs.get("ceil_mode", 0))
     if node.op_type == "MaxPool":
-        return imp.em.max_pool2d(x, kernel, strides, pads)
+        return imp.em.max_pool2d(x, kernel, strides, pads, ceil_mode)
     include = bool(attrs.get("count_include_pad", 0))
-    return imp.em.avg_pool2d(x, kernel, strides, pads, include)
+    return imp.em.avg_pool2d(x, kernel, strides, pads, include, ceil_mode)
 
 
 @_converts("GlobalAveragePool", "GlobalMaxPool")

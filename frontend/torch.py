@@ -15,16 +15,19 @@ y = vm["main"](x.numpy(), **imported.params)
   torch knows is checked against the relax deduction. Ranges (``min``, ``max``) are
   not checked.
 * ATen operators map onto relax operators or compositions of them
-  (:mod:`xrelax.frontend.emitter`); :data:`SUPPORTED` lists them. Both the program
-  ``torch.export.export`` returns and its ``run_decompositions()`` form import (but
-  decomposed, causal attention, ``tril`` and ``triu`` use ``aten.arange``, which is not
-  converted).
+  (:mod:`xrelax.frontend.emitter`); :data:`SUPPORTED` lists them. The program
+  ``torch.export.export`` returns imports as it is: its in-place operators and the views
+  they write through are made functional while importing (:mod:`.torch_inplace`), and
+  a write to an input, a parameter or a buffer is reported as unsupported. Its
+  ``run_decompositions()`` form imports too (but decomposed, causal attention, ``tril``
+  and ``triu`` use ``aten.arange``, which is not converted).
 * Parameters, buffers and tensor constants become parameters after the inputs, named
   after their ``state_dict`` keys.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from os import PathLike
 from typing import Any
@@ -39,6 +42,7 @@ from xdsl.ir import Attribute, SSAValue
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.block_builder import BlockBuilder
 from xrelax.dialects.relax import RelaxError
+from xrelax.frontend import torch_inplace
 from xrelax.frontend.common import (
     FrontendError,
     ImportedModel,
@@ -128,6 +132,14 @@ class _Importer:
         """Placeholder node name -> relax parameter name."""
         self.consts: dict[str, np.ndarray] = {}
         """Placeholder node name -> value of a one-element tensor constant."""
+        self.view_of: dict[torch.fx.Node, torch.fx.Node] = {}
+        """A view (or the result of an in-place operator) -> the node it views."""
+        self.in_place: set[torch.fx.Node] = set()
+        """The results of in-place operators: their value is the written tensor's."""
+        self.version: Counter[torch.fx.Node] = Counter()
+        """How often the memory each node owns has been written."""
+        self.seen: dict[torch.fx.Node, int] = {}
+        """The version of its memory a view's value was computed from."""
         self.em: Emitter
 
     # ------------------------------------------------------------------ signature
@@ -230,11 +242,23 @@ class _Importer:
         value = node.meta.get("val")
         if isinstance(value, torch.SymInt | int) and not isinstance(value, bool):
             return self._expr(value)
+        if isinstance(node.target, torch._ops.OpOverload) and node.target._schema.is_mutable:
+            return self._in_place(node, key)
         converter = _CONVERTERS.get(key)
         if converter is None:
             self.builder.unsupported[_target_name(node)] += 1
             return _POISON
-        args = self._bind(node)
+        result = self._convert(node, converter)
+        base = self._viewed(node, key)
+        if base is not None and result is not _POISON:
+            self.view_of[node] = base
+            self.seen[node] = self.version[self._root(node)]
+        return result
+
+    def _convert(self, node: torch.fx.Node, converter: _Converter, schema: Any = None) -> Any:
+        """The value of ``node`` by ``converter``, its arguments bound by ``schema``
+        (absent: the node's own)."""
+        args = self._bind(node, schema)
         if _poisoned(args):
             return _POISON
         try:
@@ -244,9 +268,100 @@ class _Importer:
             return _POISON
         except (FrontendError, RelaxError) as err:
             raise FrontendError(f"node '{node.name}' ({_target_name(node)}): {err}") from None
+        value = node.meta.get("val")
         if isinstance(result, SSAValue) and isinstance(value, torch.Tensor):
             result = self._checked(node, result, value)
         return result
+
+    # ------------------------------------------------------------------ in place, views
+
+    def _viewed(self, node: torch.fx.Node, key: str) -> torch.fx.Node | None:
+        """The node whose memory ``node``'s result shares (see :mod:`.torch_inplace`)."""
+        if key == "operator.getitem":
+            source = node.args[0]
+            return source if source in self.view_of else None
+        return torch_inplace.viewed_argument(node, key)
+
+    def _root(self, node: torch.fx.Node) -> torch.fx.Node:
+        """The node that owns the memory ``node``'s value lives in."""
+        while node in self.view_of:
+            node = self.view_of[node]
+        return node
+
+    def _current(self, node: torch.fx.Node) -> Any:
+        """The value of ``node`` now: a view whose memory was written since it was
+        computed is computed again from its base."""
+        if node in self.view_of:
+            version = self.version[self._root(node)]
+            if self.seen[node] != version:
+                self.seen[node] = version
+                if node in self.in_place:
+                    self.env[node] = self._current(self.view_of[node])
+                else:
+                    self.env[node] = self._convert(node, _CONVERTERS[_converter_key(node)])
+        return self.env[node]
+
+    def _in_place(self, node: torch.fx.Node, key: str) -> Any:
+        """An operator that writes its ``self``: its functional form, written back."""
+        name = _target_name(node)
+        functional = torch_inplace.functional_form(node.target)
+        converter = None if functional is None else _CONVERTERS.get(str(functional._overloadpacket))
+        written = torch_inplace.written_arguments(node.target)
+        target = node.args[0] if node.args else None
+        reason = None
+        if key in torch_inplace.SHAPE_CHANGING:
+            reason = "changes the shape of its argument in place"
+        elif written != ["self"] or not isinstance(target, torch.fx.Node):
+            reason = f"writes to {', '.join(written)}"
+        if reason is not None or converter is None:
+            self.builder.unsupported[name if reason is None else f"{name} ({reason})"] += 1
+            return _POISON
+        result = self._convert(node, converter, functional._schema)
+        if result is _POISON:
+            return _POISON
+        current = self._current(target)
+        result = self.em.broadcast_to(
+            self.cast(result, self.em.dtype(current)), self.em.dims(current)
+        )
+        if result is not current:
+            try:
+                self._write(target, result)
+            except Unsupported as err:
+                self.builder.unsupported[f"{name} ({err.what})"] += 1
+                return _POISON
+        self.view_of[node] = target
+        self.in_place.add(node)
+        self.seen[node] = self.version[self._root(node)]
+        return result
+
+    def _write(self, node: torch.fx.Node, value: Any) -> None:
+        """Make ``value`` the value of ``node``, writing it back through the views
+        to the memory's owner."""
+        written, new = node, value
+        while node in self.view_of:
+            base = self.view_of[node]
+            if node not in self.in_place:
+                args = self._bind(node)
+                key, name = _converter_key(node), _target_name(node)
+                new = torch_inplace.write_back(self.em, key, name, args, self._current(base), new)
+            node = base
+        if node.op == "placeholder":
+            raise Unsupported(f"writes to {self._describe_input(node)}")
+        self.env[node] = new
+        self.version[node] += 1
+        self.env[written] = value
+        self.seen[written] = self.version[node]
+
+    def _describe_input(self, node: torch.fx.Node) -> str:
+        for spec in self.program.graph_signature.input_specs:
+            if spec.arg.name == node.name:
+                kind = {
+                    InputKind.USER_INPUT: "the model input",
+                    InputKind.PARAMETER: "the parameter",
+                    InputKind.BUFFER: "the buffer",
+                }.get(spec.kind, "the constant")
+                return f"{kind} '{spec.target or node.name}'"
+        return f"'{node.name}'"
 
     def _checked(self, node: torch.fx.Node, result: SSAValue, value: torch.Tensor) -> SSAValue:
         """``result`` with the shape torch gives the node (the dtypes must agree)."""
@@ -258,13 +373,14 @@ class _Importer:
             )
         return self.em.match(result, [self._expr(d) for d in value.shape])
 
-    def _bind(self, node: torch.fx.Node) -> dict[str, Any]:
-        """The node's arguments by schema name, defaults filled in, values resolved."""
+    def _bind(self, node: torch.fx.Node, schema: Any = None) -> dict[str, Any]:
+        """The node's arguments by name in ``schema`` (absent: the node's own), defaults
+        filled in, values resolved."""
         target = node.target
         if not isinstance(target, torch._ops.OpOverload):
             return {str(i): self._value(a) for i, a in enumerate(node.args)}
         bound: dict[str, Any] = {}
-        for index, arg in enumerate(target._schema.arguments):
+        for index, arg in enumerate((schema or target._schema).arguments):
             if index < len(node.args) and not arg.kwarg_only:
                 bound[arg.name] = self._value(node.args[index])
             elif arg.name in node.kwargs:
@@ -277,7 +393,7 @@ class _Importer:
 
     def _value(self, arg: Any) -> Any:
         if isinstance(arg, torch.fx.Node):
-            return self.env[arg]
+            return self._current(arg)
         if isinstance(arg, list | tuple):
             return [self._value(a) for a in arg]
         return arg
@@ -406,6 +522,16 @@ def _clamp(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     low = a.get("min", a.get("min_val"))
     high = a.get("max", a.get("max_val"))
     return imp.em.clamp(a["self"], low, high)
+
+
+@_converts("aten.hardsigmoid")
+def _hardsigmoid(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.hard_sigmoid(a["self"])
+
+
+@_converts("aten.hardswish")
+def _hardswish(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.hard_swish(a["self"])
 
 
 @_converts("aten.relu6")
@@ -594,7 +720,21 @@ def _slice(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 
 @_converts("aten.cat", "aten.concat", "aten.concatenate")
 def _cat(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    return imp.em.op("concat", *a["tensors"], axis=a["dim"])
+    em = imp.em
+    tensors = a["tensors"]
+    # torch's legacy rule: a 1-d tensor of size 0 is skipped beside tensors of another rank.
+    kept = [t for t in tensors if not _empty_vector(em, t)]
+    if len(kept) < len(tensors) and any(em.ndim(t) != 1 for t in kept):
+        tensors = kept
+    tensors = [imp.cast(t, imp.out_dtype(node)) for t in tensors]
+    if len(tensors) == 1:
+        return tensors[0]
+    return em.op("concat", *tensors, axis=a["dim"])
+
+
+def _empty_vector(em: Emitter, x: SSAValue) -> bool:
+    dims = em.type_of(x).dims
+    return dims is not None and len(dims) == 1 and dims[0] == 0
 
 
 @_converts("aten.stack")
@@ -607,15 +747,113 @@ def _stack(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 def _split(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     em, x, dim = imp.em, a["self"], a.get("dim", 0)
     pieces = node.meta["val"]
-    sizes = [p.shape[dim] for p in pieces]
+    unbind = _converter_key(node) == "aten.unbind"
+    # The pieces of unbind have lost the axis: each is one element of it.
+    sizes = [1] * len(pieces) if unbind else [p.shape[dim] for p in pieces]
     if not all(isinstance(s, int) for s in sizes):
         raise Unsupported("a split of a symbolic dimension")
-    indices = list(np.cumsum(sizes)[:-1])
-    parts = em.op("split", x, indices_or_sections=[int(i) for i in indices], axis=dim)
-    items = em.items(parts, len(sizes))
-    if _converter_key(node) == "aten.unbind":
+    if len(sizes) == 1:
+        items = [x]
+    else:
+        indices = [int(i) for i in np.cumsum(sizes)[:-1]]
+        parts = em.op("split", x, indices_or_sections=indices, axis=dim)
+        items = em.items(parts, len(sizes))
+    if unbind:
         items = [em.squeeze(item, [dim]) for item in items]
     return items
+
+
+@_converts("aten.roll")
+def _roll(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, x = imp.em, a["self"]
+    shifts, dims = list(a["shifts"]), list(a["dims"])
+    if not all(isinstance(v, int) for v in shifts):
+        raise Unsupported("a symbolic shift")
+    if not dims:
+        flat = em.reshape(x, [-1])
+        return em.reshape(em.roll(flat, shifts, [0]), em.dims(x))
+    return em.roll(x, shifts, dims)
+
+
+@_converts("aten.constant_pad_nd", "aten.pad")
+def _pad(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, x = imp.em, a["self"]
+    if a.get("mode", "constant") != "constant":
+        raise Unsupported(f"mode={a['mode']!r}")
+    value = a["value"] or 0
+    pad = list(a["pad"])
+    if not all(isinstance(v, int) for v in pad):
+        raise Unsupported("a symbolic pad width")
+    # torch lists (before, after) pairs from the last axis backwards.
+    pairs = [(pad[k], pad[k + 1]) for k in range(0, len(pad), 2)]
+    widths = [(0, 0)] * (em.ndim(x) - len(pairs)) + list(reversed(pairs))
+    return em.pad(x, widths, value)
+
+
+@_converts("aten.as_strided")
+def _as_strided(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """``as_strided`` that reads the contiguous storage of its input as a permutation of
+    a reshape of (a slice of) it, as decompositions emit it (``adaptive_avg_pool2d``)."""
+    em, x = imp.em, a["self"]
+    source = node.args[0].meta.get("val")
+    if not isinstance(source, torch.Tensor) or source.storage_offset() != 0:
+        raise Unsupported("an input that does not start its storage")
+    dims = em.dims(x)
+    if list(torch_inplace.concrete(source.stride())) != _contiguous(
+        torch_inplace.concrete(source.shape)
+    ):
+        raise Unsupported("an input that is not contiguous")
+    sizes, strides = _sizes(imp, a["size"]), _sizes(imp, a["stride"])
+    offset = _sizes(imp, [a["storage_offset"] or 0])[0]
+    order = sorted(
+        (k for k, size in enumerate(sizes) if size != 1),
+        key=lambda k: torch_inplace.concrete([a["stride"][k]])[0],
+        reverse=True,
+    )
+    expected = sympy.Integer(1)
+    for k in reversed(order):
+        if sympy.expand(strides[k] - expected) != 0:
+            raise Unsupported("strides that overlap or leave gaps")
+        expected = sympy.expand(expected * sizes[k])
+    total = symbolic.simplify(sympy.Mul(*dims))
+    flat = em.reshape(x, [total])
+    if offset != 0 or sympy.expand(expected - total) != 0:
+        if not (offset.is_Integer and expected.is_Integer):
+            raise Unsupported("a symbolic part of the storage")
+        flat = em.slice(flat, 0, int(offset), int(offset + expected))
+    ordered = em.reshape(flat, [sizes[k] for k in order])
+    permuted = em.permute(ordered, [order.index(k) for k in sorted(order)])
+    return em.reshape(permuted, sizes)
+
+
+def _sizes(imp: _Importer, values: Sequence[Any]) -> list[sympy.Expr]:
+    """A ``SymInt[]`` argument as relax expressions (size nodes are converted already)."""
+    return [v if isinstance(v, sympy.Expr) else imp._expr(v) for v in values]
+
+
+def _contiguous(shape: Sequence[int]) -> list[int]:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return list(reversed(strides))
+
+
+@_converts("aten.index_select")
+def _index_select(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return imp.em.op("take", a["self"], a["index"], axis=a["dim"] % imp.em.ndim(a["self"]))
+
+
+@_converts("aten.index")
+def _index(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, x = imp.em, a["self"]
+    given = [(axis, i) for axis, i in enumerate(a["indices"]) if i is not None]
+    if len(given) != 1:
+        raise Unsupported("indexing with several index tensors")
+    ((axis, indices),) = given
+    if dtypes.is_bool(em.dtype(indices)):
+        raise Unsupported("indexing with a boolean mask")
+    return em.op("take", x, indices, axis=axis)
 
 
 @_converts("operator.getitem")
@@ -681,30 +919,34 @@ def _layer_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 
 @_converts("aten.max_pool2d", "aten.max_pool2d_with_indices")
 def _max_pool2d(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    if a["ceil_mode"]:
-        raise Unsupported("ceil_mode=True")
     if any(d != 1 for d in a["dilation"]):
         raise Unsupported("dilation")
-    kernel = list(a["kernel_size"])
-    y = imp.em.max_pool2d(a["self"], kernel, list(a["stride"]) or kernel, a["padding"])
+    kernel = _pair(a["kernel_size"])
+    strides = _pair(a["stride"]) or kernel
+    y = imp.em.max_pool2d(a["self"], kernel, strides, _pair(a["padding"]), a["ceil_mode"])
     return y if _converter_key(node) == "aten.max_pool2d" else [y, None]
 
 
 @_converts("aten.avg_pool2d")
 def _avg_pool2d(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    if a["ceil_mode"]:
-        raise Unsupported("ceil_mode=True")
     if a["divisor_override"] is not None:
         raise Unsupported("divisor_override")
-    kernel = list(a["kernel_size"])
-    strides = list(a["stride"]) or kernel
-    padding = list(a["padding"])
-    return imp.em.avg_pool2d(a["self"], kernel, strides, padding, a["count_include_pad"])
+    kernel = _pair(a["kernel_size"])
+    strides = _pair(a["stride"]) or kernel
+    return imp.em.avg_pool2d(
+        a["self"], kernel, strides, _pair(a["padding"]), a["count_include_pad"], a["ceil_mode"]
+    )
+
+
+def _pair(values: Any) -> list[int]:
+    """A 2-d pooling attribute as two values (torch allows one for both)."""
+    values = [values] if isinstance(values, int) else list(values)
+    return values * 2 if len(values) == 1 else values
 
 
 @_converts("aten.adaptive_avg_pool2d", "aten._adaptive_avg_pool2d")
 def _adaptive_avg_pool2d(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    return imp.em.adaptive_avg_pool2d(a["self"], list(a["output_size"]))
+    return imp.em.adaptive_avg_pool2d(a["self"], _pair(a["output_size"]))
 
 
 @_converts("aten.scaled_dot_product_attention")
@@ -725,6 +967,42 @@ def _embedding(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return imp.em.op("take", a["weight"], a["indices"], axis=0)
 
 
+@_converts("aten.lstm", "aten.gru")
+def _recurrent(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, x = imp.em, a["input"]
+    cell = _converter_key(node).removeprefix("aten.")
+    if node.target._overloadname != "input":
+        raise Unsupported("packed sequences")
+    if a["train"] and a["dropout"]:
+        raise Unsupported("dropout in training mode")
+    directions = 2 if a["bidirectional"] else 1
+    per_direction = 4 if a["has_biases"] else 2
+    params = list(a["params"])
+    if len(params) != a["num_layers"] * directions * per_direction:
+        raise Unsupported("projections (proj_size)")
+    initial = list(a["hx"]) if cell == "lstm" else [a["hx"]]
+    if a["batch_first"]:
+        x = em.transpose(x, 0, 1)
+    finals: list[list[SSAValue]] = [[] for _ in initial]
+    for layer in range(a["num_layers"]):
+        outputs = []
+        for direction in range(directions):
+            index = layer * directions + direction
+            first = index * per_direction
+            weights = params[first : first + per_direction] + [None] * (4 - per_direction)
+            state = [em.select(s, 0, index) for s in initial]
+            steps, final = em.recurrent_layer(
+                cell, x, state, weights, "ifgo" if cell == "lstm" else "rzn", reverse=direction == 1
+            )
+            outputs.append(em.op("concat", *(em.unsqueeze(h, [0]) for h in steps), axis=0))
+            for kept, value in zip(finals, final, strict=True):
+                kept.append(em.unsqueeze(value, [0]))
+        x = outputs[0] if directions == 1 else em.op("concat", *outputs, axis=2)
+    if a["batch_first"]:
+        x = em.transpose(x, 0, 1)
+    return [x, *(em.op("concat", *kept, axis=0) if len(kept) > 1 else kept[0] for kept in finals)]
+
+
 # ------------------------------------------------------------------ element types, creation
 
 
@@ -741,6 +1019,57 @@ def _full_like(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if not isinstance(fill, int | float | bool):
         raise Unsupported("a symbolic fill value")
     return em.op("full", em.shape(imp.out_dims(node)), em.const(fill, dtype))
+
+
+@_converts("aten.copy")
+def _copy(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    src = imp.cast(a["src"], imp.out_dtype(node))
+    return imp.em.broadcast_to(src, imp.out_dims(node))
+
+
+@_converts("aten.fill", "aten.zero")
+def _fill(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    return _filled(imp, node, a.get("value", 0))
+
+
+@_converts(
+    "aten.zeros",
+    "aten.ones",
+    "aten.full",
+    "aten.empty",
+    "aten.new_zeros",
+    "aten.new_ones",
+    "aten.new_full",
+    "aten.new_empty",
+    "aten.scalar_tensor",
+)
+def _create(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    key = _converter_key(node).removeprefix("aten.").removeprefix("new_")
+    fill = {"zeros": 0, "ones": 1, "empty": 0}.get(key)
+    if fill is None:
+        fill = a["s"] if key == "scalar_tensor" else a["fill_value"]
+    return _filled(imp, node, fill)
+
+
+def _filled(imp: _Importer, node: torch.fx.Node, fill: Any) -> SSAValue:
+    """A tensor of the node's shape and element type, every element ``fill`` (a number
+    or a 0-d tensor)."""
+    em, dtype, dims = imp.em, imp.out_dtype(node), imp.out_dims(node)
+    if isinstance(fill, SSAValue):
+        return em.broadcast_to(imp.cast(fill, dtype), dims)
+    if isinstance(fill, sympy.Expr):
+        if not fill.is_Number:
+            raise Unsupported("a symbolic fill value")
+        fill = int(fill) if fill.is_Integer else float(fill)
+    return em.op("full", em.shape(dims), em.const(fill, dtype))
+
+
+@_converts("aten.masked_fill")
+def _masked_fill(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em, x = imp.em, a["self"]
+    value = a["value"]
+    value = imp.cast(value, em.dtype(x)) if isinstance(value, SSAValue) else em.operand(value, x)
+    return em.op("where", a["mask"], value, x)
 
 
 def _supported() -> list[str]:

@@ -6,6 +6,7 @@ See :mod:`xrelax.ops.base` for what an operator defines, and
 
 from xrelax.ops.create import CREATE_OPS
 from xrelax.ops.elementwise import ELEMENTWISE_OPS
+from xrelax.ops.layout import LAYOUT_OPS
 from xrelax.ops.linalg import LINALG_OPS
 from xrelax.ops.manipulate import MANIPULATE_OPS
 from xrelax.ops.nn import NN_OPS
@@ -20,4 +21,5 @@ OPERATORS = (
     *NN_OPS,
     *CREATE_OPS,
     *SET_OPS,
+    *LAYOUT_OPS,
 )

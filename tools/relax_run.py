@@ -69,6 +69,11 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="pipeline for relax input (default: relax-to-vm)",
     )
     parser.add_argument(
+        "--verify-each",
+        action="store_true",
+        help="verify the IR after every pass of the pipeline (default: once, at the end)",
+    )
+    parser.add_argument(
         "--interpret",
         action="store_true",
         help="run relax input with the reference interpreter instead of the VM",
@@ -76,7 +81,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _load_executable(path: str, pipeline: str) -> Any:
+def _load_executable(path: str, pipeline: str, verify_each: bool) -> Any:
     import xrelax
     from xrelax.backends.vm import Executable
     from xrelax.diagnostics import decode_source
@@ -89,7 +94,7 @@ def _load_executable(path: str, pipeline: str) -> Any:
     if data.startswith(SAVED_MAGIC):
         return Executable.from_bytes(data)
     module = xrelax.parse(decode_source(data, path), path)
-    return xrelax.compile(module, pipeline if _has_relax(module) else "")
+    return xrelax.compile(module, pipeline if _has_relax(module) else "", verify_each=verify_each)
 
 
 def _has_relax(module: Any) -> bool:
@@ -197,7 +202,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.interpret:
         result = _interpret(args)
     else:
-        exe = _load_executable(args.file, args.pipeline)
+        exe = _load_executable(args.file, args.pipeline, args.verify_each)
         if args.save_executable:
             _writing(args.save_executable, lambda: exe.save(args.save_executable))
         inputs = _read_inputs(args.inputs, args.entry, _param_names(exe, args.entry), args.params)

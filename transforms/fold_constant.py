@@ -31,6 +31,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.traits import SymbolTable
 
+from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.relax import (
     CallTIROp,
@@ -104,13 +105,17 @@ class FoldOperator(RewritePattern):
         rewriter.replace(op, make_const(result))
 
     def run_kernel(self, op: CallTIROp, inputs: list[Any]) -> np.ndarray:
-        from xrelax.backends.kernels import compile_prim_func
+        from xrelax.backends.kernels import KernelError, compile_prim_func
 
         callee = SymbolTable.lookup_symbol(self.module, op.callee)
         type_ = op.result.type
         out = np.empty(tuple(int(d) for d in type_.dims), dtypes.numpy_dtype(type_.dtype))  # type: ignore[union-attr]
         sym_args = [int(e) for e in op.sym_args.data] if op.sym_args is not None else []
-        compile_prim_func(callee)(*inputs, out, *sym_args)  # type: ignore[arg-type]
+        try:
+            compile_prim_func(callee)(*inputs, out, *sym_args)  # type: ignore[arg-type]
+        except KernelError as err:
+            # The kernel refuses these constants: a violation proven at compile time.
+            raise IRError(op, str(err)) from None
         return out
 
 

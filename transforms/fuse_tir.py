@@ -94,6 +94,7 @@ class _Merger:
                 raise IRError(op, "relax-fuse-tir expects a primitive function of call_tir ops")
             if op.result not in buffers:
                 alloc = tir.AllocBufferOp(_buffer(op.result.type))
+                alloc.buffer.name_hint = op.result.name_hint
                 block.add_op(alloc)
                 buffers[op.result] = alloc.buffer
             self.inline(op, block, buffers)

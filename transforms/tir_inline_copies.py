@@ -41,7 +41,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xrelax.backends.kernels.affine import index_bounds
+from xrelax.backends.kernels.affine import proven_inside
 from xrelax.dialects import symbolic, tir
 from xrelax.dialects.dims import DimsAttr
 
@@ -116,13 +116,10 @@ def _in_bounds(reader: tir.LoadOp, buffer: SSAValue, lets: set[str]) -> bool:
         lows[parent.var_name] = parent.lower
         extents[parent.var_name] = sympy.expand(parent.upper - parent.lower)
         parent = parent.parent_op()
-    for index, size in zip(reader.indices.data, buffer.type.dims, strict=True):  # type: ignore[attr-defined]
-        bounds = index_bounds(index, lows, extents, lets)
-        if bounds is None or not (
-            symbolic.prove_le(0, bounds[0]) and symbolic.prove_lt(bounds[1], size)
-        ):
-            return False
-    return True
+    return all(
+        proven_inside(index, size, lows, extents, lets)
+        for index, size in zip(reader.indices.data, buffer.type.dims, strict=True)  # type: ignore[attr-defined]
+    )
 
 
 class InlineCopies(RewritePattern):

@@ -34,9 +34,12 @@ class Affine:
         """The smallest and largest value over a non-empty box ``[lo, lo + extent)``."""
         low = high = self.at(lo)
         for var, coeff in self.coeffs.items():
+            # The box is not empty: the span has the sign of the coefficient.
             span = coeff * (extent[var] - 1)
-            if coeff.is_Integer:
-                low, high = (low, high + span) if coeff > 0 else (low + span, high)
+            if prove_le(0, coeff):
+                high += span
+            elif prove_le(coeff, 0):
+                low += span
             else:
                 low, high = low + sympy.Min(0, span), high + sympy.Max(0, span)
         return sympy.expand(low), sympy.expand(high)
@@ -128,3 +131,15 @@ def index_bounds(
             return inner
         return sympy.Integer(0), divisor - 1
     return None
+
+
+def proven_inside(
+    index: sympy.Expr,
+    size: sympy.Expr,
+    lows: Mapping[str, sympy.Expr],
+    extents: Mapping[str, sympy.Expr],
+    opaque: Collection[str] = (),
+) -> bool:
+    """Whether ``0 <= index < size`` is proven over the box (see :func:`index_bounds`)."""
+    bounds = index_bounds(index, lows, extents, opaque)
+    return bounds is not None and prove_le(0, bounds[0]) and prove_lt(bounds[1], size)

@@ -47,6 +47,8 @@ def erf(x: Any) -> Any:
     """The error function, elementwise, in ``x``'s floating-point type: float64 to 1e-15
     (Chebyshev), float32 and narrower by the rational approximation of Eigen and XLA
     (within 7 ulps, some 30x faster)."""
+    if type(x) is OutOfRange:
+        return x
     array = np.asarray(x)
     if array.dtype == np.float64 or array.dtype.kind != "f":
         result = _erf_float64(array.astype(np.float64))
@@ -128,12 +130,16 @@ def _erf_float64(x: np.ndarray) -> np.ndarray:
 
 def rsqrt(x: Any) -> Any:
     """``1 / sqrt(x)`` in ``x``'s type."""
+    if type(x) is OutOfRange:
+        return x
     root = np.sqrt(x)
     return np.divide(root.dtype.type(1), root)
 
 
 def truncdiv(a: Any, b: Any) -> Any:
     """Integer division rounding toward zero (``arith.divsi``)."""
+    if type(a) is OutOfRange or type(b) is OutOfRange:
+        return a if type(a) is OutOfRange else b
     quotient = np.floor_divide(a, b)
     inexact = (np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
     return np.where(inexact, quotient + 1, quotient).astype(np.result_type(a, b))
@@ -141,20 +147,25 @@ def truncdiv(a: Any, b: Any) -> Any:
 
 def cast(x: Any, dtype: np.dtype) -> Any:
     """``x`` converted to ``dtype`` with numpy ``astype`` semantics (arrays and scalars)."""
+    if type(x) is OutOfRange:
+        return x
     return np.asarray(x).astype(dtype)[()] if np.ndim(x) == 0 else x.astype(dtype)
 
 
 def truncate_to_bool(x: Any) -> Any:
     """``arith.trunci`` to ``i1``: the lowest bit."""
+    if type(x) is OutOfRange:
+        return x
     return np.bitwise_and(x, 1).astype(np.bool_)
 
 
-def bounds_error(name: str, buffer: str, dim: int, lo: int, hi: int, size: int) -> None:
-    """A loop nest that would access a buffer outside a dimension."""
-    raise KernelError(
-        f"kernel @{name}: buffer %{buffer} dimension {dim} is accessed at indices "
-        f"[{lo}, {hi}], outside [0, {size})"
+def bounds_error(name: str, buffer: str, dim: int | str, lo: int, hi: int, size: int) -> None:
+    """A loop nest that would access a buffer outside a dimension (``"flat"``: outside
+    its row-major elements)."""
+    where = (
+        "is accessed at elements" if dim == "flat" else f"dimension {dim} is accessed at indices"
     )
+    raise KernelError(f"kernel @{name}: buffer %{buffer} {where} [{lo}, {hi}], outside [0, {size})")
 
 
 def slice_stop(stop: int) -> int | None:
@@ -178,6 +189,31 @@ def index_error(name: str, buffer: str, dim: int, index: Any, size: int) -> None
     raise KernelError(
         f"kernel @{name}: index {value} out of range [0, {size}) for axis {dim} of buffer %{buffer}"
     )
+
+
+class OutOfRange:
+    """What the scalar loops load at an index outside the buffer. Computing with it gives
+    it back; storing it, branching on it, binding it with ``tir.let`` raises the index
+    error. So a select that does not choose it discards it, as the vectorized code,
+    which evaluates each branch of a split select only where it is chosen."""
+
+    def __init__(self, name: str, buffer: str, dims: tuple, indices: tuple, sizes: tuple):
+        self.failure = next(
+            (name, buffer, d, i, n)
+            for d, i, n in zip(dims, indices, sizes, strict=True)
+            if not 0 <= i < n
+        )
+
+    def propagate(self, *args: Any, **kwargs: Any) -> OutOfRange:
+        """The result of a computation with it: itself."""
+        return self
+
+    def used(self, *args: Any, **kwargs: Any) -> Any:
+        """Raise the index error."""
+        index_error(*self.failure)
+
+    __array_ufunc__ = __array_function__ = propagate
+    __array__ = __float__ = __int__ = __index__ = __bool__ = used
 
 
 def assert_error(name: str, facts: Sequence[Fact], bindings: Mapping[str, int]) -> None:

@@ -12,14 +12,13 @@ from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
 from xrelax.backends import buffer_pool
-from xrelax.backends.kernels.affine import index_bounds
+from xrelax.backends.kernels.affine import proven_inside
 from xrelax.backends.kernels.buffers import Buffer
 from xrelax.backends.kernels.nest import constant_value
 from xrelax.backends.kernels.numpy_ops import CAST, SELECT, numpy_op
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.kernels.vectorize import dtype_code
 from xrelax.dialects import dtypes
-from xrelax.dialects.symbolic import prove_le, prove_lt
 from xrelax.dialects.tir import (
     AllocBufferOp,
     AssertOp,
@@ -90,8 +89,16 @@ class ScalarEmitter:
             buffer = self.buffers[op.buffer]
             index = self._index(op.indices.data, names)
             name = self._name(op.result)
-            if op.pad is None:
-                self._check_indices(buffer, op.indices.data, names)
+            unproven = self._unproven(buffer, op.indices.data, names) if op.pad is None else []
+            if unproven:
+                # Poisoned, not raised: a select may discard the value (see OutOfRange).
+                inside = " and ".join(f"0 <= {v} < {n}" for _, v, n in unproven)
+                dims, values, sizes = (", ".join(str(u[k]) for u in unproven) for k in range(3))
+                src.line(
+                    f"{name} = {buffer.name}[{index}] if {inside} else rt.OutOfRange("
+                    f"{self.kname}, {buffer.label!r}, ({dims},), ({values},), ({sizes},))"
+                )
+            elif op.pad is None:
                 src.line(f"{name} = {buffer.name}[{index}]")
             else:
                 inside = (
@@ -105,7 +112,9 @@ class ScalarEmitter:
                 src.line(f"{name} = {buffer.name}[{index}] if {inside} else {pad}")
         elif isinstance(op, StoreOp):
             buffer = self.buffers[op.buffer]
-            self._check_indices(buffer, op.indices.data, names)
+            for d, value, n in self._unproven(buffer, op.indices.data, names):
+                src.line(f"if not 0 <= {value} < {n}:")
+                src.line(f"    rt.index_error({self.kname}, {buffer.label!r}, {d}, {value}, {n})")
             src.line(
                 f"{buffer.name}[{self._index(op.indices.data, names)}] = {self.values[op.value]}"
             )
@@ -143,19 +152,19 @@ class ScalarEmitter:
             f"    rt.assert_error({self.kname}, {src.value('facts', tuple(facts))}, {{{bindings}}})"
         )
 
-    def _check_indices(self, buffer: Buffer, indices: tuple, names: dict[str, str]) -> None:
-        """Check the indices not proven inside the buffer (data-dependent ones, or
-        beyond what the enclosing loops' bounds prove): a negative index is an error,
-        never a read from the end."""
+    def _unproven(
+        self, buffer: Buffer, indices: tuple, names: dict[str, str]
+    ) -> list[tuple[int, str, str]]:
+        """``(dimension, index code, size code)`` of the indices not proven inside the
+        buffer (data-dependent ones, or beyond what the enclosing loops' bounds prove):
+        they are checked, a negative index is never a read from the end."""
         lows = {v: lo for v, (lo, _) in self._loops.items()}
         extents = {v: sympy.expand(hi - lo) for v, (lo, hi) in self._loops.items()}
-        for d, (index, size) in enumerate(zip(indices, buffer.dims, strict=True)):
-            bounds = index_bounds(index, lows, extents, self._lets)
-            if bounds is not None and prove_le(0, bounds[0]) and prove_lt(bounds[1], size):
-                continue
-            value, n = self.src.py(index, names), self.src.py(size)
-            self.src.line(f"if not 0 <= {value} < {n}:")
-            self.src.line(f"    rt.index_error({self.kname}, {buffer.label!r}, {d}, {value}, {n})")
+        return [
+            (d, self.src.py(index, names), self.src.py(size))
+            for d, (index, size) in enumerate(zip(indices, buffer.dims, strict=True))
+            if not proven_inside(index, size, lows, extents, self._lets)
+        ]
 
     def allocate(self, op: AllocBufferOp) -> None:
         """``T = np.empty(shape, dtype)`` for a local buffer (or the array it shares)."""

@@ -21,6 +21,7 @@ import sympy
 from xdsl.ir import SSAValue
 
 from xrelax.backends.kernels import views
+from xrelax.backends.kernels.affine import proven_inside
 from xrelax.backends.kernels.buffers import Array, Axis, Buffer, Domain
 from xrelax.backends.kernels.contraction import plan_contraction
 from xrelax.backends.kernels.loop_split import split_divided_loops
@@ -262,10 +263,14 @@ class Evaluator:
         self.lets = lets
         self.kname = kname
         self.uses = use_counts(root, lets)
-        self.memo: dict[int, Array] = {}
+        self.memo: dict[tuple[int, tuple[str, ...]], Array] = {}
         self.var_memo: dict[int, frozenset[str]] = {}
         self.aranges: dict[str, str] = {}
         self.notes: set[str] = set()
+        self.guards: tuple[str, ...] = ()
+        """The conditions (boolean arrays) of the select operands being evaluated: a read
+        checks its indices only where they hold, as the scalar loops do."""
+        self._unsafe: dict[int, bool] = {}
 
     def note(self, kind: str) -> None:
         """Record an access kind for the debug listing."""
@@ -286,9 +291,49 @@ class Evaluator:
 
     def value(self, node: Node) -> Array:
         """The array (or scalar) of ``node`` over the domain."""
-        if id(node) not in self.memo:
-            self.memo[id(node)] = self._value(node)
-        return self.memo[id(node)]
+        key = (id(node), self.guards)
+        if key not in self.memo:
+            self.memo[key] = self._value(node)
+        return self.memo[key]
+
+    def reads_inside(self, load: Load) -> bool:
+        """Whether every index of ``load`` is proven inside its buffer over the domain."""
+        lows, extents = self.domain.lows(), self.domain.extents()
+        dims = self.buffers[load.buffer].dims
+        return all(
+            proven_inside(index, size, lows, extents, self.lets)
+            for index, size in zip(load.indices, dims, strict=True)
+        )
+
+    def _may_read_outside(self, node: Node) -> bool:
+        if id(node) not in self._unsafe:
+            self._unsafe[id(node)] = any(
+                isinstance(n, Load) and n.pad is None and not self.reads_inside(n)
+                for n in walk(node, self.lets)
+            )
+        return self._unsafe[id(node)]
+
+    def _select_operands(self, node: Apply) -> tuple[Array, Array, Array]:
+        """The condition and both operands of a select; an operand that may read outside
+        a buffer is evaluated under the condition that chooses it (checked only there)."""
+        cond = self.value(node.args[0])
+        then = self._guarded(node.args[1], cond.code)
+        if self._may_read_outside(node.args[2]):
+            negation = self.bind(f"np.logical_not({cond.code})", cond.vars, cond.dtype)
+            other = self._guarded(node.args[2], negation.code)
+        else:
+            other = self.value(node.args[2])
+        return cond, then, other
+
+    def _guarded(self, node: Node, guard: str) -> Array:
+        if not self._may_read_outside(node):
+            return self.value(node)
+        outer = self.guards
+        self.guards = (*outer, guard)
+        try:
+            return self.value(node)
+        finally:
+            self.guards = outer
 
     def _value(self, node: Node) -> Array:
         if isinstance(node, Const):
@@ -363,7 +408,7 @@ class Evaluator:
 
     def _apply(self, node: Apply, dest: Array | None) -> Array:
         if node.op is SELECT:
-            cond, then, other = (self.value(a) for a in node.args)
+            cond, then, other = self._select_operands(node)
             if dest is not None:
                 self.src.line(f"np.copyto({dest.code}, {other.code})")
                 self.src.line(f"np.copyto({dest.code}, {then.code}, where={cond.code})")
@@ -413,6 +458,11 @@ class Evaluator:
         reads_target = any(
             isinstance(n, Load) and n.buffer is target for n in walk(value, self.lets)
         )
+        if isinstance(value, Load) and (id(value), self.guards) not in self.memo:
+            loaded = views.load(self, value, dest)
+            if loaded is not dest:
+                self.src.line(f"np.copyto({dest.code}, {loaded.code})")
+            return
         if not isinstance(value, Apply):
             self.src.line(f"np.copyto({dest.code}, {self.value(value).code})")
             return
@@ -428,11 +478,11 @@ class Evaluator:
                     isinstance(arg, Apply)
                     and self.uses.get(id(arg), 0) == 1
                     and arg.dtype == dest.dtype
-                    and id(arg) not in self.memo
+                    and (id(arg), self.guards) not in self.memo
                     and self.node_vars(arg) == dest.vars
                 ):
                     self._into(arg, dest)
-                    self.memo[id(arg)] = dest
+                    self.memo[(id(arg), self.guards)] = dest
                     break
         self._apply(node, dest)
 

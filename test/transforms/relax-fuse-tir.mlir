@@ -145,3 +145,71 @@ builtin.module {
     relax.return %r : !relax.tensor<[n, m], f32>
   }
 }
+
+// -----
+
+// Every constraint of a merged kernel is kept. Its variables are bound as its entry
+// binds them (sym values first, then the first whole buffer dimension of each); each
+// other dimension the fused function is not proven to pass becomes a tir.assert (in
+// the fused function's variables), and the kernels' own asserts are carried over. They
+// all go first, before any buffer is allocated or read; an assert that uses a let
+// variable stays where it is.
+// CHECK-LABEL: tir.prim_func @fused_addb_twice_scale(%x: !tir.buffer<[n, 4], f32>, %y: !tir.buffer<[5], f32>, %z: !tir.buffer<[j], f32>, %k: !tir.buffer<[], i64>, %0: !tir.buffer<[j], f32>) sym [s] {
+// CHECK-NEXT:    tir.assert [5] == [4], "@addb: buffer #1 %B dimension 0 is m"
+// CHECK-NEXT:    tir.assert [n] == [n * 2], "@twice: buffer #1 %C dimension 0 is l * 2"
+// CHECK-NEXT:    tir.assert [j] == [s], "@scale: buffer #0 %A dimension 0 is q"
+// CHECK-NEXT:    tir.assert [j] == [s], "@scale: buffer #3 %C dimension 0 is q"
+// CHECK-NEXT:    tir.assert [n * 4] <= [s + 1], "scale: the table fits"
+// CHECK-NEXT:    %{{.*}} = tir.alloc_buffer : !tir.buffer<[n, 4], f32>
+// CHECK-NOT:     tir.assert
+// CHECK:         %{{.*}} = tir.alloc_buffer : !tir.buffer<[n, 4], f32>
+// CHECK-NOT:     tir.assert
+// CHECK:         tir.let [[T:t[0-9]+]] = %{{.*}} : i64
+// CHECK-NEXT:    tir.assert [[[T]]] < [n], "scale: the row is inside"
+// CHECK:       relax.call_tir @fused_addb_twice_scale(%x, %y, %z, %k) sym [s] :
+builtin.module {
+  tir.prim_func @addb(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[m], f32>, %C: !tir.buffer<[n, m], f32>) {
+    tir.for i in [0, n) {
+      tir.for j in [0, m) {
+        %a = tir.load %A[i, j] : f32
+        %b = tir.load %B[j] : f32
+        %c = arith.addf %a, %b : f32
+        tir.store %C[i, j], %c : f32
+      }
+    }
+  }
+  tir.prim_func @twice(%A: !tir.buffer<[l, c], f32>, %C: !tir.buffer<[l * 2, c], f32>) {
+    tir.for i in [0, l) {
+      tir.for j in [0, c) {
+        %a = tir.load %A[i, j] : f32
+        tir.store %C[i, j], %a : f32
+        tir.store %C[i + l, j], %a : f32
+      }
+    }
+  }
+  tir.prim_func @scale(%A: !tir.buffer<[q], f32>, %B: !tir.buffer<[p, r], f32>, %K: !tir.buffer<[], i64>, %C: !tir.buffer<[q], f32>) sym [q] {
+    tir.assert [p * r] <= [q + 1], "scale: the table fits"
+    %k = tir.load %K[] : i64
+    tir.let t = %k : i64
+    tir.assert [t] < [p], "scale: the row is inside"
+    tir.for i in [0, q) {
+      %a = tir.load %A[i] : f32
+      %b = tir.load %B[t, 0] : f32
+      %c = arith.mulf %a, %b : f32
+      tir.store %C[i], %c : f32
+    }
+  }
+  relax.func private @fused_addb_twice_scale(%x: !relax.tensor<[n, 4], f32>, %y: !relax.tensor<[5], f32>, %z: !relax.tensor<[j], f32>, %k: !relax.tensor<[], i64>, %s: !relax.shape<[s]>) -> !relax.tensor<[j], f32> attributes {primitive} {
+    %0 = relax.call_tir @addb(%x, %y) : (!relax.tensor<[n, 4], f32>, !relax.tensor<[5], f32>) -> !relax.tensor<[n, 4], f32>
+    %1 = relax.call_tir @twice(%0) : (!relax.tensor<[n, 4], f32>) -> !relax.tensor<[n, 4], f32>
+    %2 = relax.call_tir @scale(%z, %1, %k) sym [s] : (!relax.tensor<[j], f32>, !relax.tensor<[n, 4], f32>, !relax.tensor<[], i64>) -> !relax.tensor<[j], f32>
+    relax.return %2 : !relax.tensor<[j], f32>
+  }
+  relax.func @main(%x: !relax.tensor<[n, 4], f32>, %y: !relax.tensor<[5], f32>, %z: !relax.tensor<[j], f32>, %k: !relax.tensor<[], i64>, %s: !relax.shape<[s]>) -> !relax.tensor<[j], f32> {
+    %r = relax.dataflow -> !relax.tensor<[j], f32> {
+      %0 = relax.call @fused_addb_twice_scale(%x, %y, %z, %k, %s) : (!relax.tensor<[n, 4], f32>, !relax.tensor<[5], f32>, !relax.tensor<[j], f32>, !relax.tensor<[], i64>, !relax.shape<[s]>) -> !relax.tensor<[j], f32>
+      relax.output %0 : !relax.tensor<[j], f32>
+    }
+    relax.return %r : !relax.tensor<[j], f32>
+  }
+}

@@ -137,3 +137,55 @@ builtin.module {
     }
   }
 }
+
+// -----
+
+// The kernel checks each index it cannot prove inside the buffer it reads. Read through,
+// a check against the copy would become one against its (larger) source, so a copy whose
+// reader's index is data-dependent (%I) or not bounded by its loops (k against n) stays;
+// a proven reader (%D) reads the source. Asserts are never removed.
+// CHECK-LABEL: tir.prim_func @keeps_checks
+// CHECK-NEXT:    tir.assert [k] <= [m], "the reads fit"
+// CHECK-NEXT:    %[[B:.*]] = tir.alloc_buffer : !tir.buffer<[2], f32>
+// CHECK:           tir.store %[[B]][i], %{{.*}} : f32
+// CHECK:         %[[C:.*]] = tir.alloc_buffer : !tir.buffer<[n], f32>
+// CHECK:           tir.store %[[C]][i], %{{.*}} : f32
+// CHECK-NOT:     tir.alloc_buffer
+// CHECK:           tir.let t = %{{.*}} : i64
+// CHECK-NEXT:      %{{.*}} = tir.load %[[B]][t] : f32
+// CHECK:           %{{.*}} = tir.load %[[C]][i] : f32
+// CHECK:           %{{.*}} = tir.load %A[i + 1] : f32
+builtin.module {
+  tir.prim_func @keeps_checks(%A: !tir.buffer<[m], f32>, %I: !tir.buffer<[4], i64>, %Y: !tir.buffer<[4], f32>, %Z: !tir.buffer<[k], f32>, %W: !tir.buffer<[2], f32>) sym [n] {
+    tir.assert [k] <= [m], "the reads fit"
+    %B = tir.alloc_buffer : !tir.buffer<[2], f32>
+    tir.for i in [0, 2) {
+      %a = tir.load %A[i + 1] : f32
+      tir.store %B[i], %a : f32
+    }
+    %C = tir.alloc_buffer : !tir.buffer<[n], f32>
+    tir.for i in [0, n) {
+      %a = tir.load %A[i] : f32
+      tir.store %C[i], %a : f32
+    }
+    %D = tir.alloc_buffer : !tir.buffer<[2], f32>
+    tir.for i in [0, 2) {
+      %a = tir.load %A[i + 1] : f32
+      tir.store %D[i], %a : f32
+    }
+    tir.for i in [0, 4) {
+      %p = tir.load %I[i] : i64
+      tir.let t = %p : i64
+      %b = tir.load %B[t] : f32
+      tir.store %Y[i], %b : f32
+    }
+    tir.for i in [0, k) {
+      %c = tir.load %C[i] : f32
+      tir.store %Z[i], %c : f32
+    }
+    tir.for i in [0, 2) {
+      %d = tir.load %D[i] : f32
+      tir.store %W[i], %d : f32
+    }
+  }
+}

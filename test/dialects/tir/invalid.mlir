@@ -63,3 +63,55 @@ tir.prim_func @not_a_buffer(%X: !tir.buffer<[n], f32>) {
   // expected-error @+1 {{expected a symbolic expression, got ']'}}
   %v = tir.load %X[n +] : f32
 }
+
+// -----
+
+tir.prim_func @assert_undefined(%X: !tir.buffer<[n], f32>) {
+  // expected-error @+1 {{uses undefined symbolic variable(s) m}}
+  tir.assert [n] == [m], "m is not defined"
+}
+
+// -----
+
+tir.prim_func @assert_loop_variable_out_of_scope(%X: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+  }
+  // expected-error @+1 {{uses undefined symbolic variable(s) i}}
+  tir.assert [i] < [n], "i is defined in the loop only"
+}
+
+// -----
+
+tir.prim_func @assert_lengths(%X: !tir.buffer<[n, m], f32>) {
+  // expected-error @+1 {{compares 2 expressions with 1}}
+  tir.assert [n, m] == [4], "lengths differ"
+}
+
+// -----
+
+tir.prim_func @assert_empty(%X: !tir.buffer<[n], f32>) {
+  // expected-error @+1 {{compares no expressions}}
+  tir.assert [] == [], "nothing"
+}
+
+// -----
+
+tir.prim_func @assert_relation(%X: !tir.buffer<[n], f32>) {
+  // expected-error @+1 {{expected a relation '==', '<=' or '<'}}
+  tir.assert [n] >= [1], "no such relation"
+}
+
+// -----
+
+tir.prim_func @assert_message(%X: !tir.buffer<[n], f32>) {
+  // expected-error @+1 {{string literal expected}}
+  tir.assert [n] == [1], why
+}
+
+// -----
+
+"tir.prim_func"() <{sym_name = "assert_generic", function_type = (!tir.buffer<[n], f32>) -> (), sym_params = #sym.dims<[]>}> ({
+^bb0(%X: !tir.buffer<[n], f32>):
+  // expected-error @+1 {{unknown relation '!=' (expected ==, <= or <)}}
+  "tir.assert"() <{lhs = #sym.dims<[n]>, rhs = #sym.dims<[1]>, relation = "!=", message = "generic form"}> : () -> ()
+}) : () -> ()

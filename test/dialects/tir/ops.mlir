@@ -64,3 +64,30 @@ tir.prim_func @gather(%X: !tir.buffer<[n], f32>, %I: !tir.buffer<[m], i64>, %Y: 
     tir.store %Y[i], %v : f32
   }
 }
+
+// -----
+
+// tir.assert: pairs of expressions in one relation, and the message; its variables are
+// defined by the signature, sym parameters, enclosing loops and lets.
+// CHECK-LABEL: tir.prim_func @asserts(%A: !tir.buffer<[n, k], f32>, %B: !tir.buffer<[m, 4], f32>, %I: !tir.buffer<[2], i64>) sym [s] {
+// CHECK-NEXT:    tir.assert [k, floormod(n * 6, 4)] == [m, 0], "relax.matmul: the lhs columns equal the rhs rows"
+// CHECK-NEXT:    tir.assert [s] <= [n * 2 + 1], "a \22quoted\22 message"
+// CHECK-NEXT:    %p = tir.load %I[0] : i64
+// CHECK-NEXT:    tir.let t = %p : i64
+// CHECK-NEXT:    tir.assert [t] < [m], "a let variable" {note = 1 : i64}
+// CHECK-NEXT:    tir.for i in [0, n) {
+// CHECK-NEXT:      tir.assert [i, 0] < [k, s], "a loop variable"
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tir.for j in [0, 2) {
+// CHECK-NEXT:    }
+tir.prim_func @asserts(%A: !tir.buffer<[n, k], f32>, %B: !tir.buffer<[m, 4], f32>, %I: !tir.buffer<[2], i64>) sym [s] {
+  tir.assert [k, floormod(6 * n, 4)] == [m, 0], "relax.matmul: the lhs columns equal the rhs rows"
+  tir.assert [s]<=[2*n+1], "a \"quoted\" message"
+  %p = tir.load %I[0] : i64
+  tir.let t = %p : i64
+  tir.assert [t] < [m], "a let variable" {note = 1}
+  tir.for i in [0, n) {
+    tir.assert [i, 0] < [k, s], "a loop variable"
+  }
+  tir.for j in [0, 2) {}
+}

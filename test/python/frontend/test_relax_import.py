@@ -82,3 +82,41 @@ def test_corrupt_onnx_is_one_line(tmp_path: Path, capsys) -> None:
     assert one_line_error(capsys).startswith(
         f"relax-import: error: cannot load '{path}' as an ONNX model"
     )
+
+
+def test_in_place_operators_import_as_exported(tmp_path: Path, capsys) -> None:
+    torch = pytest.importorskip("torch")
+
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            y = x.clone()
+            y[:, 0].relu_()
+            return torch.nn.functional.relu6(y, inplace=True)
+
+    program = torch.export.export(Model(), (torch.randn(2, 3),))
+    torch.export.save(program, tmp_path / "m.pt2")
+    out = tmp_path / "m.mlir"
+    assert relax_import([str(tmp_path / "m.pt2"), "-o", str(out)]) == 0
+    assert "relax.slice_scatter" in out.read_text()
+    x = np.array([[-1.0, -2.0, 7.0], [3.0, -4.0, 0.5]], np.float32)
+    np.savez(tmp_path / "x.npz", x=x)
+    args = [str(out), "--inputs", str(tmp_path / "x.npz"), "--outputs", str(tmp_path / "y.npz")]
+    assert relax_run(args) == 0
+    expected = np.array([[0.0, 0.0, 6.0], [3.0, 0.0, 0.5]], np.float32)
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npz")["out0"], expected)
+
+    class Counter(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("steps", torch.zeros(3))
+
+        def forward(self, x):
+            self.steps.add_(1)
+            return x + self.steps
+
+    torch.export.save(torch.export.export(Counter(), (torch.randn(3),)), tmp_path / "c.pt2")
+    assert relax_import([str(tmp_path / "c.pt2"), "-o", str(out)]) == 1
+    assert one_line_error(capsys) == (
+        f"relax-import: error: {tmp_path / 'c.pt2'}: 1 unsupported ATen operator in 1 node: "
+        "aten.add_.Tensor (writes to the buffer 'steps') (1)"
+    )

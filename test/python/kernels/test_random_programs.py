@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from xrelax.backends.kernels import compile_prim_func
+from xrelax.backends.kernels import KernelError, compile_prim_func
 from xrelax.dialects import dtypes
 from xrelax.dialects.symbolic import floordiv, floormod, sym
 from xrelax.ops import te
@@ -103,3 +103,50 @@ def test_vectorized_kernels_agree_with_scalar_loops(data, rows, cols):
     fast(*inputs, got)
     slow(*inputs, want)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
+
+
+def _outcome(kernel, inputs, shape) -> tuple[np.ndarray | None, str | None]:
+    out = np.zeros(shape, np.float32)
+    try:
+        kernel(*inputs, out)
+    except KernelError as err:
+        return None, str(err)
+    return out, None
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    rows=st.integers(1, 4),
+    cols=st.integers(1, 4),
+    broken=st.sampled_from(["index", "AT rows", "B length", "output"]),
+)
+def test_vectorized_and_scalar_kernels_refuse_inconsistent_inputs_alike(data, rows, cols, broken):
+    """Indices outside the table and sizes that break the signature: both paths refuse
+    with the same message, or (the broken part unused) compute the same values."""
+    draw = data.draw
+    outputs = [te.compute((n, m), lambda i, j: expression(draw, 3, i, j), "Y")]
+    func, _ = te.create_prim_func("random", [A, AT, B, IDX, *outputs])
+    fast = compile_prim_func(func)
+    slow = compile_prim_func(func, vectorize=False)
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    a = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
+    at = np.ascontiguousarray(a.T)
+    b = rng.uniform(-2, 2, cols).astype(np.float32)
+    idx = rng.integers(0, rows, rows)
+    shape = (rows, cols)
+    if broken == "index":
+        idx[draw(st.integers(0, rows - 1))] = draw(st.sampled_from([-rows - 1, -1, rows, rows + 3]))
+    elif broken == "AT rows":
+        at = np.zeros((cols + 1, rows), np.float32)
+    elif broken == "B length":
+        b = np.zeros(cols + 1, np.float32)
+    else:
+        shape = (rows, cols + 1)
+    got, fast_refused = _outcome(fast, [a, at, b, idx], shape)
+    want, slow_refused = _outcome(slow, [a, at, b, idx], shape)
+    assert fast_refused == slow_refused
+    if broken != "index":
+        assert fast_refused is not None and fast_refused.startswith("kernel @random: buffer #")
+    if fast_refused is None:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)

@@ -44,6 +44,7 @@ from xrelax.ops.elementwise import (
     SqrtOp,
     WhereOp,
 )
+from xrelax.ops.layout import LAYOUT_OPS
 from xrelax.ops.linalg import MatmulOp
 from xrelax.ops.manipulate import (
     ConcatOp,
@@ -515,6 +516,6 @@ def test_every_operator_has_a_property_test():
         FlattenOp, PermuteDimsOp, ExpandDimsOp, SqueezeOp, ConcatOp, SplitOp, TakeOp,
         StridedSliceOp, *REDUCE_OPS, SoftmaxOp, LogSoftmaxOp, LayerNormOp, Conv1dOp,
         Conv2dOp, MaxPool2dOp, AvgPool2dOp, ZerosOp, OnesOp, FullOp, ArangeOp, TrilOp, TriuOp,
-        UniqueOp,
+        UniqueOp, *LAYOUT_OPS,
     }  # fmt: skip
     assert tested == set(OPERATORS)

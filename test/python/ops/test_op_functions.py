@@ -39,6 +39,8 @@ PYTHON_ATTRIBUTES: dict[str, dict] = {
     "ones": {"dtype": np.int32},
     "arange": {"dtype": dtypes.F32},
     "tril": {"k": -1},
+    "pad": {"pad_width": [1, 0, 2, 3]},
+    "slice_scatter": {"axis": 1, "begin": 1, "end": 4, "step": 2},
 }
 
 NAMES = sorted(o.name.removeprefix("relax.") for o in OPERATORS)

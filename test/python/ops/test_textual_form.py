@@ -82,6 +82,12 @@ EXAMPLES: dict[str, tuple[list[str], str]] = {
     "tril": ([IMAGE], "{k = -1 : i64}"),
     "triu": ([T], ""),
     "unique": ([T], ""),
+    "broadcast_to": (["!relax.tensor<[1, 4], i1>", "!relax.shape<[n, 4]>"], ""),
+    "pad": ([T, "!relax.tensor<[], f32>"], "{pad_width = array<i64: 1, 0, 2, 3>}"),
+    "slice_scatter": (
+        [T, "!relax.tensor<[n, 2], f32>"],
+        "{axis = 1 : i64, begin = 1 : i64, end = 4 : i64, step = 2 : i64}",
+    ),
 }  # fmt: skip
 
 
