@@ -10,6 +10,16 @@ relax.func @bf16(%x: !relax.tensor<[n], bf16>) -> !relax.tensor<[n], bf16> {
 
 // -----
 
+// An empty loop body is a loop that does nothing (relax-to-vm drops it).
+// CHECK-LABEL: tir.prim_func @empty_loop_body(%X: !tir.buffer<[n], f32>) {
+// CHECK-NEXT:  }
+tir.prim_func @empty_loop_body(%X: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+  }
+}
+
+// -----
+
 // A numbered parameter has no name (relax-run calls it arg0).
 // CHECK-LABEL: vm.func @numbered(%0) {
 // CHECK-NEXT:    vm.ret %0

@@ -2,14 +2,6 @@
 // Hostile input (issue 15): each chunk once ended in an internal error; each is now a
 // located error.
 
-tir.prim_func @empty_loop_body(%X: !tir.buffer<[n], f32>) {
-  // expected-error @+1 {{'tir.for' op Region 'body' at position 0 expected a single block, but got 0 blocks}}
-  tir.for i in [0, n) {
-  }
-}
-
-// -----
-
 tir.prim_func @index_without_expression(%X: !tir.buffer<[n], f32>) {
   tir.for i in [0, n) {
     // expected-error @+1 {{expected one symbolic index expression}}
