@@ -372,12 +372,23 @@ def verify_module(module: Operation) -> None:
     verifier does, so a function's signature is checked before its body.
     """
     for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except IRError:
-            raise
-        except VerifyException as err:
-            raise IRError(op, _strip_prefix(str(err).split("\n", 1)[0])) from None
+        _verify_op(op)
+
+
+def _verify_op(op: Operation) -> None:
+    try:
+        op.verify(verify_nested_ops=False)
+    except IRError:
+        raise
+    except VerifyException as err:
+        raise IRError(op, _strip_prefix(str(err).split("\n", 1)[0])) from None
+    except Exception:
+        # A verifier that walks its body read an op not verified yet (a property
+        # missing, a region empty): that op's own error is the one to report.
+        for inner in op.walk():
+            if inner is not op:
+                _verify_op(inner)
+        raise
 
 
 def _strip_prefix(message: str) -> str:

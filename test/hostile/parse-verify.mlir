@@ -140,3 +140,12 @@ relax.func @empty_but_too_large() -> !relax.tensor<[9223372036854775807, 0], f32
   %c = relax.const dense<0.0> : !relax.tensor<[9223372036854775807, 0], f32>
   relax.return %c : !relax.tensor<[9223372036854775807, 0], f32>
 }
+
+// -----
+
+// The prim_func's scoping check walks its body before the body's ops are verified.
+"tir.prim_func"() <{sym_name = "assert_without_rhs", function_type = (!tir.buffer<[n], i8>) -> (), sym_params = #sym.dims<[]>}> ({
+^bb0(%X: !tir.buffer<[n], i8>):
+  // expected-error @+1 {{'tir.assert' op property 'rhs' expected in operation 'tir.assert'}}
+  "tir.assert"() <{lhs = #sym.dims<[n]>, relation = "==", message = "generic form"}> : () -> ()
+}) : () -> ()
