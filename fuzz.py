@@ -602,7 +602,9 @@ def _compare(expected: Any, actual: Any, where: str, values: bool = True) -> Non
         if not values:
             return
         if e.dtype.kind in "fc":
-            same = np.allclose(e, a, rtol=1e-3, atol=1e-4, equal_nan=True)
+            # a fused kernel rounds f16 once where the interpreter rounds each operator
+            tolerance = 1e-2 if e.dtype.itemsize <= 2 else 1e-3
+            same = np.allclose(e, a, rtol=tolerance, atol=tolerance / 10, equal_nan=True)
         else:
             same = np.array_equal(e, a)
         if not same:
