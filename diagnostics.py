@@ -8,11 +8,21 @@ A diagnostic prints MLIR-style, one line first::
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    IntAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
@@ -95,9 +105,11 @@ class LocatingParser(Parser):
 
     def __init__(self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0):
         super().__init__(ctx, text, name)
+        self.lexer._unescaped_characters_regex = _STRING_LITERAL  # noqa: SLF001
         self.file_name = name
         self.line_offset = line_offset
         self._line_starts = _line_starts(text)
+        self._attribute_names: list[tuple[str, bool]] = []
 
     def location_of(self, position: int) -> Location:
         """The location of a character offset in the input."""
@@ -106,7 +118,20 @@ class LocatingParser(Parser):
         return Location(self.file_name, line + self.line_offset, column)
 
     def parse_module(self, allow_implicit_module: bool = True):
-        """Parse; a value used but never defined is reported at its first use."""
+        """Parse; a value used but never defined is reported at its first use.
+
+        Input nested more than :data:`MAX_NESTING` brackets deep is refused before
+        parsing: every stage that follows (parser, verifier, passes, printer,
+        interpreter) recurses over nesting, and this bound keeps them all within
+        Python's recursion limit."""
+        too_deep = nesting_overflow(self.lexer.input.content)
+        if too_deep is not None:
+            self.raise_error(
+                f"nested too deeply (more than {MAX_NESTING} levels of brackets, "
+                "braces and regions)",
+                too_deep,
+                too_deep + 1,
+            )
         try:
             with paused_gc():
                 return super().parse_module(allow_implicit_module)
@@ -133,6 +158,102 @@ class LocatingParser(Parser):
         except NotImplementedError:
             self.raise_error("dense array element type wider than 64 bits", start, self.pos)
 
+    def parse_dense_int_or_fp_elements_attr(self, type):  # noqa: A002 - xDSL's signature
+        """xDSL's, but a splat (one value, or the hex of one element) stores that one
+        value whatever the shape: ``dense<0.0> : tensor<1073741824xf32>`` costs bytes,
+        not gigabytes (MLIR's DenseElementsAttr stores splats the same way)."""
+        start = self._current_token.span.start
+        try:
+            return self._parse_dense(type, start)
+        except (ValueError, OverflowError) as err:  # xDSL's range checks of the values
+            self.raise_error(str(err), start, self.pos)
+
+    def _parse_dense(self, type, start: int):  # noqa: A002 - xDSL's name
+        self.parse_punctuation("<", " in dense attribute")
+        hex_text = self.parse_optional_str_literal()
+        if hex_text is None and self._current_token.text in ("[", ">"):
+            self._resume_from(start)
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        if hex_text is None:
+            self._parse_tensor_literal()
+        self.parse_punctuation(">", " in dense attribute")
+        full_type = type
+        if full_type is None:
+            self.parse_punctuation(":", " in dense attribute")
+            full_type = self._parse_dense_literal_type()
+        end = self.pos
+        element_type = full_type.get_element_type()
+        is_splat = hex_text is None or len(hex_text) == 2 + 2 * element_type.compile_time_size
+        if not is_splat or any(d < 0 for d in full_type.get_shape()):
+            self._resume_from(start)
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        self._resume_from(start)
+        one = super().parse_dense_int_or_fp_elements_attr(TensorType(element_type, []))
+        self._resume_from(end)
+        data = one.data if math.prod(full_type.get_shape()) else BytesAttr(b"")
+        return DenseIntOrFPElementsAttr(full_type, data)
+
+    def parse_optional_attribute(self) -> Attribute | None:
+        """xDSL's; a value an attribute cannot hold (``1e40 : f16``, ``300 : i8``) is a
+        located error rather than the constructor's ValueError or OverflowError."""
+        start = self.pos
+        try:
+            return super().parse_optional_attribute()
+        except (ValueError, OverflowError) as err:
+            self.raise_error(str(err).split("\n", 1)[0], start, max(self.pos, start + 1))
+
+    def parse_optional_type(self) -> Attribute | None:
+        """xDSL's, with the same located errors as :meth:`parse_optional_attribute`."""
+        start = self.pos
+        try:
+            return super().parse_optional_type()
+        except (ValueError, OverflowError) as err:
+            self.raise_error(str(err).split("\n", 1)[0], start, max(self.pos, start + 1))
+
+    def _parse_block(self):
+        """xDSL's, with a block defined twice after a forward reference reported (xDSL
+        forgets that the first definition resolved the reference and fails)."""
+        token = self._current_token
+        name = token.text[1:]
+        known = self.blocks.get(name)
+        if known is not None and known[1] is None and name not in self.forward_block_references:
+            self.raise_error(f"re-declaration of block '{name}'", token.span)
+        return super()._parse_block()
+
+    def _parse_dialect_type_or_attribute_body(self, attr_name, is_type, *rest):
+        """xDSL's; remembers which attribute is parsed, for the parameter count check."""
+        self._attribute_names.append((attr_name, is_type))
+        try:
+            return super()._parse_dialect_type_or_attribute_body(attr_name, is_type, *rest)
+        finally:
+            self._attribute_names.pop()
+
+    def parse_paramattr_parameters(self, skip_white_space: bool = True) -> list[Attribute]:
+        """xDSL's generic ``<p0, p1>`` parameters, with their number checked against the
+        attribute's definition (xDSL would fail on a mismatch when building it)."""
+        start = self.pos
+        params = super().parse_paramattr_parameters(skip_white_space)
+        if not self._attribute_names:
+            return params
+        name, is_type = self._attribute_names[-1]
+        lookup = self.ctx.get_optional_type if is_type else self.ctx.get_optional_attr
+        definition = lookup(name) if "." in name else None
+        if definition is not None and issubclass(definition, ParametrizedAttribute):
+            expected = len(definition.get_irdl_definition().parameters)
+            if len(params) != expected:
+                self.raise_error(
+                    f"'{name}' takes {expected} parameter(s), got {len(params)}", start, self.pos
+                )
+        return params
+
+    def _parse_tensor_literal_element(self):
+        """xDSL's; a hexadecimal integer given for a float is its bit pattern, as in MLIR
+        (xDSL prints NaN, infinities and some f32 values that way)."""
+        element = super()._parse_tensor_literal_element()
+        if element.span.text.lower().startswith("0x"):
+            return _BitPatternElement(element.is_negative, element.value, element.span)
+        return element
+
     def parse_operation(self) -> Operation:
         start = self.pos
         op = super().parse_operation()
@@ -142,6 +263,45 @@ class LocatingParser(Parser):
                 StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.column)
             )
         return op
+
+
+class _BitPatternElement(Parser._TensorLiteralElement):
+    """A ``0x...`` tensor literal element: for a float type, the bits of the value."""
+
+    def to_type(self, parser, type):  # noqa: A002 - xDSL's signature
+        if isinstance(type, AnyFloat) and isinstance(self.value, int):
+            size = type.compile_time_size
+            if self.value >= 1 << (8 * size):
+                parser.raise_error(f"hexadecimal float literal too wide for {type}", self.span)
+            return type.unpack(self.value.to_bytes(size, "little"), 1)[0]
+        return super().to_type(parser, type)
+
+
+_STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+"""xDSL's string literal pattern without its nested repetition, which backtracks
+exponentially on an unterminated string (30 characters took minutes)."""
+
+MAX_NESTING = 64
+"""How deeply regions, types, attributes and expressions may nest in textual IR
+(ten times what the examples use; each level costs the parser up to 8 Python frames)."""
+
+_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|<=|<\s|[\[\](){}<>]')
+
+
+def nesting_overflow(text: str) -> int | None:
+    """The offset of the first bracket nested deeper than :data:`MAX_NESTING` in
+    ``text``, or None. Strings, comments, ``->`` and the relations ``<=`` and ``< ``
+    (``tir.assert``) are skipped; a closing bracket never takes the depth below 0."""
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        char = match.group()
+        if char in "([{<":
+            depth += 1
+            if depth > MAX_NESTING:
+                return match.start()
+        elif char in ")]}>":
+            depth = max(depth - 1, 0)
+    return None
 
 
 def _line_starts(text: str) -> list[int]:
@@ -162,6 +322,23 @@ def _bisect_right(values: list[int], x: int) -> int:
         else:
             lo = mid + 1
     return lo
+
+
+class SourceError(Exception):
+    """An input file that is not text."""
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text; a binary file is a one-line :class:`SourceError` naming
+    the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise SourceError(
+            f"'{name}' is not UTF-8 text (byte 0x{data[err.start]:02x} at line {line}, "
+            f"offset {err.start})"
+        ) from None
 
 
 def source_line(text: str, line: int) -> str | None:
@@ -195,12 +372,23 @@ def verify_module(module: Operation) -> None:
     verifier does, so a function's signature is checked before its body.
     """
     for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except IRError:
-            raise
-        except VerifyException as err:
-            raise IRError(op, _strip_prefix(str(err).split("\n", 1)[0])) from None
+        _verify_op(op)
+
+
+def _verify_op(op: Operation) -> None:
+    try:
+        op.verify(verify_nested_ops=False)
+    except IRError:
+        raise
+    except VerifyException as err:
+        raise IRError(op, _strip_prefix(str(err).split("\n", 1)[0])) from None
+    except Exception:
+        # A verifier that walks its body read an op not verified yet (a property
+        # missing, a region empty): that op's own error is the one to report.
+        for inner in op.walk():
+            if inner is not op:
+                _verify_op(inner)
+        raise
 
 
 def _strip_prefix(message: str) -> str:

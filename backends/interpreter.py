@@ -61,6 +61,10 @@ def interpret(module: ModuleOp, entry: str, *args: Any) -> Any:
             (result,) = interpreter.call_op(func, args)
     except InterpretationError as err:
         raise InterpreterError(str(err)) from err
+    except RecursionError:
+        raise InterpreterError(
+            f"{entry}: calls nested too deeply (recursion deeper than Python allows)"
+        ) from None
     return result
 
 
@@ -320,14 +324,7 @@ class RelaxFunctions(InterpreterFunctions):
 
     @impl(relax.ConstOp)
     def run_const(self, interpreter: Interpreter, op: relax.ConstOp, args: tuple[Any, ...]):
-        type_ = op.result.type
-        assert isinstance(type_, TensorType)
-        values = op.value.get_values()
-        return (
-            np.array(values, dtype=dtypes.numpy_dtype(type_.dtype)).reshape(
-                evaluate_dims(type_.dims, {})
-            ),
-        )
+        return (dtypes.dense_array(op.value),)
 
     def where(self, op: Operation) -> str:
         """How a message names ``op``: the function, the op (its callee) and its result."""
@@ -375,16 +372,24 @@ class RelaxFunctions(InterpreterFunctions):
         self.check_result(op, result)
         return (result,)
 
+    def allocate(self, op: relax.CallTIROp, type_: TensorType) -> np.ndarray:
+        """An output tensor of ``op`` (an impossible shape is the VM's one-line error)."""
+        from xrelax.backends.vm.builtins import alloc_tensor_direct
+        from xrelax.backends.vm.error import AllocationError
+
+        shape = evaluate_dims(type_.dims, self.env)
+        try:
+            return alloc_tensor_direct(shape, dtypes.numpy_name(type_.dtype))
+        except AllocationError as err:
+            raise InterpreterError(err.located(self.func_name, op.result.name_hint)) from None
+
     @impl(relax.CallTIROp)
     def run_call_tir(self, interpreter: Interpreter, op: relax.CallTIROp, args: tuple[Any, ...]):
         from xrelax.backends.kernels import compile_prim_func
         from xrelax.backends.kernels.runtime import KernelError
 
         callee = interpreter.get_op_for_symbol(op.callee.string_value())
-        outputs = [
-            np.empty(evaluate_dims(t.dims, self.env), dtype=dtypes.numpy_dtype(t.dtype))
-            for t in op.output_types
-        ]
+        outputs = [self.allocate(op, t) for t in op.output_types]
         sym_args = [symbolic.evaluate(e, self.env) for e in op.sym_args.data] if op.sym_args else []
         try:
             compile_prim_func(callee)(*args, *outputs, *sym_args)

@@ -15,6 +15,7 @@ from xdsl.ir import Data, Dialect
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 from xrelax.dialects import symbolic
 from xrelax.dialects.symbolic import Dims, SymbolicError
@@ -42,6 +43,36 @@ def parse_dims_text(parser: AttrParser, text: str, start: int) -> Dims:
         leading = len(text) - len(text.lstrip())
         raise_symbolic_error(parser, err, start + leading)
         raise
+
+
+MAX_EXTENT = 2**63 - 1
+"""The largest dimension a shape may have (shapes are int64 at run time)."""
+
+MAX_RANK = 64
+"""The highest rank of a tensor, shape or buffer type (numpy's limit)."""
+
+
+def check_rank(rank: int) -> None:
+    """Refuse a rank numpy cannot hold."""
+    if rank > MAX_RANK:
+        raise VerifyException(f"rank {rank} exceeds the maximum of {MAX_RANK}")
+
+
+def check_extents(dims: Dims, allow_negative: bool = False) -> None:
+    """Refuse a constant dimension that does not fit in int64, or is negative (a shape
+    value may hold -1, the entry a ``reshape`` infers: ``allow_negative``)."""
+    check_rank(len(dims))
+    for dim in dims:
+        if not dim.is_Integer:
+            continue
+        if dim < 0 and not allow_negative:
+            raise VerifyException(
+                f"dimension {dim} of shape {symbolic.format_dims(dims)} is negative"
+            )
+        if not -MAX_EXTENT <= dim <= MAX_EXTENT:
+            raise VerifyException(
+                f"dimension {dim} of shape {symbolic.format_dims(dims)} does not fit in 64 bits"
+            )
 
 
 @irdl_attr_definition

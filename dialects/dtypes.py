@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
     Float64Type,
     IntegerType,
 )
 from xdsl.ir import Attribute
+from xdsl.utils.exceptions import VerifyException
 
 F16, F32, F64, BF16 = Float16Type(), Float32Type(), Float64Type(), BFloat16Type()
 I1, I8, I16, I32, I64 = (IntegerType(w) for w in (1, 8, 16, 32, 64))
@@ -39,6 +43,8 @@ _NUMPY: dict[str, str] = {
     "i64": "int64",
 }
 _FROM_NUMPY = {v: k for k, v in _NUMPY.items()}
+NUMPY_NAMES = tuple(_NUMPY.values())
+"""The numpy names of the element types numpy can hold (the VM's dtype strings)."""
 
 
 def is_dtype(attr: Attribute) -> bool:
@@ -56,11 +62,21 @@ def is_bool(dtype: Attribute) -> bool:
     return dtype == I1
 
 
+class UnsupportedDtype(ValueError, VerifyException):
+    """An element type numpy cannot hold (``bf16``): nothing that runs on numpy (the
+    VM, its kernels, the interpreter, constant folding) can handle it. A
+    ``VerifyException``, so that a pass or verifier raising it reports a diagnostic."""
+
+
 def numpy_name(dtype: Attribute) -> str:
     """The numpy dtype name of an element type (``f32`` -> ``float32``)."""
     name = NAME_OF.get(dtype)
     if name is None or name not in _NUMPY:
-        raise ValueError(f"element type {dtype} has no numpy equivalent")
+        shown = name or str(dtype)
+        raise UnsupportedDtype(
+            f"element type {shown} is not supported by numpy, which the VM, the kernels "
+            "and the interpreter run on"
+        )
     return _NUMPY[name]
 
 
@@ -75,3 +91,42 @@ def from_numpy(dtype: np.dtype | str) -> Attribute:
     if name is None:
         raise ValueError(f"numpy dtype {np.dtype(dtype).name} has no relax element type")
     return BY_NAME[name]
+
+
+SPLAT_MATERIALIZE_LIMIT = 1 << 16
+"""A splat constant of more elements is a read-only broadcast view of its one value
+(``np.broadcast_to``) rather than a full array: a few bytes of text may declare one of
+billions of elements."""
+
+
+def is_compact_splat(attr: DenseIntOrFPElementsAttr) -> bool:
+    """Whether ``attr`` stores one value for a shape of several elements (how the parser
+    keeps ``dense<0.0> : [n, m]``)."""
+    return len(attr.data.data) == attr.get_element_type().compile_time_size and (
+        math.prod(attr.get_shape()) > 1
+    )
+
+
+def dense_array(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The value of a dense attribute as a numpy array (a large splat stays one value,
+    broadcast)."""
+    shape = tuple(attr.get_shape())
+    dtype = numpy_dtype(attr.get_element_type())
+    if is_compact_splat(attr):
+        (value,) = attr.get_values()
+        if math.prod(shape) <= SPLAT_MATERIALIZE_LIMIT:
+            return np.full(shape, value, dtype)
+        return np.broadcast_to(np.array(value, dtype), shape)
+    return np.array(attr.get_values(), dtype=dtype).reshape(shape)
+
+
+def check_dense_size(attr: DenseIntOrFPElementsAttr) -> None:
+    """Refuse (``VerifyException``) a constant whose size in bytes does not fit in int64:
+    numpy could never make it (it also counts the dimensions of an empty array)."""
+    shape = attr.get_shape()
+    count = math.prod(shape)
+    itemsize = attr.get_element_type().compile_time_size
+    if math.prod(d for d in shape if d) * itemsize >= 2**63:
+        raise VerifyException(
+            f"constant of shape {list(shape)} is too large ({count} elements of {itemsize} bytes)"
+        )

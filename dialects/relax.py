@@ -76,6 +76,8 @@ from xdsl.utils.exceptions import VerifyException
 from xrelax.dialects import dtypes, obligations, symbolic
 from xrelax.dialects.dims import (
     DimsAttr,
+    check_extents,
+    check_rank,
     parse_dims_text,
     raise_symbolic_error,
     take_angle_body,
@@ -221,6 +223,10 @@ class TensorType(_ShapedType, ParametrizedAttribute, TypeAttribute):
     def verify(self) -> None:
         if not isinstance(self.shape, DimsAttr | IntAttr | NoneAttr):
             raise VerifyException(f"invalid tensor shape parameter {self.shape}")
+        if isinstance(self.shape, DimsAttr):
+            check_extents(self.shape.data)
+        elif isinstance(self.shape, IntAttr):
+            check_rank(self.shape.data)
         if self.dtype != UNKNOWN_DTYPE and not dtypes.is_dtype(self.dtype):
             raise VerifyException(f"unsupported element type {self.dtype}")
 
@@ -245,6 +251,12 @@ class ShapeType(_ShapedType, ParametrizedAttribute, TypeAttribute):
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{_print_shape(self.shape)}>")
+
+    def verify(self) -> None:
+        if isinstance(self.shape, DimsAttr):
+            check_extents(self.shape.data, allow_negative=True)
+        elif isinstance(self.shape, IntAttr):
+            check_rank(self.shape.data)
 
 
 _PRIM_DTYPES = (dtypes.I64, dtypes.I32, dtypes.I16, dtypes.I8)
@@ -1184,6 +1196,7 @@ class ConstOp(IRDLOperation):
             )
         if type_.dtype != value_type.get_element_type():
             raise VerifyException(f"constant element type differs from {show_type(type_)}")
+        dtypes.check_dense_size(self.value)
 
 
 def _check_callee_is(

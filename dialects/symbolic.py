@@ -5,7 +5,11 @@ symbols, kept in a canonical form: polynomials are expanded, constants are
 folded eagerly, and ``floordiv``/``floormod``/``min``/``max`` are sympy
 functions that simplify what they can when they are built.
 
-The public API: :func:`sym`, :func:`as_expr`, :func:`floordiv`,
+Expansion is bounded: :func:`expand` refuses (:class:`ExpressionTooLarge`) a canonical
+form of more than :data:`MAX_TERMS` terms before building it, and expression text nests
+at most :data:`MAX_DEPTH` deep.
+
+The public API: :func:`sym`, :func:`as_expr`, :func:`expand`, :func:`floordiv`,
 :func:`floormod`, :func:`smin`, :func:`smax`, :func:`simplify`,
 :func:`prove_equal`, :func:`prove_not_equal`, :func:`prove_le`,
 :func:`prove_lt`, :func:`substitute`, :func:`evaluate`, :func:`free_vars`,
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 import sympy
+from xdsl.utils.exceptions import VerifyException
 
 Expr = sympy.Expr
 Dims = tuple[sympy.Expr, ...]
@@ -32,6 +37,63 @@ class SymbolicError(ValueError):
     """A malformed symbolic expression, or one that cannot be evaluated."""
 
 
+class ExpressionTooLarge(SymbolicError, VerifyException):
+    """An expression whose canonical (expanded) form would exceed :data:`MAX_TERMS` terms.
+
+    It is also a ``VerifyException``: raised by a verifier or a pass, it becomes a
+    diagnostic at the op being processed."""
+
+
+MAX_TERMS = 256
+"""The most terms an expression may have once expanded. Products of sums grow
+exponentially when expanded (16 factors ``(a + b)`` give 65536 terms); a canonical form
+of 256 terms already costs ~0.1 s to build and prints as 10 KB of text."""
+
+MAX_DEPTH = 64
+"""How deeply parentheses and function calls may nest in an expression's text."""
+
+
+def expand(expr: sympy.Expr) -> sympy.Expr:
+    """``sympy.expand(expr)``: the canonical form, refused (:class:`ExpressionTooLarge`)
+    when it would have more than :data:`MAX_TERMS` terms, before any work is done."""
+    if expr.is_Atom:
+        return expr
+    terms = _expanded_terms(expr)
+    if terms > MAX_TERMS:
+        raise ExpressionTooLarge(
+            "symbolic expression too large: its canonical form would have "
+            f"{'over a million' if terms >= _CAP else terms} terms (at most {MAX_TERMS})"
+        )
+    return sympy.expand(expr)
+
+
+@lru_cache(maxsize=65536)
+def _expanded_terms(expr: sympy.Expr) -> int:
+    """An upper bound of the number of terms of ``expand(expr)`` (capped just above
+    10**6); function arguments, expanded on their own, must each be within the limit."""
+    if expr.is_Atom:
+        return 1
+    if expr.is_Add:
+        return min(sum(_expanded_terms(a) for a in expr.args), _CAP)
+    if expr.is_Mul:
+        return min(math.prod(_expanded_terms(a) for a in expr.args), _CAP)
+    if expr.is_Pow:
+        base = _expanded_terms(expr.base)
+        exponent = expr.exp
+        if exponent.is_Integer and exponent > 1 and base > 1:
+            # monomials of degree e in `base` unknowns: C(base + e - 1, e)
+            e = min(int(exponent), _CAP)
+            return _CAP if e >= _CAP else min(math.comb(base + e - 1, e), _CAP)
+        return base
+    for arg in expr.args:
+        if _expanded_terms(arg) > MAX_TERMS:
+            return _CAP
+    return 1
+
+
+_CAP = 10**6 + 1
+
+
 @cache
 def sym(name: str) -> sympy.Symbol:
     """The symbolic variable ``name``: integer and non-negative, one object per name."""
@@ -41,7 +103,7 @@ def sym(name: str) -> sympy.Symbol:
 def as_expr(value: int | str | sympy.Expr) -> sympy.Expr:
     """An int, a variable name, or an expression, as a canonical expression."""
     if isinstance(value, sympy.Expr):
-        return sympy.expand(value)
+        return expand(value)
     if isinstance(value, bool):
         raise SymbolicError(f"expected an integer expression, got {value!r}")
     if isinstance(value, int):
@@ -78,7 +140,7 @@ class FloorDiv(sympy.Function):
             if b == 1:
                 return a
             if b > 0:
-                quotient, rest = _split_divisible(sympy.expand(a), int(b))
+                quotient, rest = _split_divisible(expand(a), int(b))
                 if quotient != 0:
                     return quotient + FloorDiv(rest, b)
         return None
@@ -105,7 +167,7 @@ class FloorMod(sympy.Function):
             if b == 1 or b == -1:
                 return sympy.Integer(0)
             if b > 0:
-                quotient, rest = _split_divisible(sympy.expand(a), int(b))
+                quotient, rest = _split_divisible(expand(a), int(b))
                 if quotient != 0:
                     return FloorMod(rest, b)
         return None
@@ -121,7 +183,7 @@ def row_major_strides(dims: Sequence[sympy.Expr]) -> list[sympy.Expr]:
     strides, step = [], sympy.Integer(1)
     for dim in reversed(dims):
         strides.append(step)
-        step = sympy.expand(step * dim)
+        step = expand(step * dim)
     return strides[::-1]
 
 
@@ -130,7 +192,7 @@ def flat_offset(indices: Sequence[sympy.Expr], dims: Sequence[sympy.Expr]) -> sy
     offset = sum(
         (i * s for i, s in zip(indices, row_major_strides(dims), strict=True)), sympy.Integer(0)
     )
-    return sympy.expand(_expand_floors(sympy.expand(offset)))
+    return expand(_expand_floors(expand(offset)))
 
 
 def _expand_floors(expr: sympy.Expr) -> sympy.Expr:
@@ -138,7 +200,7 @@ def _expand_floors(expr: sympy.Expr) -> sympy.Expr:
     ``floordiv(floordiv(x, a), b)`` -> ``floordiv(x, a * b)`` (positive divisors)."""
     if expr.is_Atom:
         return expr
-    args = [sympy.expand(_expand_floors(a)) for a in expr.args]
+    args = [expand(_expand_floors(a)) for a in expr.args]
     if isinstance(expr, FloorMod):
         x, c = args
         return x - c * _floordiv(x, c)
@@ -149,18 +211,18 @@ def _expand_floors(expr: sympy.Expr) -> sympy.Expr:
 
 def _floordiv(x: sympy.Expr, c: sympy.Expr) -> sympy.Expr:
     if isinstance(x, FloorDiv):
-        return _floordiv(x.args[0], sympy.expand(x.args[1] * c))
+        return _floordiv(x.args[0], expand(x.args[1] * c))
     return FloorDiv(x, c)
 
 
 def floordiv(a: int | sympy.Expr, b: int | sympy.Expr) -> sympy.Expr:
     """``floor(a / b)``, folded where possible."""
-    return sympy.expand(FloorDiv(as_expr(a), as_expr(b)))
+    return expand(FloorDiv(as_expr(a), as_expr(b)))
 
 
 def floormod(a: int | sympy.Expr, b: int | sympy.Expr) -> sympy.Expr:
     """``a mod b`` with the sign of ``b``, folded where possible."""
-    return sympy.expand(FloorMod(as_expr(a), as_expr(b)))
+    return expand(FloorMod(as_expr(a), as_expr(b)))
 
 
 def smin(*values: int | sympy.Expr) -> sympy.Expr:
@@ -187,7 +249,7 @@ def _evaluated(expr: sympy.Expr) -> sympy.Expr:
 @lru_cache(maxsize=65536)
 def simplify(expr: sympy.Expr) -> sympy.Expr:
     """The canonical form of ``expr`` (expanded, folded)."""
-    return sympy.expand(expr)
+    return expand(expr)
 
 
 # ----------------------------------------------------------------------------- proofs
@@ -352,7 +414,7 @@ def substitute(
 ) -> sympy.Expr:
     """``expr`` with variables replaced by values or expressions, re-canonicalised."""
     replacements = {(sym(k) if isinstance(k, str) else k): as_expr(v) for k, v in mapping.items()}
-    return sympy.expand(expr.xreplace(replacements))
+    return expand(expr.xreplace(replacements))
 
 
 def evaluate(expr: sympy.Expr, bindings: Mapping[str, int]) -> int:
@@ -510,6 +572,7 @@ class _ExprParser:
                 self.tokens.append(("punct", punct, match.start(3)))
         self.tokens.append(("end", "", len(text)))
         self.index = 0
+        self.depth = 0
 
     def error(self, message: str) -> SymbolicError:
         err = SymbolicError(message)
@@ -547,9 +610,18 @@ class _ExprParser:
         return value
 
     def parse_unary(self) -> sympy.Expr:
-        if self.take("-"):
-            return -self.parse_unary()
-        return self.parse_atom()
+        negate = False
+        while self.take("-"):
+            negate = not negate
+        value = self.parse_atom()
+        return -value if negate else value
+
+    def enter(self) -> None:
+        """One more level of parentheses; refused past :data:`MAX_DEPTH`."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            self.index -= 1
+            raise self.error(f"symbolic expression nested too deeply (more than {MAX_DEPTH})")
 
     def parse_atom(self) -> sympy.Expr:
         kind, text, _ = self.peek()
@@ -559,10 +631,12 @@ class _ExprParser:
         if kind == "name":
             self.index += 1
             if text in _FUNCTIONS and self.take("("):
+                self.enter()
                 args = [self.parse_sum()]
                 while self.take(","):
                     args.append(self.parse_sum())
                 self.expect(")")
+                self.depth -= 1
                 arity = {"floordiv": 2, "floormod": 2}.get(text)
                 if arity is not None and len(args) != arity:
                     raise self.error(f"{text} takes {arity} arguments, got {len(args)}")
@@ -572,8 +646,10 @@ class _ExprParser:
                     raise self.error(str(err)) from None
             return sym(text)
         if self.take("("):
+            self.enter()
             value = self.parse_sum()
             self.expect(")")
+            self.depth -= 1
             return value
         shown = text or "end of input"
         raise self.error(f"expected a symbolic expression, got '{shown}'")
@@ -582,9 +658,9 @@ class _ExprParser:
         self.expect("[")
         dims: list[sympy.Expr] = []
         if not self.take("]"):
-            dims.append(sympy.expand(self.parse_sum()))
+            dims.append(expand(self.parse_sum()))
             while self.take(","):
-                dims.append(sympy.expand(self.parse_sum()))
+                dims.append(expand(self.parse_sum()))
             self.expect("]")
         return dims
 
@@ -599,7 +675,7 @@ def parse_expr(text: str) -> sympy.Expr:
     parser = _ExprParser(text)
     value = parser.parse_sum()
     parser.finish()
-    return sympy.expand(value)
+    return expand(value)
 
 
 @lru_cache(maxsize=65536)

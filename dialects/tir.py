@@ -74,7 +74,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes, symbolic
-from xrelax.dialects.dims import DimsAttr, parse_dims_text, take_angle_body
+from xrelax.dialects.dims import DimsAttr, check_extents, parse_dims_text, take_angle_body
 from xrelax.dialects.symbolic import Dims
 from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand, parse_type
 
@@ -118,6 +118,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
     def verify(self) -> None:
         if not dtypes.is_dtype(self.dtype):
             raise VerifyException(f"unsupported element type {self.dtype}")
+        check_extents(self.shape.data)
 
 
 @irdl_op_definition
@@ -254,7 +255,9 @@ def _walk(block: Block, defined: set[str], buffers: set[SSAValue]) -> None:
         if isinstance(op, ForOp):
             if op.var_name in defined:
                 raise IRError(op, f"loop variable '{op.var_name}' shadows an existing variable")
-            _walk(op.body.block, defined | {op.var_name}, buffers)
+            # Nested ops are verified after this walk: the body may not be one block yet.
+            for inner in op.body.blocks:
+                _walk(inner, defined | {op.var_name}, buffers)
         elif op.regions:
             for region in op.regions:
                 for inner in region.blocks:
@@ -522,7 +525,10 @@ class IndexOp(IRDLOperation):
         newline = content.find("\n", start)
         if end == -1 or (newline != -1 and newline < end):
             parser.raise_error("expected '<expr> : <integer type>'", start, start + 1)
-        (expr,) = parse_dims_text(parser, "[" + content[start:end] + "]", start - 1)
+        exprs = parse_dims_text(parser, "[" + content[start:end] + "]", start - 1)
+        if len(exprs) != 1:
+            parser.raise_error("expected one symbolic index expression", start, end)
+        (expr,) = exprs
         parser._resume_from(end)  # noqa: SLF001
         parser.parse_punctuation(":")
         return cls.create(

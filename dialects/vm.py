@@ -79,7 +79,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xrelax.diagnostics import IRError
-from xrelax.dialects import symbolic
+from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.symbolic import Dims
 from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand, parse_type, print_dims
@@ -278,6 +278,11 @@ class AllocTensorOp(VMBuiltinOp):
         printer.print_string(" : ")
         printer.print_attribute(self.tensor.type)
 
+    def verify_(self) -> None:
+        if len(self.offset.data) != 1:
+            raise VerifyException("vm.alloc_tensor takes one offset")
+        _check_dtype_name(self.dtype.data)
+
     def call_args(self) -> list[CallArg]:
         (offset,) = self.offset.data
         if not offset.is_Integer:
@@ -329,6 +334,9 @@ class AllocTensorDirectOp(VMBuiltinOp):
         printer.print_op_attributes({"dtype": self.dtype, **self.attributes})
         printer.print_string(" : ")
         printer.print_attribute(self.tensor.type)
+
+    def verify_(self) -> None:
+        _check_dtype_name(self.dtype.data)
 
     def call_args(self) -> list[CallArg]:
         return [_shape_arg(self.shape.data, self), const_arg(self.dtype.data)]
@@ -442,6 +450,9 @@ class StoreShapeOp(VMBuiltinOp):
             *(imm_arg(int(i)) for i in self.indices.data),
         ]
 
+    def verify_(self) -> None:
+        _check_heap_indices(self.indices.data)
+
 
 @irdl_op_definition
 class LoadShapeOp(VMBuiltinOp):
@@ -474,6 +485,18 @@ class LoadShapeOp(VMBuiltinOp):
 
     def call_args(self) -> list[CallArg]:
         return [value_arg(self.heap), *(imm_arg(int(i)) for i in self.indices.data)]
+
+    def verify_(self) -> None:
+        _check_heap_indices(self.indices.data)
+
+
+def _check_heap_indices(indices: Dims) -> None:
+    """Shape heap slots are written as non-negative integers."""
+    for index in indices:
+        if not index.is_Integer or index < 0:
+            raise VerifyException(
+                f"shape heap index {symbolic.format_expr(index)} is not a non-negative integer"
+            )
 
 
 class _FromHeapOp(VMBuiltinOp):
@@ -734,6 +757,10 @@ class CheckTensorOp(_CheckOp):
             },
         )
 
+    def verify_(self) -> None:
+        if self.dtype.data:
+            _check_dtype_name(self.dtype.data)
+
     def call_args(self) -> list[CallArg]:
         return [
             value_arg(self.value),
@@ -826,7 +853,8 @@ class FuncOp(IRDLOperation):
         if body is None:
             body = Region(Block(arg_types=[REF] * len(param_names)))
         for arg, param in zip(body.blocks.first.args, param_names, strict=True):
-            arg.name_hint = param
+            # a numbered parameter (%0) keeps no name: it is then called arg<i>
+            arg.name_hint = param if SSAValue.is_valid_name(param) else None
         super().__init__(properties={"sym_name": StringAttr(name)}, regions=[body])
 
     @property
@@ -949,11 +977,24 @@ class ConstOp(IRDLOperation):
         _check_constant(self.value)
 
 
+def _check_dtype_name(name: str) -> None:
+    """A tensor dtype is given by the numpy name of a relax element type."""
+    if name not in dtypes.NUMPY_NAMES:
+        raise VerifyException(
+            f"unknown dtype '{name}' (expected one of {', '.join(dtypes.NUMPY_NAMES)})"
+        )
+
+
 def _check_constant(value: Attribute) -> None:
     if isinstance(value, ArrayAttr):
         for element in value.data:
             _check_constant(element)
-    elif not isinstance(value, DenseIntOrFPElementsAttr | IntegerAttr | FloatAttr | StringAttr):
+    elif isinstance(value, DenseIntOrFPElementsAttr):
+        element_type = value.get_element_type()
+        if not dtypes.is_dtype(element_type) or element_type == dtypes.BF16:
+            raise VerifyException(f"unsupported element type {element_type} of a vm.const tensor")
+        dtypes.check_dense_size(value)
+    elif not isinstance(value, IntegerAttr | FloatAttr | StringAttr):
         raise VerifyException(f"unsupported vm.const value {value}")
 
 

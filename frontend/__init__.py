@@ -39,29 +39,44 @@ def from_exported_program(program: Any) -> ImportedModel:
 
 
 def from_onnx(model: Any) -> ImportedModel:
-    """Import an ONNX ``ModelProto`` or ``.onnx`` path (see :mod:`xrelax.frontend.onnx`)."""
+    """Import an ONNX ``ModelProto`` or ``.onnx`` path (see :mod:`xrelax.frontend.onnx`);
+    a path's external data must lie inside the model's folder."""
     from xrelax.frontend.onnx import from_onnx as convert
 
+    if isinstance(model, str | PathLike):
+        from xrelax.frontend.model_files import load_onnx_model
+
+        model = load_onnx_model(model)
     return convert(model)
 
 
-def import_model(path: str | PathLike[str]) -> ImportedModel:
-    """Import a model file: a ``.pt2`` (``torch.export.save``) or an ``.onnx``."""
+def import_model(path: str | PathLike[str], trust_pickle: bool = False) -> ImportedModel:
+    """Import a model file: a ``.pt2`` (``torch.export.save``) or an ``.onnx``.
+
+    A ``.pt2`` whose loading would run code from the file (pickled weights or objects,
+    compiled code, expressions torch evaluates) is refused with
+    :class:`~xrelax.frontend.model_files.UntrustedModelError` unless ``trust_pickle``
+    (see :mod:`xrelax.frontend.model_files`).
+    """
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         raise FrontendError(f"'{path}': expected a .pt2 or .onnx model, got '{suffix or path}'")
     module = FORMATS[suffix]
     try:
         if module == "torch":
-            from xrelax.frontend.torch import load
+            import torch  # noqa: F401 - its absence is reported below
         else:
-            from xrelax.frontend.onnx import load
+            import onnx  # noqa: F401
     except ModuleNotFoundError as err:
         extra = "torch" if module == "torch" else "onnx"
         raise FrontendError(
             f"importing '{path}' needs the '{err.name}' package: pip install 'xrelax[{extra}]'"
         ) from None
-    return load(path)
+    from xrelax.frontend.model_files import load_exported_program
+
+    if module == "torch":
+        return from_exported_program(load_exported_program(path, trust_pickle))
+    return from_onnx(path)
 
 
 __all__ = [

@@ -547,6 +547,9 @@ def slice_length(begin: int | None, end: int | None, stride: int, dim: sympy.Exp
     return symbolic.smax(length, 0)
 
 
+MAX_SPLIT_SECTIONS = 4096
+
+
 def _split_points(props: Props) -> int | list[int]:
     """The number of equal sections, or the split indices."""
     attr = props["indices_or_sections"]
@@ -554,6 +557,11 @@ def _split_points(props: Props) -> int | list[int]:
         sections = int(attr.value.data)
         if sections < 1:
             raise RelaxError(f"expected a positive number of sections, got {sections}")
+        if sections > MAX_SPLIT_SECTIONS:
+            # each section is a result: a few digits must not make millions of them
+            raise RelaxError(
+                f"expected at most {MAX_SPLIT_SECTIONS} sections (one result each), got {sections}"
+            )
         return sections
     return prop_ints(props, "indices_or_sections")
 

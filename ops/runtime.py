@@ -16,10 +16,10 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin
 from xdsl.ir import Attribute
-from xdsl.parser import Parser
 
 from xrelax.backends.vm.builtins import register_func
 from xrelax.backends.vm.error import VMError
+from xrelax.diagnostics import LocatingParser
 from xrelax.ops import OPERATORS
 from xrelax.ops.base import OperatorOp
 
@@ -31,7 +31,7 @@ def parse_props(text: str) -> dict[str, Attribute]:
     """An attribute dictionary ``{axis = 1 : i64}`` from its text."""
     ctx = Context()
     ctx.load_dialect(Builtin)
-    return dict(Parser(ctx, text).parse_optional_attr_dict())
+    return dict(LocatingParser(ctx, text).parse_optional_attr_dict())
 
 
 def _runtime_kernel(op_type: type[OperatorOp]) -> Callable[..., Any]:

@@ -8,6 +8,10 @@ ONNX model (``.onnx``). The IR's ``main`` takes the model inputs, then the weigh
 weights go to ``--params-out`` (default: the output path with ``.npz``), keyed by
 parameter name. Unsupported operators are listed all at once, by name and count, and
 nothing is written. Every error is one line on stderr and a non-zero exit.
+
+Importing never runs code from the model file: a ``.pt2`` that torch could only load by
+unpickling objects (or loading compiled code, or evaluating expressions) is refused
+unless ``--trust-pickle`` is given; ONNX external data must lie in the model's folder.
 """
 
 from __future__ import annotations
@@ -33,6 +37,12 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="W.npz",
         help="where to write the weights (default: the output path with .npz)",
     )
+    parser.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="load a .pt2 even if that runs code from it (pickled weights or objects): "
+        "only for files you trust",
+    )
     return parser.parse_args(argv)
 
 
@@ -44,9 +54,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     if not Path(args.model).is_file():
         raise ImportFailure(f"cannot open '{args.model}': no such file")
     try:
-        imported = import_model(args.model)
+        imported = import_model(args.model, trust_pickle=args.trust_pickle)
     except FrontendError as err:
-        raise ImportFailure(f"{args.model}: {err}") from None
+        message = str(err)
+        raise ImportFailure(
+            message if args.model in message else f"{args.model}: {message}"
+        ) from None
     params_path = args.params_out
     if params_path is None and imported.params:
         if args.output == "-":

@@ -27,7 +27,9 @@ from xrelax.diagnostics import (
     IRError,
     LocatedParseError,
     LocatingParser,
+    SourceError,
     collect_warnings,
+    decode_source,
     op_diagnostic,
     parse_error_diagnostic,
     verify_module,
@@ -195,9 +197,14 @@ class RelaxOptMain(xDSLOptMain):
         if self.args.output_file is None:
             sys.stdout.write(text)
             sys.stdout.flush()
-        else:
-            with open(self.args.output_file, "w") as stream:
+            return
+        try:
+            with open(self.args.output_file, "w", encoding="utf-8") as stream:
                 stream.write(text)
+        except OSError as err:
+            raise UsageError(
+                f"cannot write output file '{self.args.output_file}': {err.strerror}"
+            ) from None
 
 
 def _failure_diagnostic(failure: PassFailure) -> Diagnostic:
@@ -214,10 +221,10 @@ def _failure_diagnostic(failure: PassFailure) -> Diagnostic:
 
 def _read_input(path: str | None) -> str:
     if path is None or path == "-":
-        return sys.stdin.read()
+        return decode_source(sys.stdin.buffer.read(), "<stdin>")
     try:
-        with open(path, encoding="utf-8") as stream:
-            return stream.read()
+        with open(path, "rb") as stream:
+            return decode_source(stream.read(), path)
     except OSError as err:
         raise UsageError(f"cannot open input file '{path}': {err.strerror}") from None
 
@@ -256,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         driver = RelaxOptMain(argv)
         return driver.run()
-    except (PipelineError, UsageError, PluginError) as err:
+    except (PipelineError, UsageError, SourceError, PluginError) as err:
         print(f"relax-opt: error: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

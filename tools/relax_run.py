@@ -18,6 +18,8 @@ import argparse
 import os
 import sys
 import traceback
+import zipfile
+import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,6 +84,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def _load_executable(path: str, pipeline: str, verify_each: bool) -> Any:
     import xrelax
     from xrelax.backends.vm import Executable
+    from xrelax.diagnostics import decode_source
 
     try:
         with open(path, "rb") as stream:
@@ -90,7 +93,7 @@ def _load_executable(path: str, pipeline: str, verify_each: bool) -> Any:
         raise RunError(f"cannot open '{path}': {err.strerror}") from None
     if data.startswith(SAVED_MAGIC):
         return Executable.from_bytes(data)
-    module = xrelax.parse(data.decode("utf-8", errors="replace"), path)
+    module = xrelax.parse(decode_source(data, path), path)
     return xrelax.compile(module, pipeline if _has_relax(module) else "", verify_each=verify_each)
 
 
@@ -114,7 +117,7 @@ def _read_npz(path: str | None, what: str) -> dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as npz:
             return {key: npz[key] for key in npz.files}
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as err:
         raise RunError(f"cannot read {what} '{path}': {err}") from None
 
 
@@ -165,13 +168,15 @@ def _register_missing(exe: Any) -> None:
 def _interpret(args: argparse.Namespace) -> Any:
     import xrelax
     from xrelax.backends.interpreter import InterpreterError
+    from xrelax.diagnostics import decode_source
     from xrelax.dialects.relax import FuncOp
 
     try:
-        with open(args.file, encoding="utf-8") as stream:
-            module = xrelax.parse(stream.read(), args.file)
+        with open(args.file, "rb") as stream:
+            data = stream.read()
     except OSError as err:
         raise RunError(f"cannot open '{args.file}': {err.strerror}") from None
+    module = xrelax.parse(decode_source(data, args.file), args.file)
     funcs = [op for op in module.ops if isinstance(op, FuncOp)]
     func = next((f for f in funcs if f.sym_name.data == args.entry), None)
     if func is None:
@@ -199,7 +204,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     else:
         exe = _load_executable(args.file, args.pipeline, args.verify_each)
         if args.save_executable:
-            exe.save(args.save_executable)
+            _writing(args.save_executable, lambda: exe.save(args.save_executable))
         inputs = _read_inputs(args.inputs, args.entry, _param_names(exe, args.entry), args.params)
         if args.allow_missing_packed:
             _register_missing(exe)
@@ -209,7 +214,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise RunError(str(err)) from None
     outputs = flatten_results(result)
     if args.outputs:
-        np.savez(args.outputs, **{f"out{i}": np.asarray(o) for i, o in enumerate(outputs)})
+        arrays = {f"out{i}": np.asarray(o) for i, o in enumerate(outputs)}
+        _writing(args.outputs, lambda: np.savez(args.outputs, **arrays))
     if args.print:
         for index, value in enumerate(outputs):
             array = np.asarray(value)
@@ -217,15 +223,22 @@ def run(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _writing(path: str, write: Any) -> None:
+    try:
+        write()
+    except OSError as err:
+        raise RunError(f"cannot write '{path}': {err.strerror}") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point."""
     from xrelax.backends.vm import VMError
-    from xrelax.diagnostics import CompileError
+    from xrelax.diagnostics import CompileError, SourceError
     from xrelax.plugins import PluginError
 
     try:
         return run(argv)
-    except (RunError, CompileError, VMError, PluginError) as err:
+    except (RunError, CompileError, VMError, SourceError, PluginError) as err:
         print(f"relax-run: error: {str(err).splitlines()[0]}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

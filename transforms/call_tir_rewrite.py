@@ -48,6 +48,8 @@ class RewriteCallTIR(RewritePattern):
             result = outputs[0]
         if op.result.name_hint:
             result.name_hint = op.result.name_hint
+        for new_op in new_ops:
+            new_op.location = op.location  # errors about them point at the call_tir
         rewriter.replace(op, new_ops, [result])
 
 

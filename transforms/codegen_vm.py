@@ -150,7 +150,7 @@ class _FunctionCodegen:
         elif isinstance(op, relax.CallOp):
             self.call(op.callee.string_value(), [self.get(a) for a in op.args], op.result)
         elif isinstance(op, relax.ConstOp):
-            self.bind(op.result, self.const(_dense_value(op)))
+            self.bind(op.result, self.emit(vm.ConstOp(op.value)).results[0])
         elif isinstance(op, relax.ShapeOp):
             self.bind(op.result, self.const(tuple(int(d) for d in op.dims.data)))
         elif isinstance(op, relax.ShapeOfOp):
@@ -218,13 +218,6 @@ class _FunctionCodegen:
         self.shapes = outer_shapes
         for result, register in zip(op.res, join.args, strict=True):
             self.bind(result, register)
-
-
-def _dense_value(op: relax.ConstOp) -> np.ndarray:
-    type_ = op.result.type
-    assert isinstance(type_, relax.TensorType) and type_.dims is not None
-    shape = tuple(int(d) for d in type_.dims)
-    return np.array(op.value.get_values(), dtype=dtypes.numpy_dtype(type_.dtype)).reshape(shape)
 
 
 class GenerateFunction(RewritePattern):

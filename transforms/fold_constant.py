@@ -7,7 +7,8 @@
 * ``relax.match_shape`` of a value whose type already has the pattern, binding no new
   variable, is the value itself.
 
-Results larger than ``max-elements`` are left alone so modules stay small.
+Results larger than ``max-elements`` are left alone so modules stay small, and so are
+operators of larger constants (a splat may declare billions of elements).
 """
 
 from __future__ import annotations
@@ -51,11 +52,7 @@ def const_value(value: SSAValue) -> Any | None:
     of ints for a static ``relax.shape``, else None."""
     owner = value.owner
     if isinstance(owner, ConstOp):
-        type_ = owner.result.type
-        assert isinstance(type_, TensorType) and type_.dims is not None
-        shape = tuple(int(d) for d in type_.dims)
-        dtype = dtypes.numpy_dtype(type_.dtype)
-        return np.array(owner.value.get_values(), dtype=dtype).reshape(shape)
+        return dtypes.dense_array(owner.value)
     if isinstance(owner, ShapeOp) and all(d.is_Integer for d in owner.dims.data):
         return tuple(int(d) for d in owner.dims.data)
     return None
@@ -93,6 +90,10 @@ class FoldOperator(RewritePattern):
             return
         inputs = [const_value(o) for o in op.operands]
         if any(i is None for i in inputs):
+            return
+        if any(isinstance(i, np.ndarray) and i.size > self.max_elements for i in inputs):
+            # a splat of billions of elements is one stored value: folding would compute
+            # over all of them
             return
         result_type = op.results[0].type
         if np.prod([int(d) for d in result_type.dims]) > self.max_elements:  # type: ignore[union-attr]

@@ -63,7 +63,13 @@ def parse_passes(
     try:
         specs = list(parse_pipeline(spec))
     except ArgSpecParseError as err:
-        raise PipelineError(f"malformed pass pipeline '{spec}': {err}") from None
+        # xDSL's message is several lines (location, source, caret, message): one line
+        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+        where = lines[1].rsplit(":", 1)[-1] if len(lines) > 1 else "?"
+        shown = spec if len(spec) <= 80 else spec[:77] + "..."
+        raise PipelineError(
+            f"malformed pass pipeline '{shown}' at character {where}: {lines[-1]}"
+        ) from None
     passes: list[ModulePass] = []
     for arg_spec in specs:
         factory = available.get(arg_spec.name)

@@ -13,7 +13,6 @@ from __future__ import annotations
 from io import StringIO
 from typing import Any
 
-import numpy as np
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -42,9 +41,7 @@ def constant_value(attr: Attribute) -> Any:
     if isinstance(attr, ArrayAttr):
         return tuple(constant_value(a) for a in attr.data)
     if isinstance(attr, DenseIntOrFPElementsAttr):
-        type_ = attr.get_type()
-        dtype = dtypes.numpy_dtype(type_.get_element_type())
-        return np.array(attr.get_values(), dtype=dtype).reshape(tuple(type_.get_shape()))
+        return dtypes.dense_array(attr)
     raise TypeError(f"unsupported constant {attr}")
 
 
@@ -119,7 +116,8 @@ class _FunctionAssembler:
         if isinstance(op, vm.CallOp):
             args = [self.operand(a) for a in op.args]
             dst = self.register(op.result) if op.result is not None else None
-            self.ib.emit_call(op.callee.data, args, dst=dst)
+            name = op.result.name_hint if op.result is not None else None
+            self.ib.emit_call(op.callee.data, args, dst=dst, value_name=name)
         elif isinstance(op, vm.RetOp):
             self.ib.emit_ret(self.in_register(op.value))
         elif isinstance(op, vm.IfOp):

@@ -18,7 +18,7 @@ import numpy as np
 
 from xrelax.backends import buffer_pool
 
-from .error import VMError
+from .error import AllocationError, VMError
 
 __all__ = ["get_func", "list_funcs", "register_func"]
 
@@ -72,8 +72,13 @@ def alloc_storage(size_bytes: int | tuple[int], dtype_hint: str) -> np.ndarray:
     if type(size_bytes) is tuple:
         (size_bytes,) = size_bytes
     if size_bytes < 0:
-        raise VMError(f"alloc_storage: negative size {size_bytes}")
-    return buffer_pool.take(size_bytes)
+        raise AllocationError(f"cannot allocate storage of {size_bytes} bytes")
+    try:
+        return buffer_pool.take(size_bytes)
+    except (MemoryError, ValueError, OverflowError):
+        raise AllocationError(
+            f"cannot allocate storage of {size_bytes} bytes", "out of memory"
+        ) from None
 
 
 @register_func("vm.builtin.alloc_tensor")
@@ -82,20 +87,38 @@ def alloc_tensor(storage: np.ndarray, offset_bytes: int, shape: Any, dtype: str)
     try:
         return np.ndarray(shape, _DTYPES[dtype], buffer=storage, offset=offset_bytes)
     except (TypeError, ValueError) as err:
-        dims = (shape,) if isinstance(shape, int) else tuple(shape)
+        dims = _dims(shape)
+        what = f"cannot allocate a tensor of shape {list(dims)}"
+        if any(d < 0 for d in dims):
+            raise AllocationError(what) from None
         needed = math.prod(dims) * np.dtype(dtype).itemsize
         if offset_bytes < 0 or offset_bytes + needed > storage.nbytes:
-            raise VMError(
-                f"alloc_tensor: a {dtype} tensor of shape {dims} ({needed} bytes) at "
-                f"offset {offset_bytes} does not fit in a storage of {storage.nbytes} bytes"
+            raise AllocationError(
+                what,
+                f"{needed} bytes of {dtype} at offset {offset_bytes} do not fit in its "
+                f"storage of {storage.nbytes} bytes",
             ) from None
-        raise VMError(f"alloc_tensor: {err}") from err
+        raise AllocationError(what, str(err)) from None
 
 
 @register_func("vm.builtin.alloc_tensor_direct")
 def alloc_tensor_direct(shape: Any, dtype: str) -> np.ndarray:
     """A fresh uninitialised tensor (unplanned allocation)."""
-    return np.empty(shape, _DTYPES[dtype])
+    try:
+        return np.empty(shape, _DTYPES[dtype])
+    except (MemoryError, ValueError, TypeError, OverflowError) as err:
+        dims = _dims(shape)
+        what = f"cannot allocate a tensor of shape {list(dims)}"
+        if any(d < 0 for d in dims):
+            raise AllocationError(what) from None
+        if isinstance(err, MemoryError | OverflowError) or "too big" in str(err):
+            nbytes = math.prod(dims) * np.dtype(dtype).itemsize
+            raise AllocationError(what, f"out of memory ({nbytes} bytes of {dtype})") from None
+        raise AllocationError(what, str(err)) from None
+
+
+def _dims(shape: Any) -> tuple[int, ...]:
+    return (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
 
 
 @register_func("vm.builtin.free_storage")

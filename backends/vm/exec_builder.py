@@ -113,15 +113,27 @@ class ExecBuilder:
         finally:
             self._func = None
 
-    def emit_call(self, name: str, args: Sequence[Any] = (), dst: Arg | None = None) -> int:
-        """Emit ``dst = name(*args)``; non-``Arg`` args become constants. Returns the pc."""
+    def emit_call(
+        self,
+        name: str,
+        args: Sequence[Any] = (),
+        dst: Arg | None = None,
+        value_name: str | None = None,
+    ) -> int:
+        """Emit ``dst = name(*args)``; non-``Arg`` args become constants. Returns the pc.
+
+        ``value_name`` is the source name of the value the call defines (``y`` for a
+        relax ``%y``); errors of the call name it."""
         if dst is not None and (not isinstance(dst, Arg) or dst.kind != ArgKind.REGISTER):
             raise VMError(f"call of '{name}': dst must be a register, got {dst!r}")
         words = tuple(
             a if isinstance(a, Arg) else Arg(ArgKind.CONST_IDX, self.convert_constant(a))
             for a in args
         )
-        return self._emit(Call(None if dst is None else dst.value, self._func_index(name), words))
+        pc = self._emit(Call(None if dst is None else dst.value, self._func_index(name), words))
+        if value_name:
+            self._require_function("emit_call").value_names[pc] = value_name
+        return pc
 
     def emit_ret(self, result: Arg) -> int:
         """Emit ``return result``. Returns the pc."""
@@ -198,6 +210,7 @@ class ExecBuilder:
         exe.global_funcs.append(
             VMFunction(func.name, start, func.num_inputs, size, func.param_names)
         )
+        exe.value_names.update(func.value_names)
 
 
 class _PendingFunction:
@@ -206,6 +219,7 @@ class _PendingFunction:
         self.num_inputs = num_inputs
         self.param_names = param_names
         self.instrs: list[Instruction] = []
+        self.value_names: dict[int, str] = {}
 
 
 def _reads(ins: Instruction) -> list[int]:

@@ -19,12 +19,17 @@ File format (little endian), version ``FORMAT_VERSION``::
     version  u32
     crc32    u32      zlib.crc32 of the payload
     length   u64      payload length in bytes
-    payload  sections FUNC, CNST, NAME, CODE, LIBR in this order, each
+    payload  sections FUNC, CNST, NAME, CODE, LIBR, VALN in this order, each
              tag (4 ASCII bytes), u64 body length, body
+
+VALN (new in version 2; version 1 files are read too) maps instruction indices to the
+source names of the values they define (u32 count, then u64 index + string pairs),
+for error messages.
 
 Strings are u32 byte length + UTF-8 (the library text uses a u64 length). Constants are
 tagged values: None, bool, int (two's complement bytes), float (f64), str, tuple
-(recursive), ndarray (dtype string, shape, raw C-order bytes). Nothing is pickled.
+(recursive), ndarray (dtype string, shape, raw C-order bytes), splat (dtype string,
+shape, the bytes of the one value of an array broadcast from it). Nothing is pickled.
 """
 
 from __future__ import annotations
@@ -61,7 +66,7 @@ __all__ = [
 ]
 
 MAGIC = b"XRLXVMEX"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 VALUE_BITS = 56
 _VALUE_MASK = (1 << VALUE_BITS) - 1
@@ -215,6 +220,8 @@ class Executable:
     instr_data: list[int] = field(default_factory=list)
     instr_offset: list[int] = field(default_factory=list)
     library: str = ""
+    value_names: dict[int, str] = field(default_factory=dict)
+    """Instruction index -> source name of the value it defines (for error messages)."""
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Executable):
@@ -225,6 +232,7 @@ class Executable:
             and self.instr_data == other.instr_data
             and self.instr_offset == other.instr_offset
             and self.library == other.library
+            and self.value_names == other.value_names
             and _same_constant(tuple(self.constants), tuple(other.constants))
         )
 
@@ -337,7 +345,10 @@ class Executable:
                 params = f", param_names={func.param_names!r}"
             lines.append(f"with ib.function({func.name!r}, num_inputs={func.num_args}{params}):")
             for i in ranges[func.name]:
-                lines.append("    " + self._python_instruction(self.get_instruction(i)))
+                line = self._python_instruction(self.get_instruction(i))
+                if i in self.value_names:
+                    line = f"{line[:-1]}, value_name={self.value_names[i]!r})"
+                lines.append("    " + line)
         return "\n".join(lines) + "\n"
 
     def _func_name(self, idx: int) -> str:
@@ -420,6 +431,12 @@ class Executable:
         lib = _Writer()
         lib.long_string(self.library)
         out.section(b"LIBR", lib)
+        value_names = _Writer()
+        value_names.u32(len(self.value_names))
+        for index, name in sorted(self.value_names.items()):
+            value_names.u64(index)
+            value_names.string(name)
+        out.section(b"VALN", value_names)
         payload = out.getvalue()
         header = MAGIC + struct.pack("<IIQ", FORMAT_VERSION, zlib.crc32(payload), len(payload))
         return header + payload
@@ -465,7 +482,11 @@ def _same_constant(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, np.ndarray):
-        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+        if a.dtype != b.dtype or a.shape != b.shape or _is_splat(a) != _is_splat(b):
+            return False
+        if _is_splat(a):
+            return a.flat[0].tobytes() == b.flat[0].tobytes()
+        return a.tobytes() == b.tobytes()
     if isinstance(a, tuple):
         return len(a) == len(b) and all(_same_constant(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float):
@@ -501,8 +522,16 @@ def _python_literal(value: Any) -> str:
     return repr(value)
 
 
+def _is_splat(value: np.ndarray) -> bool:
+    """Whether ``value`` is one value broadcast (every stride 0) to several elements."""
+    return value.size > 1 and not any(value.strides)
+
+
 def _array_literal(value: np.ndarray) -> str:
     dtype = value.dtype
+    if _is_splat(value):
+        one = _array_literal(np.array(value.flat[0], dtype))
+        return f"np.broadcast_to({one}, {tuple(value.shape)!r})"
     readable = (
         dtype.kind in "biuf"
         and dtype.isnative
@@ -520,9 +549,9 @@ def _array_literal(value: np.ndarray) -> str:
 
 # -- binary format ----------------------------------------------------------------------
 
-_TAG_NONE, _TAG_BOOL, _TAG_INT, _TAG_FLOAT, _TAG_STR, _TAG_TUPLE, _TAG_ARRAY = range(7)
+_TAG_NONE, _TAG_BOOL, _TAG_INT, _TAG_FLOAT, _TAG_STR, _TAG_TUPLE, _TAG_ARRAY, _TAG_SPLAT = range(8)
 _ARRAY_KINDS = "biufcSUmM"
-_SECTIONS = (b"FUNC", b"CNST", b"NAME", b"CODE", b"LIBR")
+_SECTIONS = (b"FUNC", b"CNST", b"NAME", b"CODE", b"LIBR", b"VALN")
 _HEADER = struct.Struct("<8sIIQ")
 
 
@@ -593,12 +622,12 @@ class _Writer:
         elif isinstance(v, np.ndarray):
             if v.dtype.kind not in _ARRAY_KINDS or v.dtype.fields is not None:
                 raise VMError(f"cannot serialise a constant array of dtype {v.dtype}")
-            self.u8(_TAG_ARRAY)
+            self.u8(_TAG_SPLAT if _is_splat(v) else _TAG_ARRAY)
             self.string(v.dtype.str)
             self.u32(v.ndim)
             for d in v.shape:
                 self.u64(d)
-            data = np.ascontiguousarray(v).tobytes()
+            data = v.flat[0].tobytes() if _is_splat(v) else np.ascontiguousarray(v).tobytes()
             self.u64(len(data))
             self.raw(data)
         else:
@@ -666,28 +695,36 @@ class _Reader:
             return self.string()
         if tag == _TAG_TUPLE:
             return tuple(self.value(depth + 1) for _ in range(self.u32()))
-        if tag == _TAG_ARRAY:
-            return self._array()
+        if tag in (_TAG_ARRAY, _TAG_SPLAT):
+            return self._array(splat=tag == _TAG_SPLAT)
         raise VMError(f"{self._what} section holds unknown value tag {tag}")
 
-    def _array(self) -> np.ndarray:
+    def _array(self, splat: bool) -> np.ndarray:
         dtype_str = self.string()
         try:
             dtype = np.dtype(dtype_str)
         except TypeError:
             raise VMError(f"{self._what} section holds unknown dtype {dtype_str!r}") from None
-        if dtype.kind not in _ARRAY_KINDS or dtype.fields is not None:
+        if dtype.kind not in _ARRAY_KINDS or dtype.fields is not None or dtype.itemsize == 0:
             raise VMError(f"{self._what} section holds unsupported dtype {dtype_str!r}")
         shape = tuple(self.u64() for _ in range(self.u32()))
+        size = math.prod(shape)
+        if max(shape, default=0) >= 2**63 or size * dtype.itemsize >= 2**63:
+            raise VMError(f"{self._what} section holds an array of impossible shape {shape}")
         data = self.take(self.u64())
-        if len(data) != math.prod(shape) * dtype.itemsize:
+        if len(data) != (1 if splat else size) * dtype.itemsize:
             raise VMError(f"{self._what} section holds an array whose size does not match")
-        return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+        try:
+            if splat:
+                return np.broadcast_to(np.frombuffer(data, dtype=dtype).reshape(()), shape)
+            return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+        except ValueError as err:
+            raise VMError(f"{self._what} section holds an invalid array: {err}") from None
 
 
-def _sections(payload: bytes) -> Iterator[_Reader]:
+def _sections(payload: bytes, version: int) -> Iterator[_Reader]:
     reader = _Reader(payload, "payload")
-    for tag in _SECTIONS:
+    for tag in _SECTIONS if version > 1 else _SECTIONS[:-1]:
         name = tag.decode()
         if reader.take(4) != tag:
             raise VMError(f"expected section {name}")
@@ -701,8 +738,10 @@ def _parse(data: bytes) -> Executable:
     if len(data) < _HEADER.size:
         raise VMError(f"truncated header ({len(data)} of {_HEADER.size} bytes)")
     _, version, crc, length = _HEADER.unpack_from(data)
-    if version != FORMAT_VERSION:
-        raise VMError(f"unsupported format version {version} (this build reads {FORMAT_VERSION})")
+    if version not in (1, FORMAT_VERSION):
+        raise VMError(
+            f"unsupported format version {version} (this build reads 1 to {FORMAT_VERSION})"
+        )
     payload = data[_HEADER.size :]
     if len(payload) < length:
         raise VMError(f"truncated payload ({len(payload)} of {length} bytes)")
@@ -710,17 +749,33 @@ def _parse(data: bytes) -> Executable:
         raise VMError(f"{len(payload) - length} unexpected bytes after the payload")
     if zlib.crc32(payload) != crc:
         raise VMError("checksum mismatch (the file is corrupted)")
-    funcs, consts, names, code, lib = _sections(payload)
+    funcs, consts, names, code, lib, *rest = _sections(payload, version)
     exe = Executable()
+    # Every count is checked against what the file holds before anything is sized by it.
     for _ in range(funcs.u32()):
         name, start, num_args, regs = funcs.string(), funcs.i64(), funcs.i64(), funcs.i64()
         params = tuple(funcs.string() for _ in range(funcs.u32()))
+        if num_args != len(params):
+            raise VMError(
+                f"function '{name}' declares {num_args} arguments but names {len(params)}"
+            )
         exe.global_funcs.append(VMFunction(name, start, num_args, regs, params))
     exe.constants = [consts.value() for _ in range(consts.u32())]
     exe.func_names = [names.string() for _ in range(names.u32())]
     exe.instr_data = code.i64_array()
     exe.instr_offset = code.i64_array()
     exe.library = lib.long_string()
-    for section in (funcs, consts, names, code, lib):
+    for value_names in rest:
+        for _ in range(value_names.u32()):
+            index, name = value_names.u64(), value_names.string()
+            exe.value_names[index] = name
+    for section in (funcs, consts, names, code, lib, *rest):
         section.done()
+    for func in exe.global_funcs:
+        # registers hold the arguments and the results of instructions: no more exist
+        if not func.num_args <= func.register_file_size <= func.num_args + len(exe.instr_offset):
+            raise VMError(
+                f"function '{func.name}' declares {func.register_file_size} registers for "
+                f"{func.num_args} arguments and {len(exe.instr_offset)} instructions"
+            )
     return exe

@@ -59,8 +59,14 @@ class CallSite:
 Expansion = Callable[[CallSite, Globals], list[str] | None]
 
 
+def _registers(site: CallSite, *positions: int) -> bool:
+    """Whether the arguments at ``positions`` are registers: the inline code reads their
+    attributes, which a constant (``0.ndim``) would turn into a syntax error."""
+    return all(site.values[i] is NOT_CONSTANT for i in positions)
+
+
 def _check_tensor_info(site: CallSite, names: Globals) -> list[str] | None:
-    if len(site.args) != 4:
+    if len(site.args) != 4 or not _registers(site, 0):
         return None
     value, ndim, dtype = site.args[0], site.values[1], site.values[2]
     if type(ndim) is not int or type(dtype) is not str:
@@ -77,7 +83,7 @@ def _check_tensor_info(site: CallSite, names: Globals) -> list[str] | None:
 
 
 def _match_shape(site: CallSite, names: Globals) -> list[str] | None:
-    if len(site.args) != 4 or not _is_match_pattern(site.values[2]):
+    if len(site.args) != 4 or not _is_match_pattern(site.values[2]) or not _registers(site, 0, 1):
         return None
     value, heap, pattern = site.args[0], site.args[1], site.values[2]
     failed = [f"type({value}) is not _ndarray", f"len(_s := {value}.shape) != {len(pattern)}"]
@@ -139,6 +145,8 @@ def _is_match_pattern(pattern: Any) -> bool:
 
 def _make_shape(site: CallSite, names: Globals) -> list[str] | None:
     if len(site.args) != 2 or not site.lhs or type(site.values[1]) is not tuple:
+        return None
+    if not _registers(site, 0):
         return None
     heap, pattern = site.args[0], site.values[1]
     dims = []

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import builtins, intrinsics
-from .error import VMError
+from .error import AllocationError, VMError
 from .executable import Arg, ArgKind, Call, Executable, Goto, If, Instruction, Ret, VMFunction
 
 __all__ = ["KernelLoader", "VMError", "VirtualMachine"]
@@ -59,7 +59,12 @@ class VirtualMachine:
         namespace = compiler.namespace()
         filename = f"<xrelax-vm-{next(_source_ids)}>"
         linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
-        exec(compile(self.source, filename, "exec"), namespace)
+        try:
+            code = compile(self.source, filename, "exec")
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
+            # The generated code of a validated executable compiles; this is a backstop.
+            raise VMError(f"cannot compile the executable: {type(err).__name__}: {err}") from None
+        exec(code, namespace)
         self._entries: dict[str, Callable[..., Any]] = {}
         for k, (func, _) in enumerate(funcs):
             entry = namespace[f"E{k}"]
@@ -249,8 +254,8 @@ class _Compiler:
         self.globals = intrinsics.Globals()
         self.lines: list[str] = []
         # source line number -> (function index, pc, packed function name or "" for
-        # `if` / `ret`)
-        self.line_info: dict[int, tuple[int, int, str]] = {}
+        # `if` / `ret`, the arguments as code)
+        self.line_info: dict[int, tuple[int, int, str, tuple[str, ...]]] = {}
 
     def source(self) -> str:
         return "\n".join(self.lines) + "\n"
@@ -267,7 +272,9 @@ class _Compiler:
         ns["_bind"] = self._bind
         return ns
 
-    def _emit(self, indent: int, text: str, info: tuple[int, int, str] | None = None) -> None:
+    def _emit(
+        self, indent: int, text: str, info: tuple[int, int, str, tuple[str, ...]] | None = None
+    ) -> None:
         self.lines.append("    " * indent + text)
         if info is not None:
             self.line_info[len(self.lines)] = info
@@ -287,7 +294,7 @@ class _Compiler:
         else:
             for pc, ins in enumerate(instrs):
                 if isinstance(ins, Ret):
-                    self._emit(2, f"return r{ins.result}", (k, pc, ""))
+                    self._emit(2, f"return r{ins.result}", (k, pc, "", ()))
                     break
                 self._call(2, k, pc, ins)
         self._emit(1, "except _VMError as _e:")
@@ -322,7 +329,7 @@ class _Compiler:
                 if isinstance(ins, Call):
                     self._call(4, k, pc, ins)
                 elif isinstance(ins, Ret):
-                    self._emit(4, f"return r{ins.result}", (k, pc, ""))
+                    self._emit(4, f"return r{ins.result}", (k, pc, "", ()))
                 elif isinstance(ins, Goto):
                     target = pc + ins.offset
                     self._emit(4, f"_b = {target}")
@@ -330,7 +337,7 @@ class _Compiler:
                         self._emit(4, "continue")
                 else:
                     target = pc + ins.false_offset
-                    self._emit(4, f"_b = {pc + 1} if r{ins.cond} else {target}", (k, pc, ""))
+                    self._emit(4, f"_b = {pc + 1} if r{ins.cond} else {target}", (k, pc, "", ()))
                     if target <= pc:
                         self._emit(4, "continue")
             if not isinstance(instrs[end - 1], Ret | Goto | If):
@@ -358,9 +365,9 @@ class _Compiler:
             lines = expansion(site, self.globals)
             if lines is not None:
                 for line in lines:
-                    self._emit(indent, line, (k, pc, name))
+                    self._emit(indent, line, (k, pc, name, tuple(args)))
                 return
-        self._emit(indent, text, (k, pc, name))
+        self._emit(indent, text, (k, pc, name, tuple(args)))
 
     def _value(self, arg: Arg) -> Any:
         """The constant value of an argument (``NOT_CONSTANT`` for a register)."""
@@ -386,7 +393,8 @@ class _Compiler:
     # -- run-time helpers (only reached on errors or keyword calls) ---------------------
 
     def _name_function(self, k: int, err: VMError) -> None:
-        """Prefix the function name to a VMError a packed function raised without it.
+        """Prefix the function name to a VMError a packed function raised without it
+        (an allocation names the function and the value after what failed).
 
         Errors from called VM functions already name the innermost function.
         """
@@ -394,6 +402,9 @@ class _Compiler:
         tb = err.__traceback__
         info = self.line_info.get(tb.tb_lineno) if tb is not None else None
         if info is None or not info[2] or info[2] in self.vm_function_names:
+            return
+        if isinstance(err, AllocationError):
+            err.args = (err.located(fn, self._value_name(k, info[1])),)
             return
         message = str(err)
         if not message.startswith(f"{fn}: "):
@@ -406,7 +417,7 @@ class _Compiler:
         detail = f"{type(err).__name__}: {_one_line(err)}"
         if info is None:
             return VMError(f"{fn}: {detail}")
-        _, pc, packed = info
+        _, pc, packed, args = info
         if isinstance(err, UnboundLocalError) and tb.tb_next is None:
             match = re.search(r"'r(\d+)'", str(err))
             reg = match.group(1) if match else "?"
@@ -415,7 +426,31 @@ class _Compiler:
             return VMError(f"{fn}: instruction {pc}: cannot test if condition: {detail}")
         if isinstance(err, _MissingFunction):
             return VMError(f"{fn}: instruction {pc} calls missing packed function '{packed}'")
+        if isinstance(err, RecursionError):
+            return VMError(f"{fn}: calls nested too deeply (recursion deeper than Python allows)")
+        allocation = self._allocation_error(tb, packed, args)
+        if allocation is not None:
+            return VMError(allocation.located(fn, self._value_name(k, pc)))
         return VMError(f"{fn}: packed function '{packed}' (instruction {pc}) failed: {detail}")
+
+    def _value_name(self, k: int, pc: int) -> str | None:
+        return self.exe.value_names.get(self.funcs[k].start_instr + pc)
+
+    @staticmethod
+    def _allocation_error(tb: Any, packed: str, args: tuple[str, ...]) -> AllocationError | None:
+        """The error of an inlined allocation that failed: the builtin, called again with
+        the same arguments (read from the failing frame), says what could not be made."""
+        builtin = builtins._REGISTRY.get(packed)
+        if builtin not in _ALLOCATORS:
+            return None
+        frame = tb.tb_frame
+        try:
+            builtin(*[eval(code, frame.f_globals, frame.f_locals) for code in args])  # noqa: S307 - the VM's own generated argument code
+        except AllocationError as err:
+            return err
+        except Exception:  # noqa: BLE001 - not an allocation problem after all
+            return None
+        return None
 
     def _bind(self, k: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         func = self.funcs[k]
@@ -439,6 +474,7 @@ class _Compiler:
 
 
 _UNSET = object()
+_ALLOCATORS = (builtins.alloc_storage, builtins.alloc_tensor, builtins.alloc_tensor_direct)
 
 
 def _one_line(err: BaseException) -> str:

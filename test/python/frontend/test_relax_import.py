@@ -63,7 +63,7 @@ def test_unsupported_operators_write_nothing(tmp_path: Path, capsys) -> None:
     ("name", "content", "message"),
     [
         ("missing.onnx", None, "cannot open '{path}': no such file"),
-        ("model.txt", b"hello", "{path}: '{path}': expected a .pt2 or .onnx model, got '.txt'"),
+        ("model.txt", b"hello", "'{path}': expected a .pt2 or .onnx model, got '.txt'"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path: Path, capsys, name, content, message) -> None:
@@ -80,7 +80,7 @@ def test_corrupt_onnx_is_one_line(tmp_path: Path, capsys) -> None:
     path.write_bytes(b"\x08\x07garbage")
     assert relax_import([str(path)]) == 1
     assert one_line_error(capsys).startswith(
-        f"relax-import: error: {path}: cannot load '{path}' as an ONNX model"
+        f"relax-import: error: cannot load '{path}' as an ONNX model"
     )
 
 

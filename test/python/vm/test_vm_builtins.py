@@ -80,15 +80,28 @@ def test_alloc_tensor_views_and_fit() -> None:
     assert alloc(storage, 0, (2, 2), "int64").shape == (2, 2)
     with pytest.raises(
         VMError,
-        match=r"^alloc_tensor: a float64 tensor of shape \(4,\) \(32 bytes\) at offset 8 does "
-        r"not fit in a storage of 32 bytes$",
+        match=r"^cannot allocate a tensor of shape \[4\]: 32 bytes of float64 at offset 8 do "
+        r"not fit in its storage of 32 bytes$",
     ):
         alloc(storage, 8, (4,), "float64")
+    with pytest.raises(VMError, match=r"^cannot allocate a tensor of shape \[-1, 2\]$"):
+        alloc(storage, 0, (-1, 2), "float64")
 
 
 def test_alloc_tensor_direct_and_shape_heap() -> None:
-    t = get_func("vm.builtin.alloc_tensor_direct")((2, 5), "int32")
+    alloc = get_func("vm.builtin.alloc_tensor_direct")
+    t = alloc((2, 5), "int32")
     assert t.shape == (2, 5) and t.dtype == np.int32
+    with pytest.raises(VMError, match=r"^cannot allocate a tensor of shape \[-2, 4\]$"):
+        alloc((-2, 4), "float32")
+    with pytest.raises(
+        VMError,
+        match=r"^cannot allocate a tensor of shape \[1099511627776, 1099511627776\]: out of "
+        r"memory \(4835703278458516698824704 bytes of float32\)$",
+    ):
+        alloc((2**40, 2**40), "float32")
+    with pytest.raises(VMError, match=r"^cannot allocate storage of -8 bytes$"):
+        get_func("vm.builtin.alloc_storage")(-8, "float32")
     heap = get_func("vm.builtin.alloc_shape_heap")(3)
     assert heap.dtype == np.int64
     np.testing.assert_array_equal(heap, [0, 0, 0])

@@ -234,7 +234,7 @@ def test_header_layout() -> None:
     data = _func0().to_bytes()
     assert data[:8] == MAGIC
     version, crc, length = struct.unpack_from("<IIQ", data, 8)
-    assert version == 1 and length == len(data) - 24 and crc == zlib.crc32(data[24:])
+    assert version == 2 and length == len(data) - 24 and crc == zlib.crc32(data[24:])
 
 
 def test_unserialisable_constant() -> None:
@@ -276,10 +276,10 @@ def test_bad_magic_future_version_and_trailing_bytes() -> None:
         VMError, match=r"^invalid executable: bad magic bytes \(not an xrelax VM executable\)$"
     ):
         Executable.from_bytes(b"PK\x03\x04" + data[4:])
-    future = data[:8] + struct.pack("<I", 2) + data[12:]
+    future = data[:8] + struct.pack("<I", 3) + data[12:]
     with pytest.raises(
         VMError,
-        match=r"^invalid executable: unsupported format version 2 \(this build reads 1\)$",
+        match=r"^invalid executable: unsupported format version 3 \(this build reads 1 to 2\)$",
     ):
         Executable.from_bytes(future)
     with pytest.raises(

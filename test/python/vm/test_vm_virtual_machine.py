@@ -312,7 +312,10 @@ def test_vm_errors_from_builtins_name_the_function_once() -> None:
         ib.emit_call("vm.builtin.check_tensor_info", args=[ib.r(0), ib.imm(1), "", "main: x"])
         ib.emit_call("vm.builtin.shape_of", args=[ib.r(0)], dst=ib.r(3))
         ib.emit_call(
-            "vm.builtin.alloc_tensor", args=[ib.r(1), ib.imm(0), ib.r(3), "float32"], dst=ib.r(2)
+            "vm.builtin.alloc_tensor",
+            args=[ib.r(1), ib.imm(0), ib.r(3), "float32"],
+            dst=ib.r(2),
+            value_name="y",
         )
         ib.emit_ret(ib.r(2))
     run = VirtualMachine(ib.get())["main"]
@@ -323,9 +326,37 @@ def test_vm_errors_from_builtins_name_the_function_once() -> None:
     with pytest.raises(VMError) as info:
         run(np.zeros(3))
     assert str(info.value) == (
-        "main: alloc_tensor: a float32 tensor of shape (3,) (12 bytes) at offset 0 does "
-        "not fit in a storage of 8 bytes"
+        "cannot allocate a tensor of shape [3] in main (%y): 12 bytes of float32 at offset 0 "
+        "do not fit in its storage of 8 bytes"
     )
+
+
+def test_inlined_allocation_errors_name_the_value() -> None:
+    """alloc_tensor_direct is inlined (numpy's error has no shape): the message is the
+    builtin's, with the function and the relax value; it survives save and load."""
+    ib = ExecBuilder()
+    with ib.function("main", num_inputs=1, param_names=("s",)):
+        ib.emit_call("vm.builtin.alloc_tensor_direct", args=[ib.r(0), "float32"], dst=ib.r(1))
+        ib.emit_call(
+            "vm.builtin.alloc_tensor_direct", args=[ib.r(0), "float32"], dst=ib.r(2), value_name="y"
+        )
+        ib.emit_ret(ib.r(2))
+    exe = Executable.from_bytes(ib.get().to_bytes())
+    assert exe.value_names == {1: "y"}
+    run = VirtualMachine(exe)["main"]
+    assert run((2, 3)).shape == (2, 3)
+    with pytest.raises(VMError, match=r"^cannot allocate a tensor of shape \[-2, 4\] in main$"):
+        run((-2, 4))
+    ib = ExecBuilder()
+    with ib.function("main", num_inputs=1):
+        ib.emit_call(
+            "vm.builtin.alloc_tensor_direct", args=[ib.r(0), "float32"], dst=ib.r(1), value_name="y"
+        )
+        ib.emit_ret(ib.r(1))
+    with pytest.raises(
+        VMError, match=r"^cannot allocate a tensor of shape \[-2, 4\] in main \(%y\)$"
+    ):
+        VirtualMachine(ib.get())["main"]((-2, 4))
 
 
 def test_register_read_before_write_on_some_path() -> None:

@@ -1,0 +1,247 @@
+"""Importing a model file never runs code from it: crafted .pt2 archives that make
+torch.export.load unpickle or evaluate attacker data are refused (a marker file their
+payload would create never appears), unless the caller trusts the file; garbage
+archives are one-line errors; ONNX external data stays inside the model's folder."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from xrelax import frontend
+from xrelax.frontend.common import FrontendError
+from xrelax.frontend.model_files import UntrustedModelError
+from xrelax.tools.relax_import import main as relax_import
+
+torch = pytest.importorskip("torch")
+
+
+class OpensMarker:
+    """A pickle that creates ``marker`` when it is unpickled."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (str(self.marker), "w"))
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory) -> Path:
+    """A genuine .pt2 with weights, a buffer and a symbolic batch dimension."""
+
+    class Model(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = torch.nn.Linear(4, 3)
+
+        def forward(self, x):
+            return torch.cat([self.lin(x), self.lin(x)]).relu()
+
+    batch = torch.export.Dim("batch", min=2, max=64)
+    program = torch.export.export(Model(), (torch.randn(5, 4),), dynamic_shapes=({0: batch},))
+    path = tmp_path_factory.mktemp("pt2") / "model.pt2"
+    torch.export.save(program, path)
+    return path
+
+
+def rewrite(source: Path, target: Path, edit: Callable[[str, bytes], bytes | None]) -> Path:
+    """A copy of the archive with entries edited (``None`` drops an entry)."""
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
+        for info in src.infolist():
+            data = edit(info.filename, src.read(info.filename))
+            if data is not None:
+                out.writestr(info, data)
+    return target
+
+
+def pickled_weight(marker: Path) -> Callable[[str, bytes], bytes]:
+    def edit(name: str, data: bytes) -> bytes:
+        if name.endswith("model_weights_config.json"):
+            config = json.loads(data)
+            config["config"]["lin.bias"]["use_pickle"] = True
+            return json.dumps(config).encode()
+        if name.endswith("data/weights/weight_1"):
+            return pickle.dumps(OpensMarker(marker))
+        return data
+
+    return edit
+
+
+def pickled_sample_inputs(marker: Path) -> Callable[[str, bytes], bytes]:
+    # torch retries with weights_only=False when the safe loader refuses these
+    def edit(name: str, data: bytes) -> bytes:
+        return (
+            pickle.dumps(OpensMarker(marker)) if name.endswith("sample_inputs/model.pt") else data
+        )
+
+    return edit
+
+
+def evaluated_expression(marker: Path) -> Callable[[str, bytes], bytes]:
+    # torch parses symbolic expressions with sympy.sympify, which is eval
+    return expression(f"sympify.__globals__['__builtins__']['open']('{marker}', 'w')")
+
+
+def expression(code: str) -> Callable[[str, bytes], bytes]:
+    def edit(name: str, data: bytes) -> bytes:
+        if name.endswith("models/model.json"):
+            program = json.loads(data)
+            stack = [program]
+            while stack:
+                value = stack.pop()
+                if isinstance(value, dict):
+                    if isinstance(value.get("expr_str"), str):
+                        value["expr_str"] = code
+                    stack.extend(value.values())
+                elif isinstance(value, list):
+                    stack.extend(value)
+            return json.dumps(program).encode()
+        return data
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("attack", "message"),
+    [
+        (pickled_weight, "holds 'lin.bias' as a pickle"),
+        (pickled_sample_inputs, "holds a pickle that torch's safe loader refuses"),
+        (evaluated_expression, "holds a symbolic expression calling an attribute"),
+    ],
+)
+def test_crafted_pt2_never_runs_code(archive: Path, tmp_path: Path, capsys, attack, message):
+    marker = tmp_path / "marker"
+    crafted = rewrite(archive, tmp_path / "crafted.pt2", attack(marker))
+    with pytest.raises(UntrustedModelError, match="--trust-pickle") as refused:
+        frontend.import_model(crafted)
+    assert message in str(refused.value)
+    assert relax_import([str(crafted), "-o", str(tmp_path / "out.mlir")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "--trust-pickle" in err
+    assert not marker.exists()
+    # The payload is live: trusting the file runs it (and the import then fails).
+    with pytest.raises(FrontendError):
+        frontend.import_model(crafted, trust_pickle=True)
+    assert marker.exists()
+
+
+def test_huge_power_is_refused(archive: Path, tmp_path: Path) -> None:
+    """sympy would compute 10**(10**9) exactly: a few bytes, minutes of work."""
+    crafted = rewrite(
+        archive, tmp_path / "power.pt2", expression("Pow(Integer(10), Integer(1000000000))")
+    )
+    with pytest.raises(FrontendError, match="holds a symbolic power 1000000000 too large"):
+        frontend.import_model(crafted)
+
+
+def test_genuine_pt2_imports_without_trust(archive: Path) -> None:
+    imported = frontend.import_model(archive)
+    assert sorted(imported.params) == ["lin_bias", "lin_weight"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda name, data: data if "/data/" not in name else None,
+            "the archive has no 'data/sample_inputs/model.pt'",
+        ),
+        (
+            lambda name, data: data if not name.endswith("archive_version") else None,
+            "is not a torch.export archive (no archive_version)",
+        ),
+        (
+            lambda name, data: b"{" * 100_000 if name.endswith("models/model.json") else data,
+            "malformed JSON in the archive",
+        ),
+        (
+            lambda name, data: b'{"graph_module": 3}' if name.endswith("model.json") else data,
+            "cannot load '{path}' as a torch.export program: ",
+        ),
+    ],
+)
+def test_malformed_pt2_is_one_line(archive: Path, tmp_path: Path, capfd, edit, message) -> None:
+    crafted = rewrite(archive, tmp_path / "bad.pt2", edit)
+    assert relax_import([str(crafted), "-o", str(tmp_path / "out.mlir")]) == 1
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert message.format(path=crafted) in err
+
+
+def test_refused_archive_contents(archive: Path, tmp_path: Path) -> None:
+    def add(entry: str) -> Callable[[str, bytes], bytes]:
+        def edit(name: str, data: bytes) -> bytes:
+            return data
+
+        path = rewrite(archive, tmp_path / f"{entry.replace('/', '_')}.pt2", edit)
+        with zipfile.ZipFile(path, "a") as zf:
+            zf.writestr(entry, b"\x7fELF")
+        return path
+
+    with pytest.raises(UntrustedModelError, match="AOTInductor"):
+        frontend.import_model(add("model/data/aotinductor/model/model.so"))
+    with pytest.raises(UntrustedModelError, match="format of torch < 2.8"):
+        frontend.import_model(add("version"))
+
+
+def test_garbage_and_truncated_pt2(archive: Path, tmp_path: Path, capfd) -> None:
+    data = archive.read_bytes()
+    for name, content in [("garbage.pt2", bytes(range(256)) * 3), ("cut.pt2", data[:-700])]:
+        path = tmp_path / name
+        path.write_bytes(content)
+        assert relax_import([str(path)]) == 1
+        err = capfd.readouterr().err
+        assert err.startswith(f"relax-import: error: '{path}' is not a ") and err.count("\n") == 1
+
+
+def onnx_model_with_external_data(folder: Path, location: str) -> Path:
+    onnx = pytest.importorskip("onnx")
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    weight = numpy_helper.from_array(np.arange(4, dtype=np.float32), "w")
+    weight.ClearField("raw_data")
+    weight.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", location), ("offset", "0"), ("length", "16")):
+        weight.external_data.add(key=key, value=value)
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
+        [weight],
+    )
+    path = folder / "model.onnx"
+    onnx.save_model(helper.make_model(graph), path)
+    return path
+
+
+def test_onnx_external_data_stays_in_the_model_folder(tmp_path: Path) -> None:
+    import numpy as np
+
+    secret = tmp_path / "secret.bin"
+    secret.write_bytes(np.ones(4, np.float32).tobytes())
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "link.bin").symlink_to(secret)
+    (folder / "w.bin").write_bytes(np.arange(4, dtype=np.float32).tobytes())
+    refused = {
+        "../secret.bin": "goes up with '..'",
+        str(secret): "an absolute path",
+        "link.bin": "a symbolic link leads outside the model's folder",
+        "none.bin": "no such file",
+    }
+    for location, message in refused.items():
+        path = onnx_model_with_external_data(folder, location)
+        with pytest.raises(FrontendError, match=message):
+            frontend.import_model(path)
+        with pytest.raises(FrontendError, match=message):
+            frontend.from_onnx(path)
+    imported = frontend.import_model(onnx_model_with_external_data(folder, "w.bin"))
+    np.testing.assert_array_equal(imported.params["w"], np.arange(4, dtype=np.float32))
