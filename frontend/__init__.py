@@ -43,10 +43,6 @@ def from_onnx(model: Any) -> ImportedModel:
     a path's external data must lie inside the model's folder."""
     from xrelax.frontend.onnx import from_onnx as convert
 
-    if isinstance(model, str | PathLike):
-        from xrelax.frontend.model_files import load_onnx_model
-
-        model = load_onnx_model(model)
     return convert(model)
 
 

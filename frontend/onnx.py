@@ -62,18 +62,9 @@ def from_onnx(model: onnx.ModelProto | str | PathLike[str]) -> ImportedModel:
     :class:`~xrelax.frontend.UnsupportedOperatorsError` listing every unsupported
     operator, or :class:`~xrelax.frontend.FrontendError`."""
     if not isinstance(model, onnx.ModelProto):
-        return load(model)
-    return _Importer(model).run()
+        from xrelax.frontend.model_files import load_onnx_model
 
-
-def load(path: str | PathLike[str]) -> ImportedModel:
-    """Import the ONNX model saved at ``path``."""
-    try:
-        model = onnx.load(str(path))
-    except (OSError, ValueError, onnx.onnx_cpp2py_export.checker.ValidationError) as err:
-        raise FrontendError(f"cannot load '{path}' as an ONNX model: {err}") from None
-    except Exception as err:  # noqa: BLE001 - protobuf's DecodeError has no stable import path
-        raise FrontendError(f"cannot load '{path}' as an ONNX model: {err}") from None
+        model = load_onnx_model(model)
     return _Importer(model).run()
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from os import PathLike
 from typing import Any
 
 import numpy as np
@@ -84,15 +83,6 @@ def from_exported_program(program: ExportedProgram) -> ImportedModel:
     :class:`~xrelax.frontend.UnsupportedOperatorsError` listing every unsupported
     operator, or :class:`~xrelax.frontend.FrontendError`."""
     return _Importer(program).run()
-
-
-def load(path: str | PathLike[str]) -> ImportedModel:
-    """Import the ExportedProgram saved at ``path`` (``torch.export.save``, ``.pt2``)."""
-    try:
-        program = torch.export.load(path)
-    except (OSError, RuntimeError, ValueError, KeyError) as err:
-        raise FrontendError(f"cannot load '{path}' as a torch.export program: {err}") from None
-    return from_exported_program(program)
 
 
 def _converts(*names: str) -> Callable[[_Converter], _Converter]:

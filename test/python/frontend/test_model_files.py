@@ -225,6 +225,8 @@ def onnx_model_with_external_data(folder: Path, location: str) -> Path:
 def test_onnx_external_data_stays_in_the_model_folder(tmp_path: Path) -> None:
     import numpy as np
 
+    from xrelax.frontend import onnx as onnx_frontend
+
     secret = tmp_path / "secret.bin"
     secret.write_bytes(np.ones(4, np.float32).tobytes())
     folder = tmp_path / "model"
@@ -243,5 +245,7 @@ def test_onnx_external_data_stays_in_the_model_folder(tmp_path: Path) -> None:
             frontend.import_model(path)
         with pytest.raises(FrontendError, match=message):
             frontend.from_onnx(path)
+        with pytest.raises(FrontendError, match=message):
+            onnx_frontend.from_onnx(path)
     imported = frontend.import_model(onnx_model_with_external_data(folder, "w.bin"))
     np.testing.assert_array_equal(imported.params["w"], np.arange(4, dtype=np.float32))
