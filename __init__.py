@@ -139,8 +139,11 @@ def _apply(
     except PassFailure as failure:
         op = getattr(failure.error, "op", None)
         message = getattr(failure.error, "message", None) or str(failure.error)
-        diagnostic = op_diagnostic(op, message) if op is not None else Diagnostic("error", message)
-        diagnostic.message = f"pass '{failure.pass_name}': {diagnostic.message}"
+        if op is None:
+            diagnostic = Diagnostic("error", f"pass '{failure.pass_name}' failed: {message}")
+        else:
+            diagnostic = op_diagnostic(op, message)
+            diagnostic.message = f"pass '{failure.pass_name}': {diagnostic.message}"
         raise CompileError(diagnostic) from None
     return module
 

@@ -12,6 +12,10 @@ import sys
 import traceback
 from types import ModuleType
 
+import xdsl
+
+import xrelax
+
 
 class PluginError(Exception):
     """A file that cannot be loaded; the message is one line."""
@@ -39,14 +43,30 @@ def load_python_file(path: str, what: str) -> ModuleType:
         spec.loader.exec_module(module)
     except Exception as err:  # noqa: BLE001 - whatever the file raises is reported in one line
         del sys.modules[module_name]
-        raise PluginError(f"cannot load {what} '{path}': {_describe(err, resolved)}") from err
+        reason = describe_exception(err, resolved)
+        raise PluginError(f"cannot load {what} '{path}': {reason}") from err
     return module
 
 
-def _describe(err: Exception, filename: str) -> str:
-    """``Type: message (line N)``, N being the file's line that raised it."""
+def describe_exception(err: Exception, filename: str | None = None) -> str:
+    """``Type: message (line N)``: N is the last line of ``filename`` that raised it;
+    without ``filename``, ``(FILE:N)`` names the innermost frame outside xrelax and
+    xDSL (the user's code that raised it)."""
     if isinstance(err, SyntaxError):
         return f"SyntaxError: {err.msg} (line {err.lineno})"
     text = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}".rstrip(": ")
-    lines = [f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == filename]
-    return f"{text} (line {lines[-1]})" if lines else text
+    frames = traceback.extract_tb(err.__traceback__)
+    if filename is not None:
+        lines = [f.lineno for f in frames if f.filename == filename]
+        return f"{text} (line {lines[-1]})" if lines else text
+    user = [f for f in frames if not _is_library_file(f.filename)]
+    return f"{text} ({os.path.basename(user[-1].filename)}:{user[-1].lineno})" if user else text
+
+
+_LIBRARY_DIRS = tuple(
+    os.path.dirname(os.path.realpath(str(package.__file__))) + os.sep for package in (xrelax, xdsl)
+)
+
+
+def _is_library_file(filename: str) -> bool:
+    return os.path.realpath(filename).startswith(_LIBRARY_DIRS)

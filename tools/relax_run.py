@@ -238,7 +238,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return run(argv)
-    except (RunError, CompileError, VMError, SourceError, PluginError) as err:
+    except CompileError as err:
+        # A located diagnostic reads as the compiler's own (file:line:col: error: ...).
+        located = err.diagnostic.location is not None
+        print(err.diagnostic if located else f"relax-run: {err.diagnostic}", file=sys.stderr)
+        return 1
+    except (RunError, VMError, SourceError, PluginError) as err:
         print(f"relax-run: error: {str(err).splitlines()[0]}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -189,6 +189,10 @@ def run_passes(
                 pass_.apply(ctx, module)
             except DiagnosticException as err:
                 raise PassFailure(pass_.name, err, invalid_ir=False) from err
+            except Exception as err:
+                if _is_builtin(pass_):
+                    raise
+                raise PassFailure(pass_.name, _user_pass_error(err), invalid_ir=False) from err
             elapsed = time.perf_counter() - start
             if verify and verify_each:
                 _verify_after(pass_.name, module)
@@ -196,6 +200,18 @@ def run_passes(
                 instrumentation.after(pass_, module, elapsed)
         if verify and not verify_each and passes:
             _verify_after(PIPELINE_END, module)
+
+
+def _is_builtin(pass_: ModulePass) -> bool:
+    """True for xrelax's and xDSL's passes: what they raise is an internal error."""
+    return type(pass_).__module__.split(".", 1)[0] in ("xrelax", "xdsl")
+
+
+def _user_pass_error(err: Exception) -> Exception:
+    """What a user's pass raised, as one line naming the user's file and line."""
+    from xrelax.plugins import describe_exception
+
+    return RuntimeError(f"raised {describe_exception(err)}")
 
 
 def _verify_after(pass_name: str, module: ModuleOp) -> None:

@@ -140,6 +140,34 @@ def test_a_plugin_that_fails_is_one_line(tmp_path, capsys, source, message):
     assert message in err
 
 
+RAISING_PLUGIN = """\
+import xrelax
+from xdsl.passes import ModulePass
+
+
+@xrelax.register_pass
+class Broken(ModulePass):
+    name = "broken"
+
+    def apply(self, ctx, op):
+        raise KeyError("no such op")
+"""
+
+
+def test_a_pass_that_raises_is_one_line_naming_it(tmp_path, capsys):
+    plugin, program = tmp_path / "broken.py", tmp_path / "p.mlir"
+    plugin.write_text(RAISING_PLUGIN)
+    program.write_text(SILU_PROGRAM)
+    expected = "pass 'broken' failed: raised KeyError: 'no such op' (broken.py:10)"
+    args = [str(program), "--load-pass-plugin", str(plugin), "-p", "broken"]
+    assert relax_opt.main(args) == 1
+    assert capsys.readouterr().err == f"error: {expected}\n"
+    assert relax_run.main(args) == 1
+    assert capsys.readouterr().err == f"relax-run: error: {expected}\n"
+    with pytest.raises(xrelax.CompileError, match=re.escape(expected)):
+        xrelax.apply(xrelax.parse(SILU_PROGRAM), "broken")
+
+
 def test_relax_run_loads_pass_plugins(tmp_path, capsys):
     program, inputs, outputs = tmp_path / "p.mlir", tmp_path / "in.npz", tmp_path / "out.npz"
     program.write_text(SILU_PROGRAM)
