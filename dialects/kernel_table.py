@@ -22,12 +22,22 @@ def structure_key(func: PrimFuncOp) -> str:
     return re.sub(r"@[\w$.]+", "@_", stream.getvalue(), count=1)
 
 
+def _outline(func: PrimFuncOp) -> tuple:
+    """A cheap necessary condition of structural equality: the signature and the names
+    of the ops in order (printing a large fused kernel costs far more)."""
+    return (func.function_type, func.sym_params, tuple(op.name for op in func.walk()))
+
+
 @dataclass
 class KernelTable:
-    """The prim_funcs of a module, keyed by structure so identical kernels are shared."""
+    """The prim_funcs of a module, keyed by structure so identical kernels are shared.
+
+    A kernel is printed (:func:`structure_key`) only when another one has its outline.
+    """
 
     module: ModuleOp
-    by_text: dict[str, str] = field(default_factory=dict)
+    _by_outline: dict[tuple, list[PrimFuncOp]] = field(default_factory=dict)
+    _keys: dict[PrimFuncOp, str] = field(default_factory=dict)
 
     @classmethod
     def of_module(cls, module: ModuleOp) -> KernelTable:
@@ -35,17 +45,24 @@ class KernelTable:
         table = cls(module)
         for existing in module.ops:
             if isinstance(existing, PrimFuncOp):
-                table.by_text.setdefault(structure_key(existing), existing.sym_name.data)
+                table._by_outline.setdefault(_outline(existing), []).append(existing)
         return table
+
+    def _key(self, func: PrimFuncOp) -> str:
+        if func not in self._keys:
+            self._keys[func] = structure_key(func)
+        return self._keys[func]
 
     def add(self, func: PrimFuncOp, anchor: Operation | None = None) -> str:
         """The name of a kernel structurally equal to ``func``; a new one is inserted
         before ``anchor`` (at the end of the module without one), renamed if its name
         is taken."""
-        key = structure_key(func)
-        existing = self.by_text.get(key)
-        if existing is not None:
-            return existing
+        candidates = self._by_outline.setdefault(_outline(func), [])
+        if candidates:
+            key = structure_key(func)
+            for existing in candidates:
+                if self._key(existing) == key:
+                    return existing.sym_name.data
         base = func.sym_name.data
         name, suffix = base, 0
         while SymbolTable.lookup_symbol(self.module, name) is not None:
@@ -56,5 +73,5 @@ class KernelTable:
             self.module.body.block.add_op(func)
         else:
             self.module.body.block.insert_op_before(func, anchor)
-        self.by_text[key] = name
+        candidates.append(func)
         return name

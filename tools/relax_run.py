@@ -150,12 +150,11 @@ def flatten_results(value: Any) -> list[Any]:
 
 def _register_missing(exe: Any) -> None:
     """Register a no-op (with a warning) for each packed function nobody provides."""
-    from xrelax.backends.kernels import load_library
+    from xrelax.backends.kernels.compiler import load_executable_kernels
     from xrelax.backends.vm import list_funcs, register_func
 
     known = {f.name for f in exe.global_funcs} | set(list_funcs())
-    if exe.library:
-        known |= set(load_library(exe.library))
+    known |= set(load_executable_kernels(exe))
     for name in exe.func_names:
         if name not in known:
             print(

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from io import StringIO
 
 import sympy
 from xdsl.context import Context
@@ -33,12 +32,12 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 
 from xrelax.diagnostics import IRError
 from xrelax.dialects import symbolic, tir
 from xrelax.dialects.dims import DimsAttr
+from xrelax.dialects.kernel_table import KernelTable
 from xrelax.dialects.relax import (
     CallOp,
     CallTIROp,
@@ -212,19 +211,13 @@ class _Merger:
                 return name
 
 
-def _structure_key(func: tir.PrimFuncOp) -> str:
-    stream = StringIO()
-    Printer(stream=stream).print_op(func)
-    return re.sub(r"@[\w$.]+", "@_", stream.getvalue(), count=1)
-
-
 class FuseCall(RewritePattern):
     """Replace a call of a primitive function by one call_tir of its fused kernel."""
 
     def __init__(self, module: ModuleOp) -> None:
         self.module = module
-        self.kernels: dict[str, str] = {}
-        """Kernel structure -> kernel name (identical fused kernels are shared)."""
+        self.kernels = KernelTable(module)
+        """The fused kernels made so far (identical ones are shared)."""
         self.wanted: dict[str, str] = {}
         """Kernel name -> the primitive function's name, taken once that function is gone."""
 
@@ -253,18 +246,9 @@ class FuseCall(RewritePattern):
         return mapping
 
     def add_kernel(self, kernel: tir.PrimFuncOp, anchor: FuncOp) -> str:
-        key = _structure_key(kernel)
-        if key in self.kernels:
-            return self.kernels[key]
-        base = anchor.sym_name.data + "_kernel"
-        name, suffix = base, 0
-        while SymbolTable.lookup_symbol(self.module, name) is not None:
-            suffix += 1
-            name = f"{base}{suffix}"
-        kernel.sym_name = StringAttr(name)
-        self.module.body.block.insert_op_before(kernel, anchor)
-        self.kernels[key] = name
-        self.wanted[name] = anchor.sym_name.data
+        kernel.sym_name = StringAttr(anchor.sym_name.data + "_kernel")
+        name = self.kernels.add(kernel, anchor)
+        self.wanted.setdefault(name, anchor.sym_name.data)
         return name
 
 

@@ -15,6 +15,7 @@ import linecache
 import os
 import sys
 from io import StringIO
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.context import Context
@@ -39,6 +40,9 @@ from xrelax.diagnostics import LocatingParser, verify_module
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import Sym
 from xrelax.dialects.tir import AllocBufferOp, ForOp, PrimFuncOp, StoreOp, Tir
+
+if TYPE_CHECKING:
+    from xrelax.backends.vm.executable import Executable
 
 DEBUG_ENV = "XRELAX_KERNEL_DEBUG"
 """Set to ``1`` to print, for each compiled kernel, which path each store took."""
@@ -78,6 +82,14 @@ def load_library(mlir_text: str) -> dict[str, Kernel]:
     if mlir_text not in _LIBRARIES:
         _LIBRARIES[mlir_text] = _load(mlir_text)
     return dict(_LIBRARIES[mlir_text])
+
+
+def load_executable_kernels(exe: Executable) -> dict[str, Kernel]:
+    """The kernels of an ``Executable``: its in-memory ``tir.prim_func`` ops when it was
+    assembled in this process (no printing and re-parsing), else its library text."""
+    if exe.kernels:
+        return {op.sym_name.data: compile_prim_func(op) for op in exe.kernels}
+    return load_library(exe.library) if exe.library else {}
 
 
 def _load(mlir_text: str) -> dict[str, Kernel]:

@@ -10,6 +10,7 @@ values passed to a block's arguments are moved into its registers. The module's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from io import StringIO
 from typing import Any
 
@@ -45,9 +46,8 @@ def constant_value(attr: Attribute) -> Any:
     raise TypeError(f"unsupported constant {attr}")
 
 
-def kernel_library(module: ModuleOp) -> str:
-    """The printed ``tir.prim_func`` ops of ``module`` (empty when there are none)."""
-    kernels = [op for op in module.ops if isinstance(op, tir.PrimFuncOp)]
+def print_kernels(kernels: Sequence[tir.PrimFuncOp]) -> str:
+    """The kernel library text of ``kernels``: a printed module (empty without any)."""
     if not kernels:
         return ""
     stream = StringIO()
@@ -141,5 +141,5 @@ def assemble(module: ModuleOp) -> Executable:
         for op in module.ops:
             if isinstance(op, vm.FuncOp):
                 _FunctionAssembler(builder, op).run()
-        builder.set_library(kernel_library(module))
+        builder.set_kernels([op for op in module.ops if isinstance(op, tir.PrimFuncOp)])
     return builder.get()

@@ -90,6 +90,11 @@ class ExecBuilder:
         """Set the opaque kernel library text handed to the VM's kernel loader."""
         self._exe.library = text
 
+    def set_kernels(self, kernels: Sequence[Any]) -> None:
+        """Set the library to these ``tir.prim_func`` ops (printed when needed)."""
+        self._exe.kernels = tuple(kernels)
+        self._exe._library = None if kernels else ""
+
     # -- functions and instructions -----------------------------------------------------
 
     @contextmanager

@@ -219,9 +219,27 @@ class Executable:
     func_names: list[str] = field(default_factory=list)
     instr_data: list[int] = field(default_factory=list)
     instr_offset: list[int] = field(default_factory=list)
-    library: str = ""
     value_names: dict[int, str] = field(default_factory=dict)
     """Instruction index -> source name of the value it defines (for error messages)."""
+    kernels: tuple[Any, ...] = field(default=(), repr=False)
+    """The library's ``tir.prim_func`` ops when this process assembled them: the
+    default kernel loader compiles them as they are, and :attr:`library` is printed
+    from them only when asked for (saving, a custom loader)."""
+    _library: str | None = field(default="", repr=False)
+
+    @property
+    def library(self) -> str:
+        """The kernel library: a printed module of ``tir.prim_func`` ops (or empty)."""
+        if self._library is None:
+            from xrelax.backends.vm.assembler import print_kernels
+
+            self._library = print_kernels(self.kernels)
+        return self._library
+
+    @library.setter
+    def library(self, text: str) -> None:
+        self._library = text
+        self.kernels = ()
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Executable):

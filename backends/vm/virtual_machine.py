@@ -160,11 +160,13 @@ def _decode_function(exe: Executable, func: VMFunction, rng: range) -> list[Inst
 
 
 def _load_kernels(exe: Executable, loader: KernelLoader | None) -> Mapping[str, Callable]:
-    if not exe.library:
-        return {}
-    if loader is None:
-        from xrelax.backends.kernels import load_library as loader
     try:
+        if loader is None:
+            from xrelax.backends.kernels.compiler import load_executable_kernels
+
+            return load_executable_kernels(exe)
+        if not exe.library:
+            return {}
         return dict(loader(exe.library))
     except VMError:
         raise
