@@ -133,7 +133,7 @@ class BlockBuilder:
         )
         # In the module while it is built, so that kernels emit_te adds go before it and
         # never take its name.
-        self.module.body.block.add_op(func)
+        self._add_symbol(func)
         self._func = func
         self._declared_result = result_type
         self._defined = set().union(*(type_binds(t) for _, t in items))
@@ -397,7 +397,12 @@ class BlockBuilder:
 
     def add_func(self, func: Operation) -> None:
         """Add a finished function (e.g. a ``tir.prim_func``) to the module."""
+        self._add_symbol(func)
+
+    def _add_symbol(self, func: Operation) -> None:
         self.module.body.block.add_op(func)
+        if self._kernels is not None:
+            self._kernels.reserve(func)
 
     def get(self) -> ModuleOp:
         """The module built so far."""

@@ -10,7 +10,6 @@ from io import StringIO
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.printer import Printer
-from xdsl.traits import SymbolTable
 
 from xrelax.dialects.tir import PrimFuncOp
 
@@ -38,6 +37,13 @@ class KernelTable:
     module: ModuleOp
     _by_outline: dict[tuple, list[PrimFuncOp]] = field(default_factory=dict)
     _keys: dict[PrimFuncOp, str] = field(default_factory=dict)
+    _names: set[str] = field(default_factory=set)
+    """The module's symbol names (a lookup per candidate name walks the module)."""
+    _next_suffix: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for op in self.module.ops:
+            self.reserve(op)
 
     @classmethod
     def of_module(cls, module: ModuleOp) -> KernelTable:
@@ -47,6 +53,12 @@ class KernelTable:
             if isinstance(existing, PrimFuncOp):
                 table._by_outline.setdefault(_outline(existing), []).append(existing)
         return table
+
+    def reserve(self, op: Operation) -> None:
+        """Note a symbol added to the module other than by :meth:`add`."""
+        name = op.properties.get("sym_name")
+        if isinstance(name, StringAttr):
+            self._names.add(name.data)
 
     def _key(self, func: PrimFuncOp) -> str:
         if func not in self._keys:
@@ -64,10 +76,14 @@ class KernelTable:
                 if self._key(existing) == key:
                     return existing.sym_name.data
         base = func.sym_name.data
-        name, suffix = base, 0
-        while SymbolTable.lookup_symbol(self.module, name) is not None:
+        name, suffix = base, self._next_suffix.get(base, 0)
+        if suffix:
+            name = f"{base}{suffix}"
+        while name in self._names:
             suffix += 1
             name = f"{base}{suffix}"
+        self._next_suffix[base] = suffix + 1
+        self._names.add(name)
         func.sym_name = StringAttr(name)
         if anchor is None:
             self.module.body.block.add_op(func)
