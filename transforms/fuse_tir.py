@@ -32,7 +32,6 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.traits import SymbolTable
 
 from xrelax.diagnostics import IRError
 from xrelax.dialects import symbolic, tir
@@ -57,9 +56,9 @@ def _buffer(type_: Attribute) -> tir.BufferType:
 class _Merger:
     """Builds the fused prim_func of one primitive function."""
 
-    def __init__(self, func: FuncOp, module: Operation) -> None:
+    def __init__(self, func: FuncOp, symbols: dict[str, Operation]) -> None:
         self.func = func
-        self.module = module
+        self.symbols = symbols
         self.names: set[str] = set()
         self.counter = 0
 
@@ -119,7 +118,7 @@ class _Merger:
         dimension); each other dimension the fused function's buffer is not proven to
         give becomes a ``tir.assert``, checked with the kernel's own asserts before the
         fused kernel touches memory."""
-        callee = SymbolTable.lookup_symbol(self.module, call.callee)
+        callee = self.symbols.get(call.callee.string_value())
         assert isinstance(callee, tir.PrimFuncOp)
         actual = [*call.args, call.result]
         mapping: dict[str, sympy.Expr] = {}
@@ -215,7 +214,8 @@ class FuseCall(RewritePattern):
     """Replace a call of a primitive function by one call_tir of its fused kernel."""
 
     def __init__(self, module: ModuleOp) -> None:
-        self.module = module
+        self.symbols = _symbols(module)
+        """The module's symbols before fusion (a SymbolTable lookup walks the module)."""
         self.kernels = KernelTable(module)
         """The fused kernels made so far (identical ones are shared)."""
         self.wanted: dict[str, str] = {}
@@ -223,10 +223,10 @@ class FuseCall(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CallOp, rewriter: PatternRewriter) -> None:
-        callee = SymbolTable.lookup_symbol(self.module, op.callee)
+        callee = self.symbols.get(op.callee.string_value())
         if not isinstance(callee, FuncOp) or not callee.is_primitive:
             return
-        kernel, sym_params, inputs = _Merger(callee, self.module).merge()
+        kernel, sym_params, inputs = _Merger(callee, self.symbols).merge()
         name = self.add_kernel(kernel, callee)
         mapping = self.symbol_mapping(callee, op)
         sym_args = [symbolic.substitute(symbolic.sym(v), mapping) for v in sym_params]
@@ -277,11 +277,8 @@ class FuseTIRPass(ModulePass):
 
 def _take_free_names(module: ModuleOp, wanted: dict[str, str]) -> None:
     """Give each fused kernel its primitive function's name once that name is free."""
-    renames = {
-        name: target
-        for name, target in wanted.items()
-        if SymbolTable.lookup_symbol(module, target) is None
-    }
+    taken = _symbols(module)
+    renames = {name: target for name, target in wanted.items() if target not in taken}
     if not renames:
         return
     for op in module.walk():
@@ -289,6 +286,12 @@ def _take_free_names(module: ModuleOp, wanted: dict[str, str]) -> None:
             op.sym_name = StringAttr(renames[op.sym_name.data])
         elif isinstance(op, CallTIROp) and op.callee.string_value() in renames:
             op.callee = FlatSymbolRefAttr(renames[op.callee.string_value()])
+
+
+def _symbols(module: ModuleOp) -> dict[str, Operation]:
+    """The module's symbol operations by name."""
+    names = ((op.properties.get("sym_name"), op) for op in module.ops)
+    return {name.data: op for name, op in names if isinstance(name, StringAttr)}
 
 
 def _callees(root: Operation) -> set[str]:
