@@ -27,6 +27,7 @@ from xdsl.pattern_rewriter import (
 
 from xrelax.dialects.relax import CallTIROp, TupleOp, TupleType
 from xrelax.dialects.relax_memory import BuiltinAllocTensorOp, CallDPSOp
+from xrelax.transforms.function_walk import rewrite_function_bodies
 
 
 class RewriteCallTIR(RewritePattern):
@@ -60,6 +61,5 @@ class CallTIRRewritePass(ModulePass):
     name = "relax-call-tir-rewrite"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier([RewriteCallTIR()], dce_enabled=False)
-        ).rewrite_module(op)
+        applier = GreedyRewritePatternApplier([RewriteCallTIR()], dce_enabled=False)
+        rewrite_function_bodies(op, PatternRewriteWalker(applier))

@@ -40,7 +40,6 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -50,6 +49,7 @@ from xrelax.dialects import dtypes, relax, vm
 from xrelax.dialects.relax import show_type
 from xrelax.dialects.relax_memory import CallDPSOp
 from xrelax.ops.base import OperatorOp
+from xrelax.transforms.function_walk import rewrite_functions
 
 
 def constant_attr(value: Any) -> Attribute:
@@ -235,4 +235,4 @@ class CodegenVMPass(ModulePass):
     name = "relax-codegen-vm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GenerateFunction(), apply_recursively=False).rewrite_module(op)
+        rewrite_functions(op, GenerateFunction())

@@ -46,6 +46,7 @@ from xrelax.dialects.relax import (
 )
 from xrelax.dialects.relax_scoping import type_binds
 from xrelax.dialects.tir import PrimFuncOp
+from xrelax.transforms.function_walk import rewrite_function_bodies
 from xrelax.transforms.op_pattern import OpPattern, op_pattern
 
 _INJECTIVE = OpPattern.INJECTIVE
@@ -229,6 +230,6 @@ class FuseOpsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = {f.sym_name.data: op_pattern(f) for f in op.ops if isinstance(f, PrimFuncOp)}
         names = {f.sym_name.data for f in op.ops if hasattr(f, "sym_name")}
-        PatternRewriteWalker(FuseDataflow(patterns, names), apply_recursively=False).rewrite_module(
-            op
+        rewrite_function_bodies(
+            op, PatternRewriteWalker(FuseDataflow(patterns, names), apply_recursively=False)
         )

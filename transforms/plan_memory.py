@@ -31,7 +31,6 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -49,6 +48,7 @@ from xrelax.dialects.relax_memory import (
     KillStorageOp,
     tensor_bytes,
 )
+from xrelax.transforms.function_walk import rewrite_functions
 
 _NON_ESCAPING = (CallDPSOp,)
 
@@ -238,4 +238,4 @@ class PlanMemoryPass(ModulePass):
     report: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(PlanFunction(self.report), apply_recursively=False).rewrite_module(op)
+        rewrite_functions(op, PlanFunction(self.report))

@@ -36,7 +36,6 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -44,6 +43,7 @@ from xdsl.pattern_rewriter import (
 from xrelax.backends.kernels.affine import proven_inside
 from xrelax.dialects import symbolic, tir
 from xrelax.dialects.dims import DimsAttr
+from xrelax.transforms.function_walk import rewrite_functions
 
 
 @dataclass
@@ -201,4 +201,4 @@ class InlineCopiesPass(ModulePass):
     name = "tir-inline-copies"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(InlineCopies(), apply_recursively=False).rewrite_module(op)
+        rewrite_functions(op, InlineCopies(), tir.PrimFuncOp)

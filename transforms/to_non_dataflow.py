@@ -21,6 +21,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from xrelax.dialects.relax import DataflowOp, OutputOp
+from xrelax.transforms.function_walk import rewrite_function_bodies
 
 
 class InlineDataflow(RewritePattern):
@@ -44,6 +45,5 @@ class ToNonDataflowPass(ModulePass):
     name = "relax-to-non-dataflow"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier([InlineDataflow()], dce_enabled=False)
-        ).rewrite_module(op)
+        applier = GreedyRewritePatternApplier([InlineDataflow()], dce_enabled=False)
+        rewrite_function_bodies(op, PatternRewriteWalker(applier))

@@ -30,6 +30,7 @@ from xrelax.dialects.relax_memory import (
     KillStorageOp,
     KillTensorOp,
 )
+from xrelax.transforms.function_walk import rewrite_function_bodies
 
 
 def _alloc_tensor(storage, offset, type_: TensorType) -> vm.AllocTensorOp:
@@ -75,6 +76,6 @@ class VMMemoryLowerPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [LowerAllocStorage(), LowerAllocTensor(), LowerBuiltinAllocTensor(), LowerKill()]
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(patterns, dce_enabled=False)
-        ).rewrite_module(op)
+        rewrite_function_bodies(
+            op, PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False))
+        )

@@ -30,7 +30,6 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -56,6 +55,7 @@ from xrelax.dialects.relax import (
 )
 from xrelax.dialects.relax_memory import CallDPSOp
 from xrelax.dialects.symbolic import Dims
+from xrelax.transforms.function_walk import rewrite_functions
 
 HEAP_DTYPE = dtypes.I64
 
@@ -415,4 +415,4 @@ class VMShapeLowerPass(ModulePass):
     name = "relax-vm-shape-lower"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(LowerFunctionShapes(), apply_recursively=False).rewrite_module(op)
+        rewrite_functions(op, LowerFunctionShapes())

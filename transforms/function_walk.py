@@ -1,0 +1,33 @@
+"""Running rewrite patterns over a module's relax functions only.
+
+After legalization most of a module's operations are the bodies of its
+``tir.prim_func`` kernels (a fused chain of 10,000 operators is one kernel of
+150,000 ops). A ``PatternRewriteWalker`` over the whole module visits each of them in
+every pass, although the patterns of the relax-level passes never match inside a
+kernel; these helpers visit the relax functions alone.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+from xrelax.dialects.relax import FuncOp
+
+
+def rewrite_functions(
+    module: ModuleOp, pattern: RewritePattern, function_type: type[Operation] = FuncOp
+) -> None:
+    """Apply ``pattern`` once to each top-level function of ``function_type``: for a
+    pattern that rewrites a whole function."""
+    for op in list(module.ops):
+        if isinstance(op, function_type):
+            pattern.match_and_rewrite(op, PatternRewriter(op))
+
+
+def rewrite_function_bodies(module: ModuleOp, walker: PatternRewriteWalker) -> None:
+    """Run ``walker`` over the body of each relax function (not over the kernels)."""
+    for op in list(module.ops):
+        if isinstance(op, FuncOp):
+            walker.rewrite_region(op.body)
