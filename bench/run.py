@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import platform
 import shutil
@@ -31,6 +32,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -87,7 +89,7 @@ def _ms(seconds: float) -> str:
 
 
 def end_to_end(repeat: int, quick: bool) -> list[Row]:
-    targets = {"mlp n=256": 1.10, "mlp n=1": 1.5}
+    targets = {"mlp n=256": 1.10, "mlp n=1": 1.2}
     cases = [models.mlp(1), models.mlp(32), models.mlp(256), models.transformer(16)]
     if not quick:
         cases += [models.transformer(128), models.cnn(8)]
@@ -123,7 +125,7 @@ def end_to_end(repeat: int, quick: bool) -> list[Row]:
             )
         )
         if model.name.startswith("mlp"):
-            rows += peers.mlp_rows(model, times["numpy"], repeat)
+            rows += peers.mlp_rows(model, times["vm"], times["numpy"], repeat)
     return rows
 
 
@@ -203,6 +205,27 @@ def generated_module(ops: int, shape: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+BASELINE_COMMIT = "0365195"
+"""The commit issue 17's compile-time baseline was measured at."""
+BASELINE_SECONDS = {
+    ("chain", 100): 0.32, ("chain", 1000): 3.09, ("chain", 10000): 30.50,
+    ("wide", 100): 0.14, ("wide", 1000): 1.12, ("wide", 10000): 12.16,
+    ("densenet121", 0): 18.0,
+}  # fmt: skip
+"""relax-to-vm seconds at BASELINE_COMMIT (docs/performance.md of that commit; densenet121
+from issue 17); the target is a third of each."""
+
+
+def _against_baseline(key: tuple[str, int], seconds: float) -> tuple[str, str, bool]:
+    """(value suffix, target, met) of a compile time against a third of its baseline."""
+    baseline = BASELINE_SECONDS[key]
+    return (
+        f" ({baseline / seconds:.1f}x faster than {baseline:.2f} s at {BASELINE_COMMIT})",
+        f"<= {baseline / 3:.2f} s",
+        seconds <= baseline / 3,
+    )
+
+
 def compile_time(quick: bool) -> list[Row]:
     rows: list[Row] = []
     sizes = (100, 1000) if quick else (100, 1000, 10000)
@@ -220,12 +243,15 @@ def compile_time(quick: bool) -> list[Row]:
             printed = time.perf_counter()
             xrelax.compile(module)
             seconds.append(time.perf_counter() - printed)
+            faster, target, met = _against_baseline((shape, size), seconds[-1])
             rows.append(
                 Row(
                     "compile time",
                     f"{shape} of {size} ops: relax-to-vm / parse+print",
                     f"{seconds[-1]:.2f} s / {printed - start:.2f} s "
-                    f"({size / (parsed - start):.0f} parsed ops/s)",
+                    f"({size / (parsed - start):.0f} parsed ops/s){faster}",
+                    target if size >= 1000 else "",
+                    met if size >= 1000 else None,
                 )
             )
         growth = max(b / a for a, b in zip(seconds, seconds[1:], strict=False))
@@ -262,6 +288,72 @@ def compile_time(quick: bool) -> list[Row]:
             median < 0.6,
         )
     )
+    return rows
+
+
+def densenet121_compile() -> list[Row]:
+    """relax-to-vm of torchvision's densenet121 imported from torch.export (64x64 images,
+    dynamic batch), when torch and torchvision are installed."""
+    name = "densenet121 (torch.export): relax-to-vm"
+    try:
+        import torch
+
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "test/python/frontend"))
+        from model_zoo import import_torchvision
+
+        models_ = import_torchvision().models
+    except ImportError:
+        return [Row("compile time", name, "needs pip install -e '.[torch,models]'")]
+    from xrelax import frontend
+
+    model = models_.densenet121(weights=None, num_classes=10).eval()
+    batch = torch.export.Dim("batch", min=1, max=64)
+    example = (torch.randn(2, 3, 64, 64),)
+    program = torch.export.export(model, example, dynamic_shapes=({0: batch},))
+    module = frontend.from_exported_program(program).module
+    gc.collect()
+    start = time.perf_counter()
+    xrelax.compile(module)
+    seconds = time.perf_counter() - start
+    faster, target, met = _against_baseline(("densenet121", 0), seconds)
+    return [Row("compile time", name, f"{seconds:.2f} s{faster}", target, met)]
+
+
+# ------------------------------------------------------------------------ model zoo
+
+
+def model_zoo(repeat: int) -> list[Row]:
+    """Issue 17's model-zoo rows: ``bench/frontends.py`` on the torch.export path at
+    batches 1 and 3, in a child process (one thread each for numpy's BLAS and torch,
+    set before either is imported), when torch and the models extra are installed."""
+    try:
+        import timm  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        return [Row("model zoo", "VM / torch eager", "needs pip install -e '.[torch,onnx,models]'")]
+    from bench import frontends
+
+    script = Path(__file__).resolve().parent / "frontends.py"
+    command = [
+        sys.executable,
+        str(script),
+        "--paths",
+        "torch",
+        "--json",
+        "--repeat",
+        str(repeat // 2),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return [Row("model zoo", "VM / torch eager", f"failed: {done.stderr.strip()[-60:]}")]
+    table = [frontends.Row(**row) for row in json.loads(done.stdout.splitlines()[-1])]
+    rows = [
+        Row("model zoo", f"{r.model} {r.size}: VM / eager",
+            f"{r.ours_ms / r.eager_ms:.2f}x  ({r.ours_ms:.3f} vs {r.eager_ms:.3f} ms)"
+            if r.ok == "yes" else r.ok)
+        for r in table
+    ]  # fmt: skip
+    rows += [Row("model zoo", *line) for line in frontends.summary(table)]
     return rows
 
 
@@ -320,12 +412,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=9, help="repetitions (median; >= 7)")
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    parser.add_argument("--no-zoo", action="store_true", help="leave out the model zoo rows")
     args = parser.parse_args(argv)
     repeat = max(args.repeat, 7)
     cpu = platform.processor() or platform.machine()
     versions = f"python {platform.python_version()}, numpy {np.__version__}"
     print(f"xrelax benchmarks — {versions}, {cpu}, {os.cpu_count()} cores")
-    rows = end_to_end(repeat, args.quick) + dispatch(repeat) + compile_time(args.quick) + memory()
+    rows = end_to_end(repeat, args.quick) + dispatch(repeat) + compile_time(args.quick)
+    if not args.quick:
+        rows += densenet121_compile()
+    rows += memory()
+    if not (args.quick or args.no_zoo):
+        rows += model_zoo(repeat)
     print_table(rows)
 
 
