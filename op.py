@@ -17,8 +17,10 @@ the not-yet-inserted operations its operands come from, so calls nest
 
 Operands are given positionally or by their names (``lhs``, ``rhs``, ``x``, ...):
 relax values, not-yet-inserted operations, a list of dims for a shape operand
-(ints, variable names, sympy expressions), a numpy array for a tensor operand (a
-``relax.const``), and a list of values for a variadic operand (``op.concat([a, b],
+(ints, variable names, sympy expressions), an int, a variable name or a sympy
+expression for a prim operand (a ``relax.prim_value``: ``op.arange(0, n, 2)``,
+``op.full([n, 3], 7)``), a numpy array for a tensor operand (a ``relax.const``),
+and a list of values for a variadic operand (``op.concat([a, b],
 axis=0)``). Attributes are keywords, converted to the kind the operator declares:
 ints (``axis=1``), lists of ints (``axes=[1, 0]``; an int where a list is declared
 is a list of one), bools, floats, element types as names (``dtype="f16"``) or numpy

@@ -26,6 +26,7 @@ from xdsl.utils.exceptions import VerifyException
 from xrelax.dialects import dtypes, obligations, symbolic
 from xrelax.dialects.relax import (
     DeducedResultOp,
+    PrimValueOp,
     RelaxError,
     ShapeOp,
     ShapeType,
@@ -207,7 +208,8 @@ def _describe(constraint: AttrConstraint) -> str:
 
 def operand_value(value: Any, what: str) -> SSAValue:
     """A relax value for an operand given as a value, an operation, a list of dims
-    (a ``relax.shape``) or a numpy array (a ``relax.const``)."""
+    (a ``relax.shape``), an integer or symbolic expression (a ``relax.prim_value``) or a
+    numpy array (a ``relax.const``)."""
     if isinstance(value, SSAValue):
         return value
     if isinstance(value, Operation):
@@ -220,9 +222,11 @@ def operand_value(value: Any, what: str) -> SSAValue:
         return const_op(value).results[0]
     if isinstance(value, list | tuple) and all(_is_dim(v) for v in value):
         return ShapeOp(_dims(value)).results[0]
+    if _is_dim(value):
+        return PrimValueOp(value).results[0]
     raise TypeError(
-        f"{what} must be a relax value, an operation, a list of dims or a numpy array, "
-        f"got {type(value).__name__}"
+        f"{what} must be a relax value, an operation, a list of dims, an integer or "
+        f"symbolic expression (a relax.prim_value) or a numpy array, got {type(value).__name__}"
     )
 
 

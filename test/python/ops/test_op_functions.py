@@ -13,9 +13,9 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
 from xdsl.ir import Block
 
 from xrelax import op
-from xrelax.dialects import dtypes
+from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.block_builder import BlockBuilder, BuilderError
-from xrelax.dialects.relax import FuncOp, RelaxError, ShapeType, TensorType
+from xrelax.dialects.relax import FuncOp, PrimType, RelaxError, ShapeType, TensorType
 from xrelax.ops import OPERATORS
 
 # The attributes of each EXAMPLES entry, as Python values (absent: none).
@@ -118,6 +118,21 @@ def test_dims_become_a_shape_and_arrays_constants():
     assert "relax.const dense<1.000000e+00> : !relax.tensor<[4], f32>" in text
 
 
+def test_integers_and_expressions_become_prim_values():
+    bb = BlockBuilder()
+    with bb.function("f", {"n": PrimType.of(value="n")}) as (n,):
+        r = bb.emit(op.arange(0, n, 2))
+        assert r.type == TensorType.of([symbolic.parse_expr("floordiv(n + 1, 2)")], dtypes.I64)
+        f = bb.emit(op.full(["n", 3], 7))
+        bb.emit_func_output(bb.emit(op.astype(f, dtype="f32")))
+    text = printed(bb.get())
+    assert "relax.prim_value 0 : !relax.prim<i64, 0>" in text
+    assert "relax.prim_value 2 : !relax.prim<i64, 2>" in text
+    assert "relax.prim_value 7 : !relax.prim<i64, 7>" in text
+    with pytest.raises(RelaxError, match="^relax.exp: "):
+        op.exp("n")
+
+
 @pytest.mark.parametrize(
     ("kwargs", "expected"),
     [
@@ -172,8 +187,8 @@ def test_operands_by_name_and_variadic_forms():
         (lambda x: op.softmax(x, axis=1.5), "softmax(): attribute 'axis' expects an integer"),
         (
             lambda x: op.exp(3.0),
-            "exp(): operand 'x' must be a relax value, an operation, a list of dims or a "
-            "numpy array, got float",
+            "exp(): operand 'x' must be a relax value, an operation, a list of dims, an "
+            "integer or symbolic expression (a relax.prim_value) or a numpy array, got float",
         ),
         (lambda x: op.add(x, x, lhs=x), "add() got operand 'lhs' twice"),
     ],
