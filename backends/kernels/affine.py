@@ -78,16 +78,20 @@ def drop_vanishing_floors(
     extents: Mapping[str, sympy.Expr],
 ) -> sympy.Expr:
     """``expr`` with ``floordiv(x, c) -> 0`` and ``floormod(x, c) -> x`` wherever
-    ``0 <= x < c`` over the box (e.g. the wrap-around of an unravelled leading index)."""
-    replaced = {}
-    for term in expr.atoms(FloorDiv, FloorMod):
-        form = affine(term.args[0], variables)
-        if form is None or not set(form.coeffs) <= set(lows):
-            continue
-        low, high = form.bounds(lows, extents)
-        if prove_le(0, low) and prove_lt(high, term.args[1]):
-            replaced[term] = sympy.Integer(0) if isinstance(term, FloorDiv) else term.args[0]
-    return sympy.expand(expr.xreplace(replaced)) if replaced else expr
+    ``0 <= x < c`` over the box (e.g. the wrap-around of an unravelled leading index),
+    until none is left (``floormod(o + floordiv(i, 4), 4)`` -> ``floormod(o, 4)`` -> ``o``)."""
+    while True:
+        replaced = {}
+        for term in expr.atoms(FloorDiv, FloorMod):
+            form = affine(term.args[0], variables)
+            if form is None or not set(form.coeffs) <= set(lows):
+                continue
+            low, high = form.bounds(lows, extents)
+            if prove_le(0, low) and prove_lt(high, term.args[1]):
+                replaced[term] = sympy.Integer(0) if isinstance(term, FloorDiv) else term.args[0]
+        if not replaced:
+            return expr
+        expr = sympy.expand(expr.xreplace(replaced))
 
 
 def index_bounds(

@@ -483,6 +483,43 @@ tir.prim_func @upsample(%A: !tir.buffer<[n, 3], f32>, %B: !tir.buffer<[n * 2, 3]
     np.testing.assert_allclose(b, np.repeat(a, 2, axis=0) + np.tile([[0], [1]], (4, 1)))
 
 
+def test_nested_divisions_split_to_a_matrix_product():
+    # A window partition (reshape, permute, reshape) feeding a matmul, as Swin's
+    # attention reads its input: after splitting i by 16 and then by 4, the index
+    # floormod(floordiv(i, 4), 4) is floormod(o + floordiv(i_lo, 4), 4), which only a
+    # second round of simplification reduces to o (not a loop split into extent 1).
+    kernel = kernel_of(
+        """
+tir.prim_func @window_matmul(%A: !tir.buffer<[n, 4, 4, 4, 4, 8], f32>, %W: !tir.buffer<[6, 8], f32>, %C: !tir.buffer<[n * 16, 16, 6], f32>) {
+  tir.for i in [0, n * 16) {
+    tir.for j in [0, 16) {
+      tir.for c in [0, 6) {
+        %z = arith.constant 0.000000e+00 : f32
+        tir.store %C[i, j, c], %z : f32
+        tir.for k in [0, 8) {
+          %acc = tir.load %C[i, j, c] : f32
+          %a = tir.load %A[floordiv(i, 16), floormod(floordiv(i, 4), 4), floormod(i, 4), floordiv(j, 4), floormod(j, 4), k] : f32
+          %w = tir.load %W[c, k] : f32
+          %p = arith.mulf %a, %w : f32
+          %s = arith.addf %acc, %p : f32
+          tir.store %C[i, j, c], %s : f32
+        }
+      }
+    }
+  }
+}"""
+    )
+    assert [(p.path, p.detail) for p in kernel.paths] == [
+        ("init", "fused into the reduction"),
+        ("matmul", "strided, view, loops split"),
+    ]
+    a = RNG.random((2, 4, 4, 4, 4, 8)).astype(np.float32)
+    w = RNG.random((6, 8)).astype(np.float32)
+    c = np.empty((32, 16, 6), np.float32)
+    kernel(a, w, c)
+    np.testing.assert_allclose(c, a.reshape(32, 16, 8) @ w.T, rtol=1e-5)
+
+
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 def test_negation_of_strided_columns(dtype):
     # np.negative of numpy 2.4 misreads 32-bit strided inputs into strided outputs.
