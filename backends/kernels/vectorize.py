@@ -513,6 +513,19 @@ class Evaluator:
         ):
             left, right = (self.value(a) for a in expr.args)
             plan = plan_contraction(left, right, out_vars, red_vars)
+            window = self._small_window(red_vars)
+            if (
+                plan is not None
+                and window is not None
+                and plan.batch
+                and not (plan.left_only and plan.right_only)
+                and left.dtype == right.dtype == dest.dtype
+            ):
+                # Many small matrix-vector products (a depthwise convolution: one per
+                # image and channel over a 3x3 window) cost more as a batched matmul of
+                # an im2col copy than as one multiply-add of whole views per point.
+                self._unrolled_products(left, right, window, dest, initial, identity)
+                return "products"
             if plan is not None:
                 path = plan.emit(
                     self, dest, buffer, statement.indices, out_domain, initial is not None
@@ -598,6 +611,32 @@ class Evaluator:
             options = [":"] if r is None else [str(i) for i in r]
             index = [prefix + (o,) for prefix in index for o in options]
         return index
+
+    def _unrolled_products(
+        self,
+        left: Array,
+        right: Array,
+        window: list[tuple[str, ...]],
+        dest: Array,
+        initial: Array | None,
+        identity: bool,
+    ) -> None:
+        """``dest = initial + sum over the window points p of left[p] * right[p]`` (added
+        to ``dest`` when there is no initial value), one multiply and one add of whole
+        arrays per point."""
+        left = self.bind(left.code, left.vars, left.dtype)
+        right = self.bind(right.code, right.vars, right.dtype)
+        points = [(f"{left.code}[{', '.join(i)}]", f"{right.code}[{', '.join(i)}]") for i in window]
+        if initial is not None:
+            a, b = points.pop(0)
+            self.src.line(f"np.multiply({a}, {b}, out={dest.code})")
+        product = self.src.fresh("t")
+        self.src.assign(product, f"np.empty_like({dest.code})")
+        for a, b in points:
+            self.src.line(f"np.multiply({a}, {b}, out={product})")
+            self.src.line(f"np.add({dest.code}, {product}, out={dest.code})")
+        if initial is not None and not identity:
+            self.src.line(f"np.add({dest.code}, {initial.code}, out={dest.code})")
 
     def _unrolled_reduce(
         self,

@@ -425,7 +425,22 @@ def test_conv2d(attrs, groups, cg, og, data):
     x, w = floats((2, cin, h, w_)), floats((cout, cg, kh, kw))
     expected = conv_reference(x, w, [sh, sw], [ph, pw], [dh, dw], groups)
     kernel = tp.check("conv2d", [X, W, Y], [x, w], [expected], rtol=1e-4, atol=1e-5)
-    assert kernel.paths[-1].path == "matmul" and "gather" not in kernel.paths[-1].detail
+    # One output channel per group (depthwise when cg == 1): a multiply-add of whole
+    # views per point of a small window rather than many tiny matrix-vector products.
+    depthwise_like = groups > 1 and og == 1 and 1 < cg * kh * kw <= 16
+    assert kernel.paths[-1].path == ("products" if depthwise_like else "matmul")
+    assert "gather" not in kernel.paths[-1].detail
+
+
+@pytest.mark.parametrize(("stride", "pad", "dilation"), [(1, 1, 1), (2, 1, 1), (1, 2, 2)])
+def test_depthwise_conv2d_multiplies_whole_views(stride, pad, dilation):
+    channels = 6
+    X, W, Y = tp.conv(2, [3, 3], [stride] * 2, [pad] * 2, [dilation] * 2, channels,
+                      (channels, channels))  # fmt: skip
+    x, w = floats((3, channels, 9, 8)), floats((channels, 1, 3, 3))
+    expected = conv_reference(x, w, [stride] * 2, [pad] * 2, [dilation] * 2, channels)
+    kernel = tp.check("conv2d", [X, W, Y], [x, w], [expected], rtol=1e-4, atol=1e-5)
+    assert kernel.paths[-1].path == "products"
 
 
 @SETTINGS
