@@ -16,6 +16,7 @@ _PROJECT_PASSES: dict[str, str] = {
     "relax-fuse-ops": "xrelax.transforms.fuse_ops:FuseOpsPass",
     "relax-fuse-tir": "xrelax.transforms.fuse_tir:FuseTIRPass",
     "tir-inline-copies": "xrelax.transforms.tir_inline_copies:InlineCopiesPass",
+    "tir-reuse-buffers": "xrelax.transforms.tir_reuse_buffers:ReuseBuffersPass",
     "relax-to-non-dataflow": "xrelax.transforms.to_non_dataflow:ToNonDataflowPass",
     "relax-call-tir-rewrite": "xrelax.transforms.call_tir_rewrite:CallTIRRewritePass",
     "relax-plan-memory": "xrelax.transforms.plan_memory:PlanMemoryPass",

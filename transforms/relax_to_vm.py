@@ -20,6 +20,7 @@ DEFAULT_PIPELINE = (
     "relax-fuse-ops",
     "relax-fuse-tir",
     "tir-inline-copies",
+    "tir-reuse-buffers",
     "dce",
     "relax-to-non-dataflow",
     "relax-call-tir-rewrite",

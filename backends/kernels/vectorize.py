@@ -468,6 +468,9 @@ class Evaluator:
             return
         if not reads_target:
             self._into(value, dest)
+        elif value.op is SELECT:
+            # Filling dest with one branch would overwrite the other where it is dest.
+            self.src.line(f"np.copyto({dest.code}, {self._apply(value, None).code})")
         else:
             self._apply(value, dest)
 

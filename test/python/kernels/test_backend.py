@@ -483,6 +483,27 @@ tir.prim_func @upsample(%A: !tir.buffer<[n, 3], f32>, %B: !tir.buffer<[n * 2, 3]
     np.testing.assert_allclose(b, np.repeat(a, 2, axis=0) + np.tile([[0], [1]], (4, 1)))
 
 
+def test_select_that_reads_its_own_target_in_place():
+    # After tir-reuse-buffers a masked fill updates its output in place: filling the
+    # output with one branch first would destroy the other.
+    kernel = kernel_of(
+        """
+tir.prim_func @masked(%M: !tir.buffer<[n], i1>, %F: !tir.buffer<[], f32>, %B: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+    %m = tir.load %M[i] : i1
+    %b = tir.load %B[i] : f32
+    %f = tir.load %F[] : f32
+    %s = arith.select %m, %b, %f : f32
+    tir.store %B[i], %s : f32
+  }
+}"""
+    )
+    mask = np.array([True, False, True, False])
+    b = np.arange(4, dtype=np.float32)
+    kernel(mask, np.array(-1.0, np.float32), b)
+    np.testing.assert_array_equal(b, [0, -1, 2, -1])
+
+
 def test_nested_divisions_split_to_a_matrix_product():
     # A window partition (reshape, permute, reshape) feeding a matmul, as Swin's
     # attention reads its input: after splitting i by 16 and then by 4, the index
