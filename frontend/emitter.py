@@ -527,12 +527,19 @@ class Emitter:
         return outputs, [h] if c is None else [h, c]
 
     def _gates(self, value: SSAValue, order: str) -> dict[str, SSAValue]:
-        """The gate blocks of the last axis of ``value``, by name in ``order``."""
+        """The gate blocks of the last axis of ``value``, by name in ``order``: a slice
+        each (a ``split``'s tuple would be a kernel of its own at every time step; a
+        slice fuses into the gate arithmetic that reads it)."""
         axis = self.ndim(value) - 1
-        pieces = self.items(
-            self.op("split", value, indices_or_sections=len(order), axis=axis), len(order)
-        )
-        return dict(zip(order, pieces, strict=True))
+        size = self.dims(value)[axis]
+        if not size.is_Integer or int(size) % len(order):
+            raise Unsupported(f"gates of a {size}-wide projection")
+        width = int(size) // len(order)
+        return {
+            gate: self.op("strided_slice", value, axes=[axis], begin=[k * width],
+                          end=[(k + 1) * width])
+            for k, gate in enumerate(order)
+        }  # fmt: skip
 
     # --------------------------------------------------------------------- windows
 
