@@ -32,6 +32,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from xrelax.diagnostics import CompileError
+from xrelax.irdl_fast import install_fast_builder
+
+install_fast_builder()  # IRDL ops of a fixed arity are built without generic splitting
 
 if TYPE_CHECKING:
     from xdsl.context import Context

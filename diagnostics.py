@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Span
 
 from xrelax.gc_pause import paused_gc
+from xrelax.irdl_fast import install_fast_verifier
 
 
 @dataclass(frozen=True)
@@ -369,9 +370,12 @@ def verify_module(module: Operation) -> None:
     """Verify ``module``, raising :class:`IRError` that names the first failing op.
 
     Ops are verified in pre-order (an op before the ops nested in it), as MLIR's
-    verifier does, so a function's signature is checked before its body.
+    verifier does, so a function's signature is checked before its body. Ops of a
+    fixed arity are checked against their IRDL definition by :mod:`xrelax.irdl_fast`
+    (xDSL's checks, faster; its errors).
     """
     for op in module.walk():
+        install_fast_verifier(type(op))
         _verify_op(op)
 
 

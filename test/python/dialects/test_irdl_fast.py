@@ -1,0 +1,143 @@
+"""xrelax.irdl_fast: ops built and verified on the fast paths end as xDSL's own
+builder and verifier make and judge them, errors word for word."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, f32, i64
+from xdsl.ir import Block, Operation
+from xdsl.irdl.operations import IRDLOperation, irdl_op_init
+from xdsl.utils.exceptions import VerifyException
+
+import xrelax
+from xrelax import irdl_fast
+from xrelax.dialects import vm
+
+EXAMPLE = """
+relax.func @main(%x: !relax.tensor<[n, 4], f32>, %y: !relax.tensor<[n, 4], f32>)
+    -> !relax.tensor<[n, 4], f32> {
+  %a = relax.add %x, %y : (!relax.tensor<[n, 4], f32>, !relax.tensor<[n, 4], f32>)
+  %b = relax.exp %a : (!relax.tensor<[n, 4], f32>)
+  %c = relax.call_packed "vm.builtin.shape_of"(%b) : (!relax.tensor<[n, 4], f32>) -> !relax.shape<[n, 4]>
+  relax.return %b : !relax.tensor<[n, 4], f32>
+}
+"""
+
+
+def _error(verify: Callable[[], None]) -> str | None:
+    try:
+        verify()
+    except VerifyException as err:
+        return str(err)
+    return None
+
+
+def _generic(op: Operation) -> str | None:
+    return _error(lambda: irdl_fast._generic_verify(type(op).get_irdl_definition(), op))
+
+
+def _fast(op: Operation) -> str | None:
+    irdl_fast.install_fast_verifier(type(op))
+    return _error(lambda: type(op).get_irdl_definition().verify(op))
+
+
+def test_compiled_module_verifies_as_xdsl_verifies_it() -> None:
+    module = xrelax.parse(EXAMPLE)
+    xrelax.apply(module, "relax-to-vm")
+    ops = [op for op in module.walk() if isinstance(op, IRDLOperation)]
+    assert len({type(op) for op in ops}) >= 10
+    for op in ops:
+        assert _fast(op) is None and _generic(op) is None, op.name
+
+
+def _refs(count: int) -> list:
+    return list(Block(arg_types=[vm.REF] * count).args)
+
+
+def _f32_value():
+    return Block(arg_types=[f32]).args[0]
+
+
+def _invalid_ops() -> list[Operation]:
+    a, b = _refs(2)
+    missing_property = vm.ImmOp.create(result_types=[vm.REF])
+    extra_property = vm.ImmOp(1)
+    extra_property.properties["stray"] = StringAttr("x")
+    wrong_property = vm.ImmOp.create(properties={"value": StringAttr("1")}, result_types=[vm.REF])
+    two_results = vm.CallOp.create(
+        operands=[a], properties={"callee": StringAttr("f")}, result_types=[vm.REF, vm.REF]
+    )
+    bad_result = vm.ImmOp.create(properties={"value": IntegerAttr(1, i64)}, result_types=[f32])
+    bad_variadic = vm.CallOp("f", [a, _f32_value(), b])
+    no_result = vm.ImmOp.create(properties={"value": IntegerAttr(1, i64)})
+    extra_operand = vm.ImmOp.create(
+        operands=[a], properties={"value": IntegerAttr(1, i64)}, result_types=[vm.REF]
+    )
+    return [
+        missing_property, extra_property, wrong_property, two_results, bad_result,
+        bad_variadic, no_result, extra_operand,
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("index", range(8))
+def test_invalid_op_gets_xdsl_error(index: int) -> None:
+    op = _invalid_ops()[index]
+    expected = _generic(op)
+    assert expected is not None
+    assert _fast(op) == expected
+    assert "verify" in vars(type(op).get_irdl_definition())  # the fast path checked it
+
+
+def _built(op: Operation) -> tuple:
+    return (
+        type(op),
+        [id(v) for v in op.operands],
+        list(op.result_types),
+        dict(op.properties),
+        dict(op.attributes),
+        len(op.regions),
+    )
+
+
+def test_fast_builder_builds_what_xdsl_builds() -> None:
+    a, b = _refs(2)
+    cases: list[tuple[type[IRDLOperation], dict]] = [
+        (vm.CallOp, {"operands": [[a, b]], "properties": {"callee": StringAttr("f")},
+                     "result_types": [[vm.REF]]}),
+        (vm.CallOp, {"operands": [[a]], "properties": {"callee": StringAttr("f")},
+                     "result_types": [[]]}),
+        (vm.CallOp, {"operands": [[]], "properties": {"callee": StringAttr("f")},
+                     "result_types": [None]}),
+        (vm.ImmOp, {"properties": {"value": IntegerAttr(2, i64)}, "result_types": [vm.REF]}),
+    ]  # fmt: skip
+    for cls, kwargs in cases:
+        fast = cls.__new__(cls)
+        IRDLOperation.__init__(fast, **kwargs)
+        generic = cls.__new__(cls)
+        irdl_op_init(generic, cls.get_irdl_definition(), **{
+            "operands": [], "result_types": [], "properties": {}, "attributes": {},
+            "successors": [], "regions": [], **kwargs,
+        })  # fmt: skip
+        assert _built(fast) == _built(generic)
+
+
+def test_fast_builder_leaves_conversions_and_errors_to_xdsl() -> None:
+    imm = vm.ImmOp(3)
+    call = vm.CallOp("f", [imm])  # an op as an operand: its result
+    assert call.operands[0] is imm.results[0]
+    with pytest.raises(ValueError, match="Expected 1 result, but got 2"):
+        IRDLOperation.__init__(
+            vm.ImmOp.__new__(vm.ImmOp),
+            properties={"value": IntegerAttr(1, i64)},
+            result_types=[vm.REF, vm.REF],
+        )
+
+
+def test_compiled_program_still_runs() -> None:
+    module = xrelax.parse(EXAMPLE)
+    run = xrelax.VirtualMachine(xrelax.compile(module))["main"]
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    np.testing.assert_allclose(run(x, x), np.exp(x + x), rtol=1e-6)
