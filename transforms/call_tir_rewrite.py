@@ -18,16 +18,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from xrelax.dialects.relax import CallTIROp, TupleOp, TupleType
 from xrelax.dialects.relax_memory import BuiltinAllocTensorOp, CallDPSOp
-from xrelax.transforms.function_walk import rewrite_function_bodies
+from xrelax.transforms.function_walk import lower_function_bodies
 
 
 class RewriteCallTIR(RewritePattern):
@@ -61,5 +59,4 @@ class CallTIRRewritePass(ModulePass):
     name = "relax-call-tir-rewrite"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        applier = GreedyRewritePatternApplier([RewriteCallTIR()], dce_enabled=False)
-        rewrite_function_bodies(op, PatternRewriteWalker(applier))
+        lower_function_bodies(op, [RewriteCallTIR()])

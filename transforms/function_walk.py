@@ -9,9 +9,12 @@ kernel; these helpers visit the relax functions alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import InsertPoint
 
 from xrelax.dialects.relax import FuncOp
 
@@ -31,3 +34,31 @@ def rewrite_function_bodies(module: ModuleOp, walker: PatternRewriteWalker) -> N
     for op in list(module.ops):
         if isinstance(op, FuncOp):
             walker.rewrite_region(op.body)
+
+
+def lower_function_bodies(module: ModuleOp, patterns: Sequence[RewritePattern]) -> None:
+    """Apply the first of ``patterns`` that matches to each op of the relax functions'
+    bodies, once, in order: for lowerings whose new ops no pattern matches. One walk
+    instead of a greedy walker's fixpoint, which walks every function again after its
+    last rewrite and queues each new or modified op to be matched again."""
+    for func in list(module.ops):
+        if not isinstance(func, FuncOp):
+            continue
+        ops = list(func.body.walk())
+        if not ops:
+            continue
+        rewriter = PatternRewriter(ops[0])
+        for op in ops:
+            if op.parent is None:  # erased by an earlier rewrite
+                continue
+            rewriter.has_done_action = False
+            rewriter.current_operation = op
+            rewriter.insertion_point = InsertPoint.before(op)
+            for pattern in patterns:
+                try:
+                    pattern.match_and_rewrite(op, rewriter)
+                except Exception as err:
+                    # as xDSL's walker reports a pattern's failure
+                    op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
+                if rewriter.has_done_action:
+                    break

@@ -21,9 +21,7 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
 )
 
@@ -40,6 +38,7 @@ from xrelax.dialects.relax import (
 )
 from xrelax.ops import te
 from xrelax.ops.base import OperatorOp
+from xrelax.transforms.function_walk import lower_function_bodies
 
 RUNTIME_PREFIX = "relax.op."
 
@@ -152,7 +151,4 @@ class LegalizeOpsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernels = KernelTable.of_module(op)
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier([LegalizeOperator(kernels)], dce_enabled=False),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        lower_function_bodies(op, [LegalizeOperator(kernels)])

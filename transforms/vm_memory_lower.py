@@ -14,9 +14,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -30,7 +28,7 @@ from xrelax.dialects.relax_memory import (
     KillStorageOp,
     KillTensorOp,
 )
-from xrelax.transforms.function_walk import rewrite_function_bodies
+from xrelax.transforms.function_walk import lower_function_bodies
 
 
 def _alloc_tensor(storage, offset, type_: TensorType) -> vm.AllocTensorOp:
@@ -76,6 +74,4 @@ class VMMemoryLowerPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [LowerAllocStorage(), LowerAllocTensor(), LowerBuiltinAllocTensor(), LowerKill()]
-        rewrite_function_bodies(
-            op, PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False))
-        )
+        lower_function_bodies(op, patterns)
