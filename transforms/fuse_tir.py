@@ -46,6 +46,7 @@ from xrelax.dialects.relax import (
     TensorType,
     TupleOp,
 )
+from xrelax.transforms.function_walk import rewrite_function_bodies
 
 
 def _buffer(type_: Attribute) -> tir.BufferType:
@@ -260,7 +261,7 @@ class FuseTIRPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         fuse = FuseCall(op)
-        PatternRewriteWalker(fuse, apply_recursively=False).rewrite_module(op)
+        rewrite_function_bodies(op, PatternRewriteWalker(fuse, apply_recursively=False))
         called = _callees(op)
         dropped: set[str] = set()
         for func in list(op.ops):
@@ -281,11 +282,14 @@ def _take_free_names(module: ModuleOp, wanted: dict[str, str]) -> None:
     renames = {name: target for name, target in wanted.items() if target not in taken}
     if not renames:
         return
-    for op in module.walk():
-        if isinstance(op, tir.PrimFuncOp) and op.sym_name.data in renames:
-            op.sym_name = StringAttr(renames[op.sym_name.data])
-        elif isinstance(op, CallTIROp) and op.callee.string_value() in renames:
-            op.callee = FlatSymbolRefAttr(renames[op.callee.string_value()])
+    for top in module.ops:
+        if isinstance(top, tir.PrimFuncOp):
+            if top.sym_name.data in renames:
+                top.sym_name = StringAttr(renames[top.sym_name.data])
+            continue
+        for op in top.walk():
+            if isinstance(op, CallTIROp) and op.callee.string_value() in renames:
+                op.callee = FlatSymbolRefAttr(renames[op.callee.string_value()])
 
 
 def _symbols(module: ModuleOp) -> dict[str, Operation]:
@@ -295,5 +299,13 @@ def _symbols(module: ModuleOp) -> dict[str, Operation]:
 
 
 def _callees(root: Operation) -> set[str]:
-    """The symbols called (relax.call, call_tir) anywhere inside ``root``."""
-    return {c.callee.string_value() for c in root.walk() if isinstance(c, CallOp | CallTIROp)}
+    """The symbols called (relax.call, call_tir) anywhere inside ``root``; a module's
+    kernels are not walked (they call nothing, and hold most of its ops)."""
+    tops = root.ops if isinstance(root, ModuleOp) else [root]
+    return {
+        c.callee.string_value()
+        for top in tops
+        if not isinstance(top, tir.PrimFuncOp)
+        for c in top.walk()
+        if isinstance(c, CallOp | CallTIROp)
+    }
