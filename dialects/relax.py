@@ -16,7 +16,6 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
-    FlatSymbolRefAttr,
     FunctionType,
     IntAttr,
     NoneAttr,
@@ -96,6 +95,7 @@ from xrelax.dialects.syntax import (
     print_symbol_call,
     resolve_operands,
     split_properties,
+    symbol_ref,
 )
 from xrelax.dialects.traits import BindsSymbolicVars
 
@@ -1249,7 +1249,7 @@ class CallTIROp(IRDLOperation):
         super().__init__(
             operands=[args],
             properties={
-                "callee": FlatSymbolRefAttr(callee),
+                "callee": symbol_ref(callee),
                 "sym_args": DimsAttr.of(sym_args) if sym_args else None,
             },
             result_types=[result_type],
@@ -1485,7 +1485,7 @@ class CallOp(IRDLOperation):
     def __init__(self, callee: str, args: Sequence[SSAValue], result_type: Attribute) -> None:
         super().__init__(
             operands=[args],
-            properties={"callee": FlatSymbolRefAttr(callee)},
+            properties={"callee": symbol_ref(callee)},
             result_types=[result_type],
         )
 

@@ -16,7 +16,7 @@ import functools
 from collections.abc import Iterable, Sequence
 
 import sympy
-from xdsl.dialects.builtin import FlatSymbolRefAttr, SymbolRefAttr
+from xdsl.dialects.builtin import SymbolRefAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -50,6 +50,7 @@ from xrelax.dialects.syntax import (
     parse_type,
     print_dims,
     print_symbol_call,
+    symbol_ref,
 )
 
 
@@ -240,7 +241,7 @@ class CallDPSOp(IRDLOperation):
         sym = DimsAttr.of(sym_args) if sym_args else None
         super().__init__(
             operands=[args],
-            properties={"callee": FlatSymbolRefAttr(callee), "sym_args": sym},
+            properties={"callee": symbol_ref(callee), "sym_args": sym},
         )
 
     @classmethod

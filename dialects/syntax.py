@@ -3,8 +3,10 @@ types with an optional result, symbolic dimension lists)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
+from xdsl.dialects.builtin import FlatSymbolRefAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser, UnresolvedOperand
@@ -137,16 +139,21 @@ def split_properties(
     return props, attrs
 
 
+@functools.lru_cache(maxsize=4096)
+def symbol_ref(name: str) -> FlatSymbolRefAttr:
+    """``@name`` as an attribute; attributes are immutable, so one per name is shared
+    (building one verifies its parameters: several µs per call op built or parsed)."""
+    return FlatSymbolRefAttr(name)
+
+
 def parse_symbol_call(
     parser: Parser,
 ) -> tuple[dict[str, Attribute], list[SSAValue], dict[str, Attribute]]:
     """``@callee(%a, %b) sym [m] {attrs} : (T1, T2)``: (properties, operands, attributes);
     the properties are ``callee`` and, when written, ``sym_args``."""
-    from xdsl.dialects.builtin import FlatSymbolRefAttr
-
     from xrelax.dialects.dims import DimsAttr
 
-    props: dict[str, Attribute] = {"callee": FlatSymbolRefAttr(parser.parse_symbol_name())}
+    props: dict[str, Attribute] = {"callee": symbol_ref(parser.parse_symbol_name())}
     operands = parser.parse_comma_separated_list(
         parser.Delimiter.PAREN, parser.parse_unresolved_operand
     )

@@ -27,6 +27,7 @@ vm.func @main(%x, %w) {
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -129,6 +130,13 @@ class RefType(ParametrizedAttribute, TypeAttribute):
 
 
 REF = RefType()
+
+
+@functools.lru_cache(maxsize=4096)
+def int_attr(value: int) -> IntegerAttr:
+    """``value : i64``; attributes are immutable, so one per value is shared (building
+    one checks its range: several µs per immediate emitted)."""
+    return IntegerAttr(value, i64)
 
 
 # -------------------------------------------------------------------------------- builtins
@@ -751,7 +759,7 @@ class CheckTensorOp(_CheckOp):
         super().__init__(
             operands=[value],
             properties={
-                "ndim": IntegerAttr(ndim, i64),
+                "ndim": int_attr(ndim),
                 "dtype": StringAttr(dtype),
                 "context": StringAttr(context),
             },
@@ -783,7 +791,7 @@ class CheckShapeOp(_CheckOp):
     def __init__(self, value: SSAValue, ndim: int, context: str) -> None:
         super().__init__(
             operands=[value],
-            properties={"ndim": IntegerAttr(ndim, i64), "context": StringAttr(context)},
+            properties={"ndim": int_attr(ndim), "context": StringAttr(context)},
         )
 
     def call_args(self) -> list[CallArg]:
@@ -803,7 +811,7 @@ class CheckTupleOp(_CheckOp):
     def __init__(self, value: SSAValue, size: int, context: str) -> None:
         super().__init__(
             operands=[value],
-            properties={"size": IntegerAttr(size, i64), "context": StringAttr(context)},
+            properties={"size": int_attr(size), "context": StringAttr(context)},
         )
 
     def call_args(self) -> list[CallArg]:
@@ -1009,7 +1017,7 @@ class ImmOp(IRDLOperation):
     traits = traits_def(Pure())
 
     def __init__(self, value: int) -> None:
-        super().__init__(properties={"value": IntegerAttr(value, i64)}, result_types=[REF])
+        super().__init__(properties={"value": int_attr(value)}, result_types=[REF])
 
     @classmethod
     def parse(cls, parser: Parser) -> ImmOp:
