@@ -39,13 +39,28 @@ class ReuseBuffers(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tir.PrimFuncOp, rewriter: PatternRewriter) -> None:
-        allocs = [a for a in op.body.block.ops if isinstance(a, tir.AllocBufferOp)]
-        for alloc in reversed(allocs):
-            self.reuse(op, alloc)
+        ops = list(op.body.block.ops)
+        position: dict[Operation, float] = {top: k for k, top in enumerate(ops)}
+        # The first top-level op that loads or stores each buffer, kept up to date as
+        # buffers merge (a fused chain has thousands of stages: no rescan per buffer).
+        first_touch: dict[SSAValue, float] = {}
+        for top in ops:
+            for inner in top.walk():
+                if isinstance(inner, tir.LoadOp | tir.StoreOp):
+                    first_touch.setdefault(inner.buffer, position[top])
+        for alloc in reversed([a for a in ops if isinstance(a, tir.AllocBufferOp)]):
+            self.reuse(op, alloc, position, first_touch)
 
-    def reuse(self, func: tir.PrimFuncOp, alloc: tir.AllocBufferOp) -> None:
-        ops = list(func.body.block.ops)
-        position = {top: k for k, top in enumerate(ops)}
+    def reuse(
+        self,
+        func: tir.PrimFuncOp,
+        alloc: tir.AllocBufferOp,
+        position: dict[Operation, float],
+        first_touch: dict[SSAValue, float],
+    ) -> None:
+        """Fold ``alloc``'s buffer into its reader's output when it qualifies.
+        ``position`` orders the top-level ops (an alloc moved before an op takes a
+        position just below it)."""
         buffer = alloc.buffer
         uses = [use.operation for use in buffer.uses]
         stores = [u for u in uses if isinstance(u, tir.StoreOp)]
@@ -67,17 +82,19 @@ class ReuseBuffers(RewritePattern):
         target = _pointwise_target(consumer, buffer, read)
         if target is None or target.type != buffer.type:
             return
-        if any(_touches(ops[k], target) for k in range(position[consumer])):
-            return
+        if first_touch.get(target, position[consumer]) < position[consumer]:
+            return  # something reads or writes the target before the consumer
         owner = target.owner
         if isinstance(owner, tir.AllocBufferOp) and position[owner] > position[producer]:
             owner.detach()
             func.body.block.insert_op_before(owner, producer)
+            position[owner] = position[producer] - 0.5
         buffer.replace_all_uses_with(target)
+        first_touch[target] = min(first_touch[buffer], first_touch.get(target, first_touch[buffer]))
         func.body.block.erase_op(alloc)
 
 
-def _top(op: Operation, position: dict[Operation, int]) -> Operation:
+def _top(op: Operation, position: dict[Operation, float]) -> Operation:
     while op not in position:
         parent = op.parent_op()
         assert parent is not None
@@ -124,14 +141,6 @@ def _one_point_per_iteration(store: tir.StoreOp, consumer: Operation) -> bool:
         return False
     names = [symbolic.format_expr(i) for i in store.indices.data]
     return len(set(names)) == len(names) and set(names) == set(loops)
-
-
-def _touches(op: Operation, buffer: SSAValue) -> bool:
-    """Whether ``op`` loads or stores ``buffer`` anywhere inside."""
-    return any(
-        isinstance(inner, tir.LoadOp | tir.StoreOp) and inner.buffer is buffer
-        for inner in op.walk()
-    )
 
 
 @dataclass(frozen=True)
