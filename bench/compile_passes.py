@@ -65,8 +65,8 @@ def profile(module: object, repeat: int) -> dict[str, float]:
             run_passes(xrelax.context(), copy, passes, instrumentation, verify=False)
             for name, seconds in instrumentation.timings or []:
                 totals[name] = totals.get(name, 0.0) + seconds
-            totals["(verify once)"] = _seconds(lambda: verify_module(copy))
-            totals["(assemble)"] = _seconds(lambda: assemble(copy))
+            totals["(verify once)"] = _seconds(verify_module, copy)
+            totals["(assemble)"] = _seconds(assemble, copy)
         for name, seconds in totals.items():
             samples.setdefault(name, []).append(seconds)
     table = {name: statistics.median(values) for name, values in samples.items()}
@@ -74,9 +74,9 @@ def profile(module: object, repeat: int) -> dict[str, float]:
     return table
 
 
-def _seconds(call: Callable[[], object]) -> float:
+def _seconds(call: Callable[[object], object], argument: object) -> float:
     start = time.perf_counter()
-    call()
+    call(argument)
     return time.perf_counter() - start
 
 
