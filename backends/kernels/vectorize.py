@@ -176,9 +176,13 @@ class _NestVectorizer:
             raise NotVectorizable(
                 "the stored-to indices omit a loop variable but the value is not a reduction"
             )
-        if reduction is not None and any(
-            isinstance(n, Load) and n.buffer is statement.buffer
-            for n in walk(reduction.expr, self.nest.lets)
+        if (
+            reduce_vars
+            and reduction is not None
+            and any(
+                isinstance(n, Load) and n.buffer is statement.buffer
+                for n in walk(reduction.expr, self.nest.lets)
+            )
         ):
             raise NotVectorizable("a reduction reads its own buffer besides its accumulator")
         pieces = split(statement.loops, statement.value, reduce_vars)

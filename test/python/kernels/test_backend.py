@@ -504,6 +504,33 @@ tir.prim_func @masked(%M: !tir.buffer<[n], i1>, %F: !tir.buffer<[], f32>, %B: !t
     np.testing.assert_array_equal(b, [0, -1, 2, -1])
 
 
+def test_in_place_update_that_multiplies_is_elementwise():
+    # After tir-reuse-buffers, SiLU updates its output in place: B[i] = B[i] * s(B[i])
+    # has the form of a product reduction but no reduction axis, so it is elementwise.
+    kernel = kernel_of(
+        """
+tir.prim_func @silu_in_place(%B: !tir.buffer<[n, 2], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, 2) {
+      %x = tir.load %B[i, j] : f32
+      %one = arith.constant 1.000000e+00 : f32
+      %m = arith.negf %x : f32
+      %e = math.exp %m : f32
+      %d = arith.addf %one, %e : f32
+      %s = arith.divf %one, %d : f32
+      %y = arith.mulf %x, %s : f32
+      tir.store %B[i, j], %y : f32
+    }
+  }
+}"""
+    )
+    assert [p.path for p in kernel.paths] == ["elementwise"]
+    b = np.linspace(-3, 3, 8, dtype=np.float32).reshape(4, 2)
+    expected = b / (1 + np.exp(-b))
+    kernel(b)
+    np.testing.assert_allclose(b, expected, rtol=1e-6)
+
+
 def test_nested_divisions_split_to_a_matrix_product():
     # A window partition (reshape, permute, reshape) feeding a matmul, as Swin's
     # attention reads its input: after splitting i by 16 and then by 4, the index
