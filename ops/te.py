@@ -353,12 +353,12 @@ def trunc(x: Any) -> Expr:
 
 
 def sigmoid(x: Any) -> Expr:
-    """1 / (1 + exp(-x)), in the form whose exp never overflows (exp of -|x|)."""
+    """1 / (1 + exp(-x)), as PyTorch's CPU kernel computes it: exact to float precision
+    wherever the result is a normal number (exp(-x) overflowing to inf gives 0), in
+    four vector operations where the two-branch form exp(-|x|) needs nine."""
     x = _as_expr(x, None)
-    e = exp(-abs(x))
     one = const(1, x.dtype)
-    denominator = one + e
-    return if_then_else(x >= const(0, x.dtype), one / denominator, e / denominator)
+    return one / (one + exp(-x))
 
 
 def abs(x: Any) -> Expr:  # noqa: A001 - the TE name

@@ -6,7 +6,11 @@ patterns allow it (:mod:`xrelax.transforms.op_pattern`): elementwise, broadcast 
 injective kernels fuse with each other and into the inputs of a reduction or
 matmul-like kernel (a transposed weight is read in place: ``tir-inline-copies`` then
 turns the transpose into a view), and elementwise/broadcast kernels fuse as the
-epilogue of one reduction or matmul-like kernel. Each group of two or more calls is
+epilogue of one reduction or matmul-like kernel. A second phase merges a group into
+the one group that holds all its uses (TVM's post-dominator fusion: the two sides of a
+diamond, such as an RNN step's gates slicing one projection, meet in one group), where
+a matmul-like group may also join slices and other injective calls of its output.
+Each group of two or more calls is
 outlined into ``relax.func private @fused_<ops>(...) attributes {primitive}`` and
 replaced by a ``relax.call`` of it; ``relax-fuse-tir`` then merges its kernels.
 
@@ -104,10 +108,56 @@ def find_groups(block: Block, patterns: dict[str, OpPattern]) -> list[Group]:
             if can_join(source, group, kind):
                 group = _merge(source, group, group_of)
     order = {op: index for index, op in enumerate(block.ops)}
+    _join_diamonds(block, group_of)
     unique = list({id(g): g for g in group_of.values()}.values())
     for group in unique:
         group.ops.sort(key=order.__getitem__)
     return sorted(unique, key=lambda g: order[g.ops[0]])
+
+
+def _join_diamonds(block: Block, group_of: dict[Operation, Group]) -> None:
+    """Merge each group all of whose uses are in one other group into it (TVM's
+    post-dominator fusion): a value several calls of one group read (the gates of an
+    RNN step slicing one projection, ``x`` and ``f(x)`` meeting again) no longer cuts
+    the group. A matmul-like group may join a consumer with injective members (slices
+    of its output), which the first pass keeps apart.
+
+    The merged group's outputs are the consumer's, so it is still one call placed at
+    its last member; no cycle is formed (nothing outside the consumer reads the
+    producer). Groups are visited last to first, so a consumer is complete before its
+    producers are."""
+    seen: set[int] = set()
+    for op in reversed(block.ops):
+        producer = group_of.get(op)
+        if producer is None or id(producer) in seen:
+            continue
+        seen.add(id(producer))
+        consumer = _sole_consumer(producer, group_of)
+        if consumer is not None and _can_absorb(producer, consumer):
+            seen.add(id(_merge(producer, consumer, group_of)))
+
+
+def _sole_consumer(producer: Group, group_of: dict[Operation, Group]) -> Group | None:
+    """The one group that holds every use of ``producer``'s results, if there is one."""
+    consumer = None
+    for member in producer.ops:
+        for use in member.result.uses:
+            user = group_of.get(use.operation)
+            if user is producer:
+                continue
+            if user is None or (consumer is not None and user is not consumer):
+                return None
+            consumer = user
+    return consumer
+
+
+def _can_absorb(producer: Group, consumer: Group) -> bool:
+    """Whether ``consumer`` may take in ``producer``, all of whose uses it holds."""
+    if consumer.kind == OpPattern.OPAQUE or producer.kind == OpPattern.OPAQUE:
+        return False
+    if producer.anchor is None:
+        return producer.kind <= _INJECTIVE
+    return consumer.anchor is None and consumer.kind <= _INJECTIVE
 
 
 class FuseDataflow(RewritePattern):

@@ -8,13 +8,14 @@
 // CHECK-NEXT:    %gv = relax.call_tir @tir_exp(%lv2)
 // CHECK:         relax.call_packed "custom_inplace_update"(%gv0)
 
-// The user's tir_exp fuses with the flatten before it.
+// The user's tir_exp fuses with the flatten before it, and the matmul whose only
+// reader is that group joins it (relax-fuse-ops' second phase).
 // CHECK-LABEL: IR Dump After relax-fuse-tir
-// CHECK:         %gv = relax.call_tir @fused_flatten_tir_exp(%lv1)
+// CHECK:         %gv = relax.call_tir @fused_matmul_flatten_tir_exp(%x, %lv0)
 
 // CHECK-LABEL: IR Dump After relax-call-tir-rewrite
-// CHECK:         %lv1 = relax.builtin.alloc_tensor : !relax.tensor<[n, m], f32>
-// CHECK-NEXT:    relax.call_dps @matmul(%x, %lv0, %lv1)
+// CHECK:         %gv = relax.builtin.alloc_tensor : !relax.tensor<[m * n], f32>
+// CHECK-NEXT:    relax.call_dps @fused_matmul_flatten_tir_exp(%x, %lv0, %gv)
 
 // match_shape binds m (store) and checks k against x's k (check).
 // CHECK-LABEL: IR Dump After relax-vm-shape-lower

@@ -201,3 +201,93 @@ relax.func @long(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {
   }
   relax.return %out : !relax.tensor<[n], f32>
 }
+
+// -----
+
+tir.prim_func @matmul(%A: !tir.buffer<[n, 4], f32>, %B: !tir.buffer<[4, 8], f32>, %C: !tir.buffer<[n, 8], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, 8) {
+      %z = arith.constant 0.0 : f32
+      tir.store %C[i, j], %z : f32
+      tir.for r in [0, 4) {
+        %a = tir.load %A[i, r] : f32
+        %b = tir.load %B[r, j] : f32
+        %c = tir.load %C[i, j] : f32
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        tir.store %C[i, j], %s : f32
+      }
+    }
+  }
+}
+tir.prim_func @low(%A: !tir.buffer<[n, 8], f32>, %C: !tir.buffer<[n, 4], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, 4) {
+      %a = tir.load %A[i, j] : f32
+      tir.store %C[i, j], %a : f32
+    }
+  }
+}
+tir.prim_func @high(%A: !tir.buffer<[n, 8], f32>, %C: !tir.buffer<[n, 4], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, 4) {
+      %a = tir.load %A[i, j + 4] : f32
+      tir.store %C[i, j], %a : f32
+    }
+  }
+}
+tir.prim_func @mul(%A: !tir.buffer<[n, 4], f32>, %B: !tir.buffer<[n, 4], f32>, %C: !tir.buffer<[n, 4], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, 4) {
+      %a = tir.load %A[i, j] : f32
+      %b = tir.load %B[i, j] : f32
+      %c = arith.mulf %a, %b : f32
+      tir.store %C[i, j], %c : f32
+    }
+  }
+}
+tir.prim_func @neg(%A: !tir.buffer<[n, 4], f32>, %C: !tir.buffer<[n, 4], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, 4) {
+      %a = tir.load %A[i, j] : f32
+      %c = arith.negf %a : f32
+      tir.store %C[i, j], %c : f32
+    }
+  }
+}
+
+// Diamonds (a value read by several calls that meet again, as an RNN step's gates
+// slice one projection): the groups on both sides of the diamond merge, and a
+// matmul whose only reader is a group of slices and elementwise calls joins it. A
+// matmul whose result is also read outside the group stays apart.
+// CHECK:       relax.func private @fused_matmul_low_high_mul_neg_mul(%x: !relax.tensor<[n, 4], f32>, %w: !relax.tensor<[4, 8], f32>) -> !relax.tensor<[n, 4], f32> attributes {primitive} {
+// CHECK-NEXT:    %0 = relax.call_tir @matmul(%x, %w)
+// CHECK-NEXT:    %1 = relax.call_tir @low(%0)
+// CHECK-NEXT:    %2 = relax.call_tir @high(%0)
+// CHECK-NEXT:    %3 = relax.call_tir @mul(%1, %2)
+// CHECK-NEXT:    %4 = relax.call_tir @neg(%3)
+// CHECK-NEXT:    %5 = relax.call_tir @mul(%3, %4)
+// CHECK-NEXT:    relax.return %5
+// CHECK:       relax.func private @fused_low_high_mul(%0: !relax.tensor<[n, 8], f32>)
+// CHECK-LABEL: relax.func @gates
+// CHECK-NEXT:    %r, %p, %q = relax.dataflow
+// CHECK-NEXT:      %[[G:.*]] = relax.call @fused_matmul_low_high_mul_neg_mul(%x, %w)
+// CHECK-NEXT:      %[[P:.*]] = relax.call_tir @matmul(%x, %w)
+// CHECK-NEXT:      %[[Q:.*]] = relax.call @fused_low_high_mul(%[[P]])
+// CHECK-NEXT:      relax.output %[[G]], %[[P]], %[[Q]]
+relax.func @gates(%x: !relax.tensor<[n, 4], f32>, %w: !relax.tensor<[4, 8], f32>) -> !relax.tensor<[n, 8], f32> {
+  %r, %p, %q = relax.dataflow -> (!relax.tensor<[n, 4], f32>, !relax.tensor<[n, 8], f32>, !relax.tensor<[n, 4], f32>) {
+    %0 = relax.call_tir @matmul(%x, %w) : (!relax.tensor<[n, 4], f32>, !relax.tensor<[4, 8], f32>) -> !relax.tensor<[n, 8], f32>
+    %1 = relax.call_tir @low(%0) : (!relax.tensor<[n, 8], f32>) -> !relax.tensor<[n, 4], f32>
+    %2 = relax.call_tir @high(%0) : (!relax.tensor<[n, 8], f32>) -> !relax.tensor<[n, 4], f32>
+    %3 = relax.call_tir @mul(%1, %2) : (!relax.tensor<[n, 4], f32>, !relax.tensor<[n, 4], f32>) -> !relax.tensor<[n, 4], f32>
+    %4 = relax.call_tir @neg(%3) : (!relax.tensor<[n, 4], f32>) -> !relax.tensor<[n, 4], f32>
+    %5 = relax.call_tir @mul(%3, %4) : (!relax.tensor<[n, 4], f32>, !relax.tensor<[n, 4], f32>) -> !relax.tensor<[n, 4], f32>
+    %6 = relax.call_tir @matmul(%x, %w) : (!relax.tensor<[n, 4], f32>, !relax.tensor<[4, 8], f32>) -> !relax.tensor<[n, 8], f32>
+    %7 = relax.call_tir @low(%6) : (!relax.tensor<[n, 8], f32>) -> !relax.tensor<[n, 4], f32>
+    %8 = relax.call_tir @high(%6) : (!relax.tensor<[n, 8], f32>) -> !relax.tensor<[n, 4], f32>
+    %9 = relax.call_tir @mul(%7, %8) : (!relax.tensor<[n, 4], f32>, !relax.tensor<[n, 4], f32>) -> !relax.tensor<[n, 4], f32>
+    relax.output %5, %6, %9 : !relax.tensor<[n, 4], f32>, !relax.tensor<[n, 8], f32>, !relax.tensor<[n, 4], f32>
+  }
+  relax.return %p : !relax.tensor<[n, 8], f32>
+}
