@@ -131,7 +131,7 @@ func.func @main(%x: tensor<{n}x784xf32>, %w1: tensor<784x128xf32>, %b1: tensor<1
     binary = compiler.compile_str(
         text, target_backends=["llvm-cpu"], extra_args=["--iree-llvmcpu-target-cpu=host"]
     )
-    config = runtime.Config("local-task")
+    config = runtime.Config("local-sync")
     context = runtime.SystemContext(config=config)
     context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, binary))
     main = context.modules.module["main"]

@@ -5,7 +5,8 @@ control flow; each op becomes VM instructions on untyped registers:
 
 | relax / vm op | vm |
 |---|---|
-| ``relax.call_dps @k(args)`` | ``vm.call "k"(args)`` |
+| ``relax.call_dps @k(args)`` | ``vm.call "k"(args)``, or ``vm.builtin.call_tir_unchecked`` |
+| | when the argument types are proven to match (:mod:`proven_calls`) |
 | ``relax.call_dps @k(args) sym [..]`` | ``vm.builtin.call_tir_dyn`` (integers as a shape) |
 | ``relax.call_packed "f"(args)`` | ``vm.call "f"(args)`` (+ ``op_attrs`` as a string) |
 | ``relax.call @g(args)`` | ``vm.call "g"(args)`` |
@@ -48,8 +49,10 @@ from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes, relax, vm
 from xrelax.dialects.relax import show_type
 from xrelax.dialects.relax_memory import CallDPSOp
+from xrelax.dialects.tir import PrimFuncOp
 from xrelax.ops.base import OperatorOp
 from xrelax.transforms.function_walk import rewrite_functions
+from xrelax.transforms.proven_calls import matches_signature
 
 
 def constant_attr(value: Any) -> Attribute:
@@ -73,8 +76,9 @@ def constant_attr(value: Any) -> Attribute:
 class _FunctionCodegen:
     """Translates one relax function into a ``vm.func``."""
 
-    def __init__(self, func: relax.FuncOp) -> None:
+    def __init__(self, func: relax.FuncOp, kernels: dict[str, PrimFuncOp]) -> None:
         self.func = func
+        self.kernels = kernels
         self.name = func.sym_name.data
         self.vm_func = vm.FuncOp(self.name, func.param_names)
         self.block = self.vm_func.body.blocks.first
@@ -191,7 +195,12 @@ class _FunctionCodegen:
         callee = op.callee.string_value()
         args = [self.get(a) for a in op.args]
         if op.sym_args is None:
-            self.call(callee, args, None)
+            kernel = self.kernels.get(callee)
+            if kernel is not None and matches_signature(kernel, [a.type for a in op.args]):
+                func_ref = self.emit(vm.FuncRefOp(callee)).results[0]
+                self.call("vm.builtin.call_tir_unchecked", [func_ref, *args], None)
+            else:
+                self.call(callee, args, None)
             return
         func_ref = self.emit(vm.FuncRefOp(callee)).results[0]
         shape = self.shape_value(op.sym_args.data)
@@ -223,9 +232,12 @@ class _FunctionCodegen:
 class GenerateFunction(RewritePattern):
     """Replace a relax function by its ``vm.func``."""
 
+    def __init__(self, kernels: dict[str, PrimFuncOp]) -> None:
+        self.kernels = kernels
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relax.FuncOp, rewriter: PatternRewriter) -> None:
-        rewriter.replace(op, _FunctionCodegen(op).run(), [])
+        rewriter.replace(op, _FunctionCodegen(op, self.kernels).run(), [])
 
 
 @dataclass(frozen=True)
@@ -235,4 +247,5 @@ class CodegenVMPass(ModulePass):
     name = "relax-codegen-vm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        rewrite_functions(op, GenerateFunction())
+        kernels = {k.sym_name.data: k for k in op.ops if isinstance(k, PrimFuncOp)}
+        rewrite_functions(op, GenerateFunction(kernels))

@@ -157,7 +157,13 @@ def _can_absorb(producer: Group, consumer: Group) -> bool:
         return False
     if producer.anchor is None:
         return producer.kind <= _INJECTIVE
-    return consumer.anchor is None and consumer.kind <= _INJECTIVE
+    if consumer.anchor is None:
+        return consumer.kind <= _INJECTIVE
+    # Reductions of a matmul-like kernel's output (softmax, pooling, norms) join it; two
+    # matmul-like kernels stay apart.
+    return OpPattern.OUT_EWISE_FUSABLE not in (producer.kind, consumer.kind) or (
+        producer.kind != consumer.kind
+    )
 
 
 class FuseDataflow(RewritePattern):

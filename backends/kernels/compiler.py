@@ -1,6 +1,7 @@
 """Compiling ``tir.prim_func``s to kernels: code generation, the cache, ``load_library``.
 
-The generated function has three parts: the entry (:mod:`signature`), then each
+The generated function has three parts: the entry (:mod:`signature`: a checked one
+calling an unchecked one), then each
 top-level op in order: a loop nest (or a store outside any loop) vectorized
 (:mod:`vectorize`) or, when not recognised, run as a scalar loop nest
 (:mod:`scalar`); any other op computed once as a scalar. Kernels are cached by the
@@ -32,7 +33,12 @@ from xrelax.backends.kernels.kernel import CompiledKernel, Kernel, KernelPath
 from xrelax.backends.kernels.local_buffers import plan_local_buffers
 from xrelax.backends.kernels.nest import NotVectorizable, read_nest
 from xrelax.backends.kernels.scalar import ScalarEmitter, pooled_size
-from xrelax.backends.kernels.signature import emit_contiguity, emit_entry
+from xrelax.backends.kernels.signature import (
+    emit_bindings,
+    emit_checks,
+    emit_contiguity,
+    parameter_names,
+)
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.kernels.tree import Scalar
 from xrelax.backends.kernels.vectorize import vectorize_nest
@@ -109,9 +115,11 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
     src = Source()
     kname = src.fresh("name")
     function = src.fresh("kernel")
+    unchecked = src.fresh("kernel_unchecked")
+    params = parameter_names(src, func)
     paths: list[KernelPath] = []
-    with src.indented(f"def {function}({kname}, *args):"):
-        entry = emit_entry(src, func, kname)
+    with src.indented(f"def {unchecked}({', '.join([kname, *params.all])}):"):
+        entry = emit_bindings(src, func, params)
         buffers = entry.buffers
         values: dict[SSAValue, str] = {}
         pooled = None
@@ -138,6 +146,9 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
                     src.line(f"pool.give_all({pooled})")
         for line in emit_contiguity(src, entry):
             src.line(line)
+    with src.indented(f"def {function}({kname}, *args):"):
+        emit_checks(src, func, kname, params)
+        src.line(f"{unchecked}({', '.join([kname, *params.all])})")
     text = src.text()
     filename = f"<xrelax-kernel-{next(_file_ids)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
@@ -153,6 +164,7 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
     exec(compile(text, filename, "exec"), namespace)
     return CompiledKernel(
         namespace[function],
+        namespace[unchecked],
         text,
         tuple(paths),
         len(func.body.block.args),

@@ -37,6 +37,8 @@ class CompiledKernel:
     """Generated code shared by every prim_func of the same structure."""
 
     function: Callable[..., None]
+    unchecked: Callable[..., None]
+    """The entry without argument checks (``Kernel.unchecked``)."""
     source: str
     paths: tuple[KernelPath, ...]
     buffers: int
@@ -50,11 +52,15 @@ class Kernel(functools.partial):
 
     name: str
     compiled: CompiledKernel
+    unchecked: Callable[..., None]
+    """The kernel without its argument checks, for a caller that proved the arguments
+    match the signature (the VM, where the compiler did: ``call_tir_unchecked``)."""
 
     def __new__(cls, compiled: CompiledKernel, name: str) -> Kernel:
         kernel = super().__new__(cls, compiled.function, name)
         kernel.name = name
         kernel.compiled = compiled
+        kernel.unchecked = functools.partial(compiled.unchecked, name)
         return kernel
 
     @property

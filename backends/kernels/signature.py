@@ -1,4 +1,9 @@
-"""A kernel's entry: unpack the arguments, bind the symbolic variables, check shapes.
+"""A kernel's entries: unpack the arguments, bind the symbolic variables, check shapes.
+
+A kernel has two entries. The checked one (``kernel(*args)``, what every caller gets)
+checks everything below, then calls the unchecked one, which only binds the variables
+and runs the body: the VM calls it directly where the compiler proved that the
+arguments' types match the kernel's buffers (``vm.builtin.call_tir_unchecked``).
 
 Buffers bind the variables they use as whole dimensions (the first such occurrence,
 in parameter order; ``sym`` integers come first); every other dimension is checked
@@ -27,7 +32,7 @@ from xrelax.dialects.tir import PrimFuncOp, StoreOp
 
 @dataclass(frozen=True)
 class Entry:
-    """The emitted entry: the buffers, and where the contiguity copies go."""
+    """The emitted unchecked entry: the buffers, and where the contiguity copies go."""
 
     buffers: dict[SSAValue, Buffer]
     """The parameters' buffers (the body adds the ones it allocates)."""
@@ -40,25 +45,71 @@ class Entry:
     """Its indentation."""
 
 
-def emit_entry(src: Source, func: PrimFuncOp, kname: str) -> Entry:
-    """Emit the argument checks of ``func``'s kernel."""
+@dataclass(frozen=True)
+class Parameters:
+    """The Python names of a kernel's parameters: buffers, then ``sym`` integers."""
+
+    labels: list[str]
+    buffers: list[str]
+    syms: list[str]
+
+    @property
+    def all(self) -> list[str]:
+        return [*self.buffers, *self.syms]
+
+
+def parameter_names(src: Source, func: PrimFuncOp) -> Parameters:
+    """Fresh names for the parameters of ``func``'s kernel."""
+    labels = [a.name_hint or f"arg{k}" for k, a in enumerate(func.body.block.args)]
+    return Parameters(
+        labels,
+        [src.fresh(label) for label in labels],
+        [src.bind_symbol(s) for s in func.sym_param_names],
+    )
+
+
+def emit_bindings(src: Source, func: PrimFuncOp, params: Parameters) -> Entry:
+    """The entry of a call whose arguments the compiler proved to match the signature
+    (``Kernel.unchecked``): bind each variable from the first dimension it is, check
+    nothing."""
+    args = list(func.body.block.args)
+    bound = set(func.sym_param_names)
+    for arg, name in zip(args, params.buffers, strict=True):
+        for d, dim in enumerate(arg.type.dims):
+            if dim.is_Symbol and dim.name not in bound:
+                bound.add(dim.name)
+                src.line(f"{src.bind_symbol(dim.name)} = {name}.shape[{d}]")
+    buffers = {
+        arg: Buffer(name, label, arg.type.dims, dtypes.numpy_dtype(arg.type.dtype))
+        for arg, label, name in zip(args, params.labels, params.buffers, strict=True)
+    }
+    written = {op.buffer for op in func.walk() if isinstance(op, StoreOp)}
+    return Entry(
+        buffers,
+        tuple(buffers.values()),
+        frozenset(buffers[a].name for a in args if a in written),
+        len(src.lines),
+        src.depth,
+    )
+
+
+def emit_checks(src: Source, func: PrimFuncOp, kname: str, params: Parameters) -> None:
+    """The checked entry's body: unpack ``args``, check the arity, each buffer's type,
+    rank and dtype, the ``sym`` integers, and every dimension against the variables
+    (bound at their first occurrence as a whole dimension)."""
     args = list(func.body.block.args)
     syms = func.sym_param_names
-    labels = [a.name_hint or f"arg{k}" for k, a in enumerate(args)]
-    names = [src.fresh(label) for label in labels]
-    sym_names = [src.bind_symbol(s) for s in syms]
+    labels, names = params.labels, params.buffers
     total = len(args) + len(syms)
     src.line(f"if len(args) != {total}:")
     src.line(f"    rt.arity_error({kname}, {len(args)}, {len(syms)}, len(args))")
-    src.line(f"{''.join(n + ', ' for n in [*names, *sym_names])}= args")
-    for k, (var, name) in enumerate(zip(syms, sym_names, strict=True)):
+    src.line(f"{''.join(n + ', ' for n in params.all)}= args")
+    for k, (var, name) in enumerate(zip(syms, params.syms, strict=True)):
         src.line(f"if type({name}) is not int or {name} < 0:")
         src.line(f"    {name} = rt.sym_int({kname}, {k}, {var!r}, {name})")
-    buffers: dict[SSAValue, Buffer] = {}
     for k, (arg, label, name) in enumerate(zip(args, labels, names, strict=True)):
         type_ = arg.type
-        dtype = dtypes.numpy_dtype(type_.dtype)
-        dtype_name = src.dtype(dtype)
+        dtype_name = src.dtype(dtypes.numpy_dtype(type_.dtype))
         rank = len(type_.dims)
         # ndarray subclasses and equal but distinct dtype objects take the slow path.
         src.line(
@@ -66,7 +117,6 @@ def emit_entry(src: Source, func: PrimFuncOp, kname: str) -> Entry:
             f"or {name}.dtype is not {dtype_name}:"
         )
         src.line(f"    rt.check_buffer({kname}, {k}, {label!r}, {name}, {rank}, {dtype_name})")
-        buffers[arg] = Buffer(name, label, type_.dims, dtype)
     # Bind the variables (unpacking the shapes that bind any), then check the other dims.
     bound = set(syms)
     checks: list[tuple[int, list[tuple[int, sympy.Expr, str]]]] = []
@@ -91,14 +141,6 @@ def emit_entry(src: Source, func: PrimFuncOp, kname: str) -> Entry:
     for k, dims in checks:
         whole = len(dims) == len(args[k].type.dims)
         _check_dims(src, kname, k, labels[k], names[k], dims, whole)
-    written = {op.buffer for op in func.walk() if isinstance(op, StoreOp)}
-    return Entry(
-        buffers,
-        tuple(buffers.values()),
-        frozenset(buffers[a].name for a in args if a in written),
-        len(src.lines),
-        src.depth,
-    )
 
 
 def _check_dims(

@@ -359,6 +359,12 @@ class _Compiler:
         if target is builtins.call_tir_dyn and len(args) >= 2:
             callee, rest = args[0], args[1:]
             text = f"{lhs}{callee}({', '.join(rest[:-1] + ['*' + rest[-1]])})"
+        elif (
+            target is builtins.call_tir_unchecked
+            and ins.args[:1]
+            and (ins.args[0].kind == ArgKind.FUNC_IDX)
+        ):
+            text = f"{lhs}{self._unchecked(ins.args[0].value)}({', '.join(args[1:])})"
         else:
             text = f"{lhs}{self._callee(ins.func_idx)}({', '.join(args)})"
         expansion = intrinsics.expansion_of(target)
@@ -382,6 +388,15 @@ class _Compiler:
     def _callee(self, j: int) -> str:
         target = self.resolved[j]
         return f"F{target}" if isinstance(target, int) else f"p{j}"
+
+    def _unchecked(self, j: int) -> str:
+        """The name of packed function ``j``'s unchecked entry (its ``unchecked``
+        attribute, as kernels have), or of the function itself."""
+        entry = getattr(self.resolved[j], "unchecked", None)
+        if not callable(entry):
+            return self._callee(j)
+        self.globals.values[f"u{j}"] = entry
+        return f"u{j}"
 
     def _arg(self, arg: Arg) -> str:
         if arg.kind == ArgKind.REGISTER:

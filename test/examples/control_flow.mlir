@@ -20,10 +20,12 @@
 // CHECK-LABEL: IR Dump After relax-codegen-vm
 // CHECK:         vm.if %c, ^bb1, ^bb2
 // CHECK-NEXT:  ^bb1:
-// CHECK:         vm.call "exp"(%x, %a)
+// CHECK:         %[[E:.*]] = vm.func_ref "exp"
+// CHECK-NEXT:    vm.call "vm.builtin.call_tir_unchecked"(%[[E]], %x, %a)
 // CHECK-NEXT:    vm.goto ^bb3(%a)
 // CHECK-NEXT:  ^bb2:
-// CHECK:         vm.call "negative"(%x, %b)
+// CHECK:         %[[N:.*]] = vm.func_ref "negative"
+// CHECK-NEXT:    vm.call "vm.builtin.call_tir_unchecked"(%[[N]], %x, %b)
 // CHECK-NEXT:    vm.goto ^bb3(%b)
 // CHECK-NEXT:  ^bb3(%r: !vm.ref):
 // CHECK-NEXT:    vm.ret %r

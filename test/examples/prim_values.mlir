@@ -21,5 +21,6 @@
 
 // VM:          vm.func @main(%i, %x)
 // VM:            vm.call "vm.builtin.match_prim"(%i, %shape_heap, {{.*}})
-// VM:            vm.call "arange"(%seq)
+// VM:            %[[K:.*]] = vm.func_ref "arange"
+// VM-NEXT:       vm.call "vm.builtin.call_tir_unchecked"(%[[K]], %seq)
 // VM-NOT:      relax.func

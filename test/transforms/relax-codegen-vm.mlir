@@ -6,8 +6,9 @@ tir.prim_func @dyn(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) sym [m]
 }
 
 // Builtins become vm.call of vm.builtin.* with immediates and constants; call_dps
-// calls the kernel (call_tir_dyn with a heap-built shape for symbolic integers; a
-// shape built once is reused); relax.if becomes vm.if / vm.goto with a join block.
+// calls the kernel (its unchecked entry when the argument types prove its signature;
+// call_tir_dyn with a heap-built shape for symbolic integers; a shape built once is
+// reused); relax.if becomes vm.if / vm.goto with a join block.
 // CHECK-LABEL: vm.func @main(%c, %x) {
 // CHECK-NEXT:    %0 = vm.imm 2
 // CHECK-NEXT:    %shape_heap = vm.call "vm.builtin.alloc_shape_heap"(%0) -> !vm.ref
@@ -21,7 +22,8 @@ tir.prim_func @dyn(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) sym [m]
 // CHECK:         %[[C:.*]] = vm.const {{\[}}[1 : i64, 0 : i64]]
 // CHECK-NEXT:    %[[SH:.*]] = vm.call "vm.builtin.make_shape"(%shape_heap, %[[C]]) -> !vm.ref
 // CHECK:         %t = vm.call "vm.builtin.alloc_tensor"(%st, %{{.*}}, %[[SH]], %{{.*}}) -> !vm.ref
-// CHECK-NEXT:    vm.call "k"(%x, %t)
+// CHECK-NEXT:    %[[K:.*]] = vm.func_ref "k"
+// CHECK-NEXT:    vm.call "vm.builtin.call_tir_unchecked"(%[[K]], %x, %t)
 // CHECK-NEXT:    %[[F:.*]] = vm.func_ref "dyn"
 // CHECK-NEXT:    vm.call "vm.builtin.call_tir_dyn"(%[[F]], %x, %t, %[[SH]])
 // CHECK-NEXT:    %[[A:.*]] = vm.const "{axis = -1 : i64}"
@@ -74,4 +76,18 @@ relax.func @kills(%x: !relax.tensor<[4], f32>) -> !relax.tensor<[4], f32> {
   vm.kill %d
   vm.kill %st
   relax.return %x : !relax.tensor<[4], f32>
+}
+
+// Argument types that do not prove the signature (a rank only; a size that differs
+// from the one the first buffer binds) keep the checked call; equal sizes prove it.
+// CHECK-LABEL: vm.func @unproven(%x, %y, %z) {
+// CHECK-NEXT:    vm.call "k"(%x, %y)
+// CHECK-NEXT:    vm.call "k"(%y, %z)
+// CHECK-NEXT:    %[[K:.*]] = vm.func_ref "k"
+// CHECK-NEXT:    vm.call "vm.builtin.call_tir_unchecked"(%[[K]], %y, %y)
+relax.func @unproven(%x: !relax.tensor<ndim=1, f32>, %y: !relax.tensor<[4], f32>, %z: !relax.tensor<[5], f32>) -> !relax.tensor<[4], f32> {
+  relax.call_dps @k(%x, %y) : (!relax.tensor<ndim=1, f32>, !relax.tensor<[4], f32>)
+  relax.call_dps @k(%y, %z) : (!relax.tensor<[4], f32>, !relax.tensor<[5], f32>)
+  relax.call_dps @k(%y, %y) : (!relax.tensor<[4], f32>, !relax.tensor<[4], f32>)
+  relax.return %y : !relax.tensor<[4], f32>
 }
