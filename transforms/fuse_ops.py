@@ -9,7 +9,8 @@ turns the transpose into a view), and elementwise/broadcast kernels fuse as the
 epilogue of one reduction or matmul-like kernel. A second phase merges a group into
 the one group that holds all its uses (TVM's post-dominator fusion: the two sides of a
 diamond, such as an RNN step's gates slicing one projection, meet in one group), where
-a matmul-like group may also join slices and other injective calls of its output.
+a matmul-like group may also join slices and other injective calls of its output, and
+reductions of it (a softmax of logits); two matmul-like kernels never share a group.
 Each group of two or more calls is
 outlined into ``relax.func private @fused_<ops>(...) attributes {primitive}`` and
 replaced by a ``relax.call`` of it; ``relax-fuse-tir`` then merges its kernels.
@@ -120,7 +121,7 @@ def _join_diamonds(block: Block, group_of: dict[Operation, Group]) -> None:
     post-dominator fusion): a value several calls of one group read (the gates of an
     RNN step slicing one projection, ``x`` and ``f(x)`` meeting again) no longer cuts
     the group. A matmul-like group may join a consumer with injective members (slices
-    of its output), which the first pass keeps apart.
+    of its output) or reductions (softmax), which the first pass keeps apart.
 
     The merged group's outputs are the consumer's, so it is still one call placed at
     its last member; no cycle is formed (nothing outside the consumer reads the
@@ -161,9 +162,7 @@ def _can_absorb(producer: Group, consumer: Group) -> bool:
         return consumer.kind <= _INJECTIVE
     # Reductions of a matmul-like kernel's output (softmax, pooling, norms) join it; two
     # matmul-like kernels stay apart.
-    return OpPattern.OUT_EWISE_FUSABLE not in (producer.kind, consumer.kind) or (
-        producer.kind != consumer.kind
-    )
+    return not producer.kind == consumer.kind == OpPattern.OUT_EWISE_FUSABLE
 
 
 class FuseDataflow(RewritePattern):

@@ -1,7 +1,8 @@
 """The packed-function registry and the VM's builtin library.
 
 Runtime values: tensors are numpy arrays, a shape is a tuple of Python ints, storage is a
-1-D uint8 array, the shape heap is a 1-D int64 array, dtypes are numpy dtype names.
+1-D uint8 array, the shape heap is a 1-D int64 array (or a list of ints, where the VM
+keeps it as one: see ``intrinsics``), dtypes are numpy dtype names.
 
 The builtins run on every VM call, so their common case is kept to a few attribute
 reads and comparisons: exact-type tests before ``isinstance``, dtypes compared by
@@ -161,8 +162,7 @@ def store_shape(shape: tuple[int, ...], heap: np.ndarray, *indices: int) -> None
 @register_func("vm.builtin.load_shape")
 def load_shape(heap: np.ndarray, *indices: int) -> tuple[int, ...]:
     """The shape ``(heap[i0], heap[i1], ...)``."""
-    item = heap.item
-    return tuple([item(index) for index in indices])
+    return tuple([int(heap[index]) for index in indices])
 
 
 @register_func("vm.builtin.make_shape")
@@ -170,7 +170,7 @@ def make_shape(heap: np.ndarray, pattern: tuple[tuple[int, int], ...]) -> tuple[
     """A shape from ``(kind, value)`` pairs: kind 0 is ``value``, kind 1 is ``heap[value]``."""
     dims = []
     for kind, value in pattern:
-        dims.append(heap.item(value) if kind else value)
+        dims.append(int(heap[value]) if kind else value)
     return tuple(dims)
 
 
@@ -202,7 +202,7 @@ def match_shape(
                 _negative_size_error(dims, pattern, err_ctx)
             heap[slot] = dim
         elif kind == MATCH_EQUAL_HEAP:
-            if dim != heap.item(slot):
+            if dim != heap[slot]:
                 _match_error(dims, heap, pattern, err_ctx)
         elif kind != MATCH_NONE:
             raise VMError(_in(err_ctx, f"match_shape: unknown pattern kind {kind}"))
@@ -228,7 +228,7 @@ def match_prim(
             )
         heap[slot] = integer
     elif kind in (MATCH_EQUAL_IMM, MATCH_EQUAL_HEAP):
-        expected = slot if kind == MATCH_EQUAL_IMM else heap.item(slot)
+        expected = slot if kind == MATCH_EQUAL_IMM else int(heap[slot])
         if integer != expected:
             raise VMError(_in(err_ctx, f"value{_label(label)}: expected {expected}, got {integer}"))
     elif kind != MATCH_NONE:
@@ -251,7 +251,7 @@ def prim_int(value: Any, err_ctx: str) -> int:
 def make_prim(heap: np.ndarray, entry: tuple[int, int]) -> int:
     """A prim value from a ``(kind, value)`` pair: kind 0 is ``value``, kind 1 ``heap[value]``."""
     kind, value = entry
-    return heap.item(value) if kind else value
+    return int(heap[value]) if kind else value
 
 
 def _match_error(
@@ -263,7 +263,7 @@ def _match_error(
         if kind == MATCH_EQUAL_IMM:
             expected = slot
         elif kind == MATCH_EQUAL_HEAP:
-            expected = heap.item(slot)
+            expected = int(heap[slot])
         else:
             continue
         if dim != expected:

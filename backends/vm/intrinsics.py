@@ -10,15 +10,16 @@ is a few attribute reads and comparisons.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from . import builtins
+from .executable import Arg, ArgKind, Call, If, Instruction, Ret
 
-__all__ = ["CallSite", "Globals", "expansion_of"]
+__all__ = ["CallSite", "Globals", "checked_match", "expansion_of", "list_heaps"]
 
 NOT_CONSTANT = object()
 """The value of an argument that is a register."""
@@ -54,6 +55,8 @@ class CallSite:
     call: str
     args: list[str]
     values: list[Any]
+    list_heap: bool = False
+    """The shape heap it allocates or reads is a Python list (see :func:`list_heaps`)."""
 
 
 Expansion = Callable[[CallSite, Globals], list[str] | None]
@@ -83,6 +86,18 @@ def _check_tensor_info(site: CallSite, names: Globals) -> list[str] | None:
 
 
 def _match_shape(site: CallSite, names: Globals) -> list[str] | None:
+    parts = _match_parts(site)
+    if parts is None:
+        return None
+    failed, stores = parts
+    lines = [f"if {' or '.join(failed)}: {site.call}"]
+    if stores:
+        lines.append(f"else: {'; '.join(stores)}")
+    return lines
+
+
+def _match_parts(site: CallSite) -> tuple[list[str], list[str]] | None:
+    """The failure tests and the heap stores of an inline ``match_shape``."""
     if len(site.args) != 4 or not _is_match_pattern(site.values[2]) or not _registers(site, 0, 1):
         return None
     value, heap, pattern = site.args[0], site.args[1], site.values[2]
@@ -99,10 +114,7 @@ def _match_shape(site: CallSite, names: Globals) -> list[str] | None:
         elif kind == builtins.MATCH_STORE:
             stores.append(f"{heap}[{slot}] = _s[{i}]")
             stored_dim[slot] = i
-    lines = [f"if {' or '.join(failed)}: {site.call}"]
-    if stores:
-        lines.append(f"else: {'; '.join(stores)}")
-    return lines
+    return failed, stores
 
 
 def _match_prim(site: CallSite, names: Globals) -> list[str] | None:
@@ -157,7 +169,7 @@ def _make_shape(site: CallSite, names: Globals) -> list[str] | None:
         if kind == 0:
             dims.append(str(value))
         elif kind == 1 and value >= 0:
-            dims.append(f"{heap}.item({value})")
+            dims.append(_heap_read(site, heap, value))
         else:
             return None
     return [f"{site.lhs}({', '.join(dims)}{',' if len(dims) == 1 else ''})"]
@@ -169,7 +181,7 @@ def _make_prim(site: CallSite, names: Globals) -> list[str] | None:
         return None
     if type(entry[1]) is not int or entry[1] < 0:
         return None
-    return [f"{site.lhs}{site.args[0]}.item({entry[1]})"]
+    return [f"{site.lhs}{_heap_read(site, site.args[0], entry[1])}"]
 
 
 def _alloc_tensor_direct(site: CallSite, names: Globals) -> list[str] | None:
@@ -182,7 +194,33 @@ def _alloc_tensor_direct(site: CallSite, names: Globals) -> list[str] | None:
 def _alloc_shape_heap(site: CallSite, names: Globals) -> list[str] | None:
     if len(site.args) != 1 or not site.lhs or type(site.values[0]) is not int:
         return None
+    if site.list_heap:
+        return [f"{site.lhs}[0] * {site.values[0]}"]
     return [f"{site.lhs}_zeros({site.values[0]}, {names.dtype('int64')})"]
+
+
+def _heap_read(site: CallSite, heap: str, slot: int) -> str:
+    """Code reading slot ``slot`` of the shape heap as a Python int."""
+    return f"{heap}[{slot}]" if site.list_heap else f"{heap}.item({slot})"
+
+
+def checked_match(check: CallSite, match: CallSite, names: Globals) -> list[str] | None:
+    """One test for a tensor parameter's ``check_tensor_info`` and the ``match_shape`` of
+    the same value that follows it (each type and attribute read once); when it fails,
+    both builtins run, in order, to raise the error or take the unusual value."""
+    parts = _match_parts(match)
+    if _check_tensor_info(check, names) is None or parts is None:
+        return None
+    value, ndim, dtype = check.args[0], check.values[1], check.values[2]
+    if value != match.args[0] or ndim != len(match.values[2]):
+        return None
+    failed, stores = parts
+    if dtype:
+        failed.insert(1, f"{value}.dtype is not {names.dtype(dtype)}")
+    lines = [f"if {' or '.join(failed)}: {check.call}; {match.call}"]
+    if stores:
+        lines.append(f"else: {'; '.join(stores)}")
+    return lines
 
 
 _EXPANSIONS: list[tuple[Callable[..., Any], Expansion]] = [
@@ -194,6 +232,50 @@ _EXPANSIONS: list[tuple[Callable[..., Any], Expansion]] = [
     (builtins.alloc_tensor_direct, _alloc_tensor_direct),
     (builtins.alloc_shape_heap, _alloc_shape_heap),
 ]
+
+
+def list_heaps(
+    instrs: Sequence[Instruction], targets: Sequence[Any], leaders: set[int]
+) -> set[int]:
+    """The registers holding a shape heap the VM can keep as a Python list (whose reads
+    and writes cost a third of an int64 array's): every use of it is a ``make_shape`` or
+    ``make_prim`` read, or the ``match_shape`` of a tensor that ``check_tensor_info``
+    checked just before, so each value stored is an ndarray's dimension. A heap passed
+    to anything else (a shape function's kernel, ``match_prim`` with its unbounded
+    integers) stays an array. ``targets[pc]`` is the callee of instruction ``pc``."""
+    heaps = {
+        ins.dst
+        for ins, target in zip(instrs, targets, strict=True)
+        if target is builtins.alloc_shape_heap and ins.dst is not None
+    }
+    for pc, ins in enumerate(instrs):
+        for reg in _registers_read(ins) & heaps:
+            heap = Arg(ArgKind.REGISTER, reg)
+            args = ins.args
+            if targets[pc] in (builtins.make_shape, builtins.make_prim) and heap not in args[1:]:
+                continue
+            matches = (
+                targets[pc] is builtins.match_shape
+                and pc not in leaders
+                and targets[pc - 1] is builtins.check_tensor_info
+                and len(args) == 4
+                and args[1] == heap
+                and args[0] == instrs[pc - 1].args[0] != heap
+                and heap not in args[2:]
+            )
+            if not matches:
+                heaps.discard(reg)
+    return heaps
+
+
+def _registers_read(ins: Instruction) -> set[int]:
+    if isinstance(ins, Call):
+        return {a.value for a in ins.args if a.kind == ArgKind.REGISTER}
+    if isinstance(ins, Ret):
+        return {ins.result}
+    if isinstance(ins, If):
+        return {ins.cond}
+    return set()
 
 
 def expansion_of(target: Any) -> Expansion | None:

@@ -240,6 +240,20 @@ def _missing(name: str) -> Callable[..., Any]:
 
 # -- compilation to Python --------------------------------------------------------------
 
+
+def _leaders(instrs: list[Instruction]) -> set[int]:
+    """The pcs that start a basic block (jump targets and the pcs after jumps)."""
+    leaders = {0}
+    for pc, ins in enumerate(instrs):
+        if isinstance(ins, Goto):
+            leaders.add(pc + ins.offset)
+        elif isinstance(ins, If):
+            leaders.add(pc + ins.false_offset)
+        if isinstance(ins, Goto | If | Ret) and pc + 1 < len(instrs):
+            leaders.add(pc + 1)
+    return leaders
+
+
 _ELIDED = (builtins.free_tensor,)
 
 
@@ -291,6 +305,20 @@ class _Compiler:
         self._emit(0, "")
         self._emit(0, f"def F{k}({params}):  # {func.name!r}")
         self._emit(1, "try:")
+        targets = [self.resolved[ins.func_idx] if isinstance(ins, Call) else None for ins in instrs]
+        leaders = _leaders(instrs)
+        self.code = instrs
+        self.list_heaps = intrinsics.list_heaps(instrs, targets, leaders)
+        self.merged = {
+            pc - 1
+            for pc in range(1, len(instrs))
+            if pc not in leaders
+            and targets[pc] is builtins.match_shape
+            and targets[pc - 1] is builtins.check_tensor_info
+            and instrs[pc].args[:1] == instrs[pc - 1].args[:1]
+        }
+        """The pcs of ``check_tensor_info`` calls emitted with the ``match_shape`` after."""
+        self.done: set[int] = set()
         if any(isinstance(ins, Goto | If) for ins in instrs):
             self._blocks(k, instrs)
         else:
@@ -312,15 +340,7 @@ class _Compiler:
         The blocks are flat ``if`` statements in pc order, so forward control flow falls
         into the next test; only backward jumps restart the loop with ``continue``.
         """
-        leaders = {0}
-        for pc, ins in enumerate(instrs):
-            if isinstance(ins, Goto):
-                leaders.add(pc + ins.offset)
-            elif isinstance(ins, If):
-                leaders.add(pc + ins.false_offset)
-            if isinstance(ins, Goto | If | Ret) and pc + 1 < len(instrs):
-                leaders.add(pc + 1)
-        starts = sorted(leaders)
+        starts = sorted(_leaders(instrs))
         self._emit(2, "_b = 0")
         self._emit(2, "while True:")
         for n, start in enumerate(starts):
@@ -346,6 +366,8 @@ class _Compiler:
                 self._emit(4, f"_b = {end}")
 
     def _call(self, indent: int, k: int, pc: int, ins: Call) -> None:
+        if pc in self.done:
+            return
         name = self.exe.func_names[ins.func_idx]
         target = self.resolved[ins.func_idx]
         lhs = "" if ins.dst is None else f"r{ins.dst} = "
@@ -356,6 +378,29 @@ class _Compiler:
         if target is builtins.move and len(args) == 1:
             self._emit(indent, f"{lhs}{args[0]}" if lhs else "pass")
             return
+        info = (k, pc, name, tuple(args))
+        site = self._site(ins)
+        if pc in self.merged:
+            lines = intrinsics.checked_match(site, self._site(self.code[pc + 1]), self.globals)
+            if lines is not None:
+                self.done.add(pc + 1)
+                for line in lines:
+                    self._emit(indent, line, info)
+                return
+        expansion = intrinsics.expansion_of(target)
+        if expansion is not None:
+            lines = expansion(site, self.globals)
+            if lines is not None:
+                for line in lines:
+                    self._emit(indent, line, info)
+                return
+        self._emit(indent, site.call, info)
+
+    def _site(self, ins: Call) -> intrinsics.CallSite:
+        """The call ``ins`` as code, for the builtins' inline forms."""
+        target = self.resolved[ins.func_idx]
+        lhs = "" if ins.dst is None else f"r{ins.dst} = "
+        args = [self._arg(a) for a in ins.args]
         if target is builtins.call_tir_dyn and len(args) >= 2:
             callee, rest = args[0], args[1:]
             text = f"{lhs}{callee}({', '.join(rest[:-1] + ['*' + rest[-1]])})"
@@ -367,15 +412,16 @@ class _Compiler:
             text = f"{lhs}{self._unchecked(ins.args[0].value)}({', '.join(args[1:])})"
         else:
             text = f"{lhs}{self._callee(ins.func_idx)}({', '.join(args)})"
-        expansion = intrinsics.expansion_of(target)
-        if expansion is not None:
-            site = intrinsics.CallSite(lhs, text, args, [self._value(a) for a in ins.args])
-            lines = expansion(site, self.globals)
-            if lines is not None:
-                for line in lines:
-                    self._emit(indent, line, (k, pc, name, tuple(args)))
-                return
-        self._emit(indent, text, (k, pc, name, tuple(args)))
+        registers = {a.value for a in ins.args if a.kind == ArgKind.REGISTER}
+        if ins.dst is not None:
+            registers.add(ins.dst)
+        return intrinsics.CallSite(
+            lhs,
+            text,
+            args,
+            [self._value(a) for a in ins.args],
+            list_heap=not registers.isdisjoint(self.list_heaps),
+        )
 
     def _value(self, arg: Arg) -> Any:
         """The constant value of an argument (``NOT_CONSTANT`` for a register)."""
