@@ -5,8 +5,8 @@ control flow; each op becomes VM instructions on untyped registers:
 
 | relax / vm op | vm |
 |---|---|
-| ``relax.call_dps @k(args)`` | ``vm.call "k"(args)``, or ``vm.builtin.call_tir_unchecked`` |
-| | when the argument types are proven to match (:mod:`proven_calls`) |
+| ``relax.call_dps @k(args)`` | ``vm.call "k"(args)`` |
+| ``relax.call_dps @k(args) {proven}`` | ``vm.builtin.call_tir_unchecked`` (:mod:`proven_calls`) |
 | ``relax.call_dps @k(args) sym [..]`` | ``vm.builtin.call_tir_dyn`` (integers as a shape) |
 | ``relax.call_packed "f"(args)`` | ``vm.call "f"(args)`` (+ ``op_attrs`` as a string) |
 | ``relax.call @g(args)`` | ``vm.call "g"(args)`` |
@@ -52,7 +52,7 @@ from xrelax.dialects.relax_memory import CallDPSOp
 from xrelax.dialects.tir import PrimFuncOp
 from xrelax.ops.base import OperatorOp
 from xrelax.transforms.function_walk import rewrite_functions
-from xrelax.transforms.proven_calls import matches_signature
+from xrelax.transforms.proven_calls import PROVEN_ATTR, matches_signature
 
 
 def constant_attr(value: Any) -> Attribute:
@@ -196,7 +196,9 @@ class _FunctionCodegen:
         args = [self.get(a) for a in op.args]
         if op.sym_args is None:
             kernel = self.kernels.get(callee)
-            if kernel is not None and matches_signature(kernel, [a.type for a in op.args]):
+            types = [a.type for a in op.args]
+            proven = PROVEN_ATTR in op.attributes
+            if proven and kernel is not None and matches_signature(kernel, types):
                 func_ref = self.emit(vm.FuncRefOp(callee)).results[0]
                 self.call("vm.builtin.call_tir_unchecked", [func_ref, *args], None)
             else:

@@ -2,12 +2,15 @@
 
 Every relax type is a fact at run time (parameters, ``match_cast`` and packed results
 are checked, kernels write into tensors the VM allocated with the declared type), so a
-``call_dps`` whose argument types match the kernel's buffers needs none of the checks
-the kernel's entry makes: ``relax-codegen-vm`` calls its unchecked entry
-(``vm.builtin.call_tir_unchecked``). The match is the one the entry checks at run
-time: same dtype and rank, each kernel variable bound by the first dimension that is
-exactly that variable, and every dimension equal to the argument's once the
-variables are replaced. Anything not proven keeps the checked call.
+``call_tir`` whose argument and output types match the kernel's buffers needs none of
+the checks the kernel's entry makes. ``relax-call-tir-rewrite`` marks its
+``call_dps`` ``{proven}`` (it made the outputs' allocations from those types), and
+``relax-codegen-vm`` calls the kernel's unchecked entry
+(``vm.builtin.call_tir_unchecked``) for a marked call whose types still match; an
+unmarked ``call_dps`` (written by hand at the memory level) keeps the checked call.
+The match is the one the entry checks at run time: same dtype and rank, each kernel
+variable bound by the first dimension that is exactly that variable, and every
+dimension equal to the argument's once the variables are replaced.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from xdsl.ir import Attribute
 from xrelax.dialects import symbolic
 from xrelax.dialects.relax import TensorType
 from xrelax.dialects.tir import PrimFuncOp
+
+PROVEN_ATTR = "proven"
+"""The unit attribute of a ``relax.call_dps`` whose types prove the kernel's signature."""
 
 
 def matches_signature(kernel: PrimFuncOp, arg_types: Sequence[Attribute]) -> bool:

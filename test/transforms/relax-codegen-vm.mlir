@@ -6,7 +6,7 @@ tir.prim_func @dyn(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) sym [m]
 }
 
 // Builtins become vm.call of vm.builtin.* with immediates and constants; call_dps
-// calls the kernel (its unchecked entry when the argument types prove its signature;
+// calls the kernel (its unchecked entry when marked {proven};
 // call_tir_dyn with a heap-built shape for symbolic integers; a shape built once is
 // reused); relax.if becomes vm.if / vm.goto with a join block.
 // CHECK-LABEL: vm.func @main(%c, %x) {
@@ -45,7 +45,7 @@ relax.func @main(%c: !relax.tensor<[], i1>, %x: !relax.tensor<[n], f32>) -> !rel
   %0 = vm.match_shape %x, %shape_heap [store h0 "n"] "main: parameter 'x'" : !relax.tensor<[n], f32>, !relax.tensor<[2], i64> -> !relax.tensor<[n], f32>
   %st = vm.alloc_storage [h1] {dtype = "uint8"} : !relax.object
   %t = vm.alloc_tensor %st [0] shape [h0] {dtype = "float32"} : !relax.tensor<[n], f32>
-  relax.call_dps @k(%x, %t) : (!relax.tensor<[n], f32>, !relax.tensor<[n], f32>)
+  relax.call_dps @k(%x, %t) {proven} : (!relax.tensor<[n], f32>, !relax.tensor<[n], f32>)
   relax.call_dps @dyn(%x, %t) sym [h0] : (!relax.tensor<[n], f32>, !relax.tensor<[n], f32>)
   %p = relax.call_packed "relax.op.softmax"(%t) {pure, op_attrs = {axis = -1 : i64}} : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
   %d = relax.const dense<[1.0, 2.0]> : !relax.tensor<[2], f32>
@@ -78,16 +78,19 @@ relax.func @kills(%x: !relax.tensor<[4], f32>) -> !relax.tensor<[4], f32> {
   relax.return %x : !relax.tensor<[4], f32>
 }
 
-// Argument types that do not prove the signature (a rank only; a size that differs
-// from the one the first buffer binds) keep the checked call; equal sizes prove it.
+// A {proven} call whose types do not prove the signature (a rank only; a size that
+// differs from the one the first buffer binds) and an unmarked one keep the checked
+// call; a marked one whose types prove it calls the unchecked entry.
 // CHECK-LABEL: vm.func @unproven(%x, %y, %z) {
 // CHECK-NEXT:    vm.call "k"(%x, %y)
 // CHECK-NEXT:    vm.call "k"(%y, %z)
+// CHECK-NEXT:    vm.call "k"(%y, %y)
 // CHECK-NEXT:    %[[K:.*]] = vm.func_ref "k"
 // CHECK-NEXT:    vm.call "vm.builtin.call_tir_unchecked"(%[[K]], %y, %y)
 relax.func @unproven(%x: !relax.tensor<ndim=1, f32>, %y: !relax.tensor<[4], f32>, %z: !relax.tensor<[5], f32>) -> !relax.tensor<[4], f32> {
-  relax.call_dps @k(%x, %y) : (!relax.tensor<ndim=1, f32>, !relax.tensor<[4], f32>)
-  relax.call_dps @k(%y, %z) : (!relax.tensor<[4], f32>, !relax.tensor<[5], f32>)
+  relax.call_dps @k(%x, %y) {proven} : (!relax.tensor<ndim=1, f32>, !relax.tensor<[4], f32>)
+  relax.call_dps @k(%y, %z) {proven} : (!relax.tensor<[4], f32>, !relax.tensor<[5], f32>)
   relax.call_dps @k(%y, %y) : (!relax.tensor<[4], f32>, !relax.tensor<[4], f32>)
+  relax.call_dps @k(%y, %y) {proven} : (!relax.tensor<[4], f32>, !relax.tensor<[4], f32>)
   relax.return %y : !relax.tensor<[4], f32>
 }
