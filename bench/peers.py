@@ -3,7 +3,11 @@ default pipeline) and by IREE (llvm-cpu for the host CPU), when installed
 (``pip install -e '.[peers]'``).
 
 Both compile the MLP with the batch size fixed to the benchmark's n; each row reports
-the peer's time over hand-written numpy, measured in the same run.
+the peer's time over hand-written numpy, measured in the same run. IREE runs on its
+``local-sync`` driver (one thread, as numpy's BLAS and the VM here), in the
+benchmark's own process, alternating with the VM and numpy; TVM in a child process
+(its runtime keeps worker threads spinning after a call, which slowed whatever ran
+next on 2 cores).
 """
 
 from __future__ import annotations
@@ -16,51 +20,69 @@ import numpy as np
 
 from bench.models import Model
 
+IREE = "IREE llvm-cpu"
 IREE_MLP_256_RATIO = 0.232 / 0.269
 """IREE llvm-cpu / numpy on mlp n=256 as issue 17 measured it (0.232 ms vs 0.269 ms)."""
 
 
-def mlp_rows(model: Model, vm_seconds: float, numpy_seconds: float, repeat: int) -> list:
-    """TVM and IREE rows for an MLP model (or a 'not installed' note); at n=256, the VM
-    against IREE (issue 17's dense-layer target: at or under IREE's time).
+def in_process(model: Model) -> dict[str, Callable[[], object]]:
+    """The peers timed beside the VM, alternating with it: IREE when installed."""
+    try:
+        run = _iree_mlp(model)
+    except ImportError:
+        return {}
+    np.testing.assert_allclose(run(), model.numpy(*model.inputs), rtol=1e-4, atol=1e-5)
+    return {IREE: run}
 
-    Each peer runs in a child process: both runtimes keep worker threads spinning after
-    a call, which on a 2-core machine slowed everything measured after them (the whole
-    suite took 28 minutes instead of 2)."""
+
+def mlp_rows(model: Model, times: dict[str, float], repeat: int) -> list:
+    """TVM and IREE rows for an MLP model (or a 'not installed' note) from ``times`` (the
+    VM's, numpy's and the in-process peers'); at n=256, the VM against IREE (issue 17's
+    dense-layer target: at or under IREE's time)."""
     from bench.run import Row
 
     n = model.inputs[0].shape[0]
+    vm_seconds, numpy_seconds = times["vm"], times["numpy"]
     rows = []
-    context = multiprocessing.get_context("spawn")
     for name in PEERS:
         label = f"{model.name}: {name} / numpy"
-        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-            try:
-                seconds = pool.submit(_time_peer, name, n, repeat).result()
-            except ImportError:
-                rows.append(Row("end to end", label, "not installed"))
-                if name == "IREE llvm-cpu" and n == 256:
-                    # Without IREE, its ratio to numpy measured for issue 17 stands in.
-                    ratio = vm_seconds / numpy_seconds
-                    rows.append(
-                        Row("end to end", f"{model.name}: VM / numpy vs IREE's (not installed)",
-                            f"{ratio:.2f}x vs {IREE_MLP_256_RATIO:.2f}x",
-                            f"<= {IREE_MLP_256_RATIO:.2f}x", ratio <= IREE_MLP_256_RATIO)
-                    )  # fmt: skip
-                continue
-            except Exception as err:  # noqa: BLE001 - a peer failing must not stop the suite
-                rows.append(Row("end to end", label, f"failed: {err}"[:60]))
-                continue
+        seconds = times.get(name)
+        if seconds is None and name != IREE:
+            seconds = _in_child(name, n, repeat)
+        if seconds is None or isinstance(seconds, str):
+            rows.append(Row("end to end", label, seconds or "not installed"))
+            if name == IREE and n == 256:
+                # Without IREE, its ratio to numpy measured for issue 17 stands in.
+                ratio = vm_seconds / numpy_seconds
+                rows.append(
+                    Row("end to end", f"{model.name}: VM / numpy vs IREE's (not installed)",
+                        f"{ratio:.2f}x vs {IREE_MLP_256_RATIO:.2f}x",
+                        f"<= {IREE_MLP_256_RATIO:.2f}x", ratio <= IREE_MLP_256_RATIO)
+                )  # fmt: skip
+            continue
         rows.append(
             Row("end to end", label, f"{seconds / numpy_seconds:.2f}x  ({seconds * 1e3:.3f} ms)")
         )
-        if name == "IREE llvm-cpu" and n == 256:
+        if name == IREE and n == 256:
             ratio = vm_seconds / seconds
             rows.append(
-                Row("end to end", f"{model.name}: VM / IREE llvm-cpu", f"{ratio:.2f}x",
+                Row("end to end", f"{model.name}: VM / {IREE}", f"{ratio:.2f}x",
                     "<= 1.00x", ratio <= 1.0)
             )  # fmt: skip
     return rows
+
+
+def _in_child(name: str, n: int, repeat: int) -> float | str | None:
+    """Seconds per call of peer ``name`` measured in a child process (None: not
+    installed; a string: how it failed)."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        try:
+            return pool.submit(_time_peer, name, n, repeat).result()
+        except ImportError:
+            return None
+        except Exception as err:  # noqa: BLE001 - a peer failing must not stop the suite
+            return f"failed: {err}"[:60]
 
 
 def _time_peer(name: str, n: int, repeat: int) -> float:
@@ -158,5 +180,5 @@ def _bias(tensor: str, size: str, relu: bool) -> str:
 
 PEERS: dict[str, Callable[[Model], Callable[[], np.ndarray]]] = {
     "TVM Relax": _tvm_mlp,
-    "IREE llvm-cpu": _iree_mlp,
+    IREE: _iree_mlp,
 }

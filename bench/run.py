@@ -105,6 +105,8 @@ def end_to_end(repeat: int, quick: bool) -> list[Row]:
             "numpy": lambda model=model, args=args: model.numpy(*args),
             "interp": lambda module=module, args=args: xrelax.interpret(module, "main", *args),
         }
+        if model.name.startswith("mlp"):
+            fns |= peers.in_process(model)
         times = timeit(fns, repeat)
         ratio = times["vm"] / times["numpy"]
         target = targets.get(model.name)
@@ -125,7 +127,7 @@ def end_to_end(repeat: int, quick: bool) -> list[Row]:
             )
         )
         if model.name.startswith("mlp"):
-            rows += peers.mlp_rows(model, times["vm"], times["numpy"], repeat)
+            rows += peers.mlp_rows(model, times, repeat)
     return rows
 
 

@@ -2,8 +2,10 @@
 
 A fused kernel stores each stage into a ``tir.alloc_buffer`` that the next stage
 reads: ``matmul -> add bias -> relu`` allocates two intermediates. When a local buffer
-``B`` is written by one top-level loop nest ``S1`` and read by one later nest ``S2``
-only at the index ``S2`` stores to its own buffer ``D`` (of ``B``'s type)::
+``B`` is written by one top-level loop nest ``S1`` and its last reader, a later nest
+``S2``, reads it only at the index ``S2`` stores to its own buffer ``D`` (of ``B``'s
+type; nests between them may read ``B`` any way, as a softmax's sum reads the
+exponentials its division then updates)::
 
     S1:  B[i, j] = sum_k x[i, k] * w[k, j]
     S2:  D[i, j] = B[i, j] + b[j]
@@ -71,15 +73,16 @@ class ReuseBuffers(RewritePattern):
         if len(writers) != 1:
             return
         (producer,) = writers
-        # The producer may read what it wrote (a reduction accumulates in place).
+        # The producer may read what it wrote (a reduction accumulates in place); the
+        # last reader must read it pointwise; readers before it may read it any way.
         read = [load for load in loads if _top(load, position) is not producer]
-        readers = {_top(load, position) for load in read}
-        if len(readers) != 1:
+        if not read:
             return
-        (consumer,) = readers
+        consumer = max((_top(load, position) for load in read), key=position.__getitem__)
         if position[consumer] <= position[producer]:
             return
-        target = _pointwise_target(consumer, buffer, read)
+        last = [load for load in read if _top(load, position) is consumer]
+        target = _pointwise_target(consumer, buffer, last)
         if target is None or target.type != buffer.type:
             return
         if first_touch.get(target, position[consumer]) < position[consumer]:

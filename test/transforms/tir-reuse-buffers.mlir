@@ -143,3 +143,71 @@ tir.prim_func @accumulated(%x: !tir.buffer<[4], f32>, %y: !tir.buffer<[4], f32>)
 // CHECK-LABEL: tir.prim_func @accumulated(
 // CHECK:         %t = tir.alloc_buffer : !tir.buffer<[4], f32>
 // CHECK:         tir.load %t[j] : f32
+
+// -----
+
+// A softmax: the exponentials are read by the sum, then divided pointwise into the
+// output; the last reader decides, so they are computed in the output and divided in
+// place (the sum reads them there). The sum's buffer, read by a broadcast, stays.
+tir.prim_func @softmax(%x: !tir.buffer<[n, 4], f32>, %out: !tir.buffer<[n, 4], f32>) {
+  %e = tir.alloc_buffer : !tir.buffer<[n, 4], f32>
+  tir.for i in [0, n) {
+    tir.for j in [0, 4) {
+      %a = tir.load %x[i, j] : f32
+      %b = math.exp %a : f32
+      tir.store %e[i, j], %b : f32
+    }
+  }
+  %s = tir.alloc_buffer : !tir.buffer<[n], f32>
+  tir.for i2 in [0, n) {
+    %z = arith.constant 0.000000e+00 : f32
+    tir.store %s[i2], %z : f32
+    tir.for k in [0, 4) {
+      %acc = tir.load %s[i2] : f32
+      %v = tir.load %e[i2, k] : f32
+      %t = arith.addf %acc, %v : f32
+      tir.store %s[i2], %t : f32
+    }
+  }
+  tir.for i3 in [0, n) {
+    tir.for j3 in [0, 4) {
+      %v3 = tir.load %e[i3, j3] : f32
+      %s3 = tir.load %s[i3] : f32
+      %q = arith.divf %v3, %s3 : f32
+      tir.store %out[i3, j3], %q : f32
+    }
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @softmax(
+// CHECK-NEXT:    tir.for i in [0, n) {
+// CHECK:           tir.store %out[i, j], %{{.*}} : f32
+// CHECK:         %s = tir.alloc_buffer : !tir.buffer<[n], f32>
+// CHECK:           tir.load %out[i2, k] : f32
+// CHECK:         tir.load %out[i3, j3] : f32
+// CHECK:         tir.store %out[i3, j3], %{{.*}} : f32
+
+// -----
+
+// Kept: the last reader reads the buffer at another index (the earlier reader is
+// pointwise, but the last one decides).
+tir.prim_func @last_reader_shifts(%x: !tir.buffer<[8], f32>, %y: !tir.buffer<[8], f32>, %z: !tir.buffer<[7], f32>) {
+  %t = tir.alloc_buffer : !tir.buffer<[8], f32>
+  tir.for i in [0, 8) {
+    %a = tir.load %x[i] : f32
+    tir.store %t[i], %a : f32
+  }
+  tir.for j in [0, 8) {
+    %b = tir.load %t[j] : f32
+    tir.store %y[j], %b : f32
+  }
+  tir.for k in [0, 7) {
+    %c = tir.load %t[k + 1] : f32
+    tir.store %z[k], %c : f32
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @last_reader_shifts(
+// CHECK-NEXT:    %t = tir.alloc_buffer : !tir.buffer<[8], f32>
+// CHECK:         tir.load %t[j] : f32
+// CHECK:         tir.load %t[k + 1] : f32
