@@ -105,8 +105,6 @@ def end_to_end(repeat: int, quick: bool) -> list[Row]:
             "numpy": lambda model=model, args=args: model.numpy(*args),
             "interp": lambda module=module, args=args: xrelax.interpret(module, "main", *args),
         }
-        if model.name.startswith("mlp"):
-            fns |= peers.in_process(model)
         times = timeit(fns, repeat)
         ratio = times["vm"] / times["numpy"]
         target = targets.get(model.name)
@@ -127,7 +125,7 @@ def end_to_end(repeat: int, quick: bool) -> list[Row]:
             )
         )
         if model.name.startswith("mlp"):
-            rows += peers.mlp_rows(model, times, repeat)
+            rows += peers.mlp_rows(model, repeat)
     return rows
 
 
