@@ -47,8 +47,12 @@ def instruction_counts(exe) -> tuple[int, int]:
         if isinstance(instruction, Call):
             calls += 1
             name = exe.func_names[instruction.func_idx]
-            launches += name in kernels or name == "vm.builtin.call_tir_dyn"
+            launches += name in kernels or name in _KERNEL_CALLS
     return calls, launches
+
+
+_KERNEL_CALLS = ("vm.builtin.call_tir_dyn", "vm.builtin.call_tir_unchecked")
+"""Builtins that launch the kernel given as their first argument."""
 
 
 def main(argv: list[str] | None = None) -> None:
