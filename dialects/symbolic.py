@@ -311,7 +311,8 @@ def _mul(x: float, y: float) -> float:
 
 def prove_equal(a: int | sympy.Expr, b: int | sympy.Expr) -> bool:
     """True when ``a == b`` holds for every value of the variables."""
-    return simplify(as_expr(a) - as_expr(b)) == 0
+    a, b = as_expr(a), as_expr(b)
+    return a == b or simplify(a - b) == 0
 
 
 def prove_not_equal(a: int | sympy.Expr, b: int | sympy.Expr) -> bool:
@@ -413,8 +414,25 @@ def substitute(
     expr: sympy.Expr, mapping: Mapping[str | sympy.Symbol, int | sympy.Expr]
 ) -> sympy.Expr:
     """``expr`` with variables replaced by values or expressions, re-canonicalised."""
-    replacements = {(sym(k) if isinstance(k, str) else k): as_expr(v) for k, v in mapping.items()}
-    return expand(expr.xreplace(replacements))
+    if expr.is_Integer:
+        return expr
+    if expr.is_Symbol:
+        value = _lookup(mapping, expr)
+        return expr if value is None else as_expr(value)
+    replacements = {}
+    for symbol in expr.free_symbols:
+        value = _lookup(mapping, symbol)
+        if value is not None:
+            replacements[symbol] = as_expr(value)
+    return expand(expr.xreplace(replacements) if replacements else expr)
+
+
+def _lookup(
+    mapping: Mapping[str | sympy.Symbol, int | sympy.Expr], symbol: sympy.Symbol
+) -> int | sympy.Expr | None:
+    """What ``mapping`` gives ``symbol`` (by name or by the symbol itself), if anything."""
+    value = mapping.get(symbol.name)
+    return mapping.get(symbol) if value is None else value
 
 
 def evaluate(expr: sympy.Expr, bindings: Mapping[str, int]) -> int:

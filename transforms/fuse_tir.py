@@ -18,13 +18,12 @@ all of them run at the start of the fused kernel, before it touches memory.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import FlatSymbolRefAttr, ModuleOp, StringAttr
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -86,6 +85,10 @@ class _Merger:
             buffers[value] = arg
         self.names = {s.name for t in buffer_types for d in t.dims for s in d.free_symbols}
         self.checks: list[tir.AssertOp] = []
+        self.used: set[str] = set()
+        """The variables the copied ops' dims use."""
+        self.locals: set[str] = set()
+        """The loop and let variables of the copied ops."""
         for op in body.ops:
             if isinstance(op, ReturnOp | TupleOp):
                 continue
@@ -102,14 +105,9 @@ class _Merger:
                 block.add_ops(self.checks)
             else:
                 block.insert_ops_before(self.checks, block.first_op)
-        bound = kernel.bound_vars()
-        used: set[str] = set()
-        for inner in kernel.walk():
-            for attr in inner.properties.values():
-                if isinstance(attr, DimsAttr):
-                    used |= attr.free_vars()
-        locals_ = {o.var_name for o in kernel.walk() if isinstance(o, tir.ForOp | tir.LetOp)}
-        sym_params = sorted(used - bound - locals_)
+        for check in self.checks:
+            self.used |= check.lhs.free_vars() | check.rhs.free_vars()
+        sym_params = sorted(self.used - kernel.bound_vars() - self.locals)
         kernel.sym_params = DimsAttr.of(sym_params)
         return kernel, sym_params, inputs
 
@@ -125,19 +123,20 @@ class _Merger:
         mapping: dict[str, sympy.Expr] = {}
         if call.sym_args is not None:
             mapping |= dict(zip(callee.sym_param_names, call.sym_args.data, strict=True))
-        checked: list[tuple[str, sympy.Expr, sympy.Expr]] = []
+        checked: list[tuple[int, int, sympy.Expr, sympy.Expr]] = []
         for k, (arg, value) in enumerate(zip(callee.body.block.args, actual, strict=True)):
             dims = value.type.dims  # type: ignore[union-attr]
             for d, (formal, real) in enumerate(zip(arg.type.dims, dims, strict=True)):
                 if formal.is_Symbol and formal.name not in mapping:
                     mapping[formal.name] = real
-                    continue
-                label = arg.name_hint or f"arg{k}"
-                what = f"@{callee.sym_name.data}: buffer #{k} %{label} dimension {d} is"
-                checked.append((f"{what} {symbolic.format_expr(formal)}", formal, real))
-        for what, formal, real in checked:
+                else:
+                    checked.append((k, d, formal, real))
+        for k, d, formal, real in checked:
             expected = symbolic.substitute(formal, mapping)
             if not symbolic.prove_equal(real, expected):
+                label = callee.body.block.args[k].name_hint or f"arg{k}"
+                what = f"@{callee.sym_name.data}: buffer #{k} %{label} dimension {d} is"
+                what = f"{what} {symbolic.format_expr(formal)}"
                 self.checks.append(tir.AssertOp([real], "==", [expected], what))
         values: dict[SSAValue, SSAValue] = {
             formal: buffers[real]
@@ -181,28 +180,40 @@ class _Merger:
             clone = tir.AllocBufferOp(tir.BufferType(DimsAttr(dims), op.buffer.type.dtype))
             values[op.buffer] = clone.buffer
             return clone
-        clone = op.clone_without_regions(value_mapper=values)
-        for name, attr in list(clone.properties.items()):
-            if isinstance(attr, DimsAttr):
-                clone.properties[name] = DimsAttr(
-                    tuple(symbolic.substitute(d, mapping) for d in attr.data)
-                )
+        properties = dict(op.properties)
+        for name, attr in properties.items():
+            if type(attr) is DimsAttr:
+                dims = tuple(symbolic.substitute(d, mapping) for d in attr.data)
+                if dims != attr.data:
+                    properties[name] = DimsAttr(dims)
+                for dim in dims:
+                    if not dim.is_Integer:
+                        self.used.update(s.name for s in dim.free_symbols)
         inner_mapping = mapping
         if isinstance(op, tir.ForOp | tir.LetOp):
             fresh = self.fresh(op.var_name)
-            clone.properties["var"] = StringAttr(fresh)
+            self.locals.add(fresh)
+            properties["var"] = StringAttr(fresh)
             inner_mapping = {**mapping, op.var_name: symbolic.sym(fresh)}
+        clone = op.create(
+            operands=[values.get(v, v) for v in op.operands],
+            result_types=[r.type for r in op.results],
+            properties=properties,
+            attributes=dict(op.attributes),
+            regions=[Region() for _ in op.regions],
+        )
+        for old, new in zip(op.results, clone.results, strict=True):
+            new.name_hint = old.name_hint
+            values[old] = new
         for region, new_region in zip(op.regions, clone.regions, strict=True):
             for inner_block in region.blocks:
                 new_block = Block()
                 new_region.add_block(new_block)
                 self.copy_block(inner_block, new_block, values, inner_mapping)
-        for old, new in zip(op.results, clone.results, strict=True):
-            values[old] = new
         return clone
 
     def fresh(self, base: str) -> str:
-        base = re.sub(r"\d+$", "", base) or "v"
+        base = base.rstrip("0123456789") or "v"
         while True:
             self.counter += 1
             name = f"{base}{self.counter}"

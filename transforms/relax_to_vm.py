@@ -21,7 +21,7 @@ DEFAULT_PIPELINE = (
     "relax-fuse-tir",
     "tir-inline-copies",
     "tir-reuse-buffers",
-    "dce",
+    "relax-dce",
     "relax-to-non-dataflow",
     "relax-call-tir-rewrite",
     "relax-plan-memory",

@@ -62,7 +62,7 @@ def _as_copy(op: Operation, buffer: SSAValue) -> _Copy | None:
     current = op
     while isinstance(current, tir.ForOp):
         k = len(loop_vars)
-        if k >= len(dims) or current.lower != 0 or sympy.expand(current.upper - dims[k]) != 0:
+        if k >= len(dims) or current.lower != 0 or not symbolic.prove_equal(current.upper, dims[k]):
             return None
         loop_vars.append(current.var_name)
         body = list(current.body.block.ops)
@@ -135,12 +135,17 @@ class InlineCopies(RewritePattern):
         self.ops = list(block.ops)
         self.position = {top: k for k, top in enumerate(self.ops)}
         self.written_at: dict[SSAValue, list[int]] = {}
+        loop_vars: set[str] = set()
+        self.lets: set[str] = set()
         for k, top in enumerate(self.ops):
             for inner in top.walk():
                 if isinstance(inner, tir.StoreOp):
                     self.written_at.setdefault(inner.buffer, []).append(k)
-        loop_vars = {o.var_name for o in op.walk() if isinstance(o, tir.ForOp | tir.LetOp)}
-        self.lets = {o.var_name for o in op.walk() if isinstance(o, tir.LetOp)}
+                elif isinstance(inner, tir.ForOp):
+                    loop_vars.add(inner.var_name)
+                elif isinstance(inner, tir.LetOp):
+                    loop_vars.add(inner.var_name)
+                    self.lets.add(inner.var_name)
         for alloc in self.ops:
             if isinstance(alloc, tir.AllocBufferOp):
                 self.inline(alloc, loop_vars, rewriter)

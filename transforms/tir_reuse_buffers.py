@@ -110,7 +110,13 @@ def _pointwise_target(
 ) -> SSAValue | None:
     """The buffer ``consumer`` stores to when its one store sits beside every load of
     ``buffer`` at the same index and it reads nothing of that buffer; else None."""
-    stores = [o for o in consumer.walk() if isinstance(o, tir.StoreOp)]
+    stores: list[tir.StoreOp] = []
+    loaded: set[SSAValue] = set()
+    for o in consumer.walk():
+        if isinstance(o, tir.StoreOp):
+            stores.append(o)
+        elif isinstance(o, tir.LoadOp):
+            loaded.add(o.buffer)
     if len(stores) != 1:
         return None
     (store,) = stores
@@ -124,9 +130,7 @@ def _pointwise_target(
         for load in loads
     ):
         return None
-    if any(isinstance(o, tir.LoadOp) and o.buffer is target for o in consumer.walk()):
-        return None
-    return target
+    return None if target in loaded else target
 
 
 def _one_point_per_iteration(store: tir.StoreOp, consumer: Operation) -> bool:
