@@ -83,7 +83,10 @@ class _Merger:
             arg.name_hint = body.args[index].name_hint
         for value, arg in zip(outputs, block.args[len(inputs) :], strict=True):
             buffers[value] = arg
-        self.names = {s.name for t in buffer_types for d in t.dims for s in d.free_symbols}
+        self.outer = _caller_vars(body)
+        self.names = set(self.outer)
+        self.top_scope: set[str] = set()
+        """The let variables of the fused kernel's top level (in scope for later stages)."""
         self.checks: list[tir.AssertOp] = []
         self.used: set[str] = set()
         """The variables the copied ops' dims use."""
@@ -142,7 +145,7 @@ class _Merger:
             formal: buffers[real]
             for formal, real in zip(callee.body.block.args, actual, strict=True)
         }
-        self.copy_block(callee.body.block, block, values, mapping, hoist=True)
+        self.copy_block(callee.body.block, block, values, mapping, self.top_scope, hoist=True)
 
     def copy_block(
         self,
@@ -150,15 +153,21 @@ class _Merger:
         target: Block,
         values: dict[SSAValue, SSAValue],
         mapping: dict[str, sympy.Expr],
+        scope: set[str],
         hoist: bool = False,
     ) -> None:
-        """Append clones of ``source``'s ops to ``target``, renaming each bound variable
-        apart: a loop variable within its body, a ``tir.let`` variable in the ops after it.
-        ``hoist``: an assert that uses no let variable goes to the fused kernel's checks."""
+        """Append clones of ``source``'s ops to ``target``. A loop or let variable keeps
+        its name unless the caller's variables or the variables in ``scope`` (the
+        enclosing loops and lets of the fused kernel) have it; then it is renamed apart
+        (within the loop's body, in the ops after the let). ``hoist``: the top level of
+        a stage, whose lets stay in ``scope`` for the stages after it, and whose asserts
+        that use no let variable go to the fused kernel's checks."""
         mapping = dict(mapping)
+        if not hoist:
+            scope = set(scope)
         lets: set[str] = set()
         for op in source.ops:
-            clone = self.copy(op, values, mapping)
+            clone = self.copy(op, values, mapping, scope)
             if (
                 hoist
                 and isinstance(op, tir.AssertOp)
@@ -168,11 +177,17 @@ class _Merger:
                 continue
             target.add_op(clone)
             if isinstance(clone, tir.LetOp):
-                mapping[op.var_name] = symbolic.sym(clone.var_name)
+                if clone.var_name != op.var_name:
+                    mapping[op.var_name] = symbolic.sym(clone.var_name)
+                scope.add(clone.var_name)
                 lets.add(op.var_name)
 
     def copy(
-        self, op: Operation, values: dict[SSAValue, SSAValue], mapping: dict[str, sympy.Expr]
+        self,
+        op: Operation,
+        values: dict[SSAValue, SSAValue],
+        mapping: dict[str, sympy.Expr],
+        scope: set[str],
     ) -> Operation:
         """A clone of ``op`` with its dims substituted by ``mapping``."""
         if isinstance(op, tir.AllocBufferOp):
@@ -189,12 +204,16 @@ class _Merger:
                 for dim in dims:
                     if not dim.is_Integer:
                         self.used.update(s.name for s in dim.free_symbols)
-        inner_mapping = mapping
+        inner_mapping, inner_scope = mapping, scope
         if isinstance(op, tir.ForOp | tir.LetOp):
-            fresh = self.fresh(op.var_name)
-            self.locals.add(fresh)
-            properties["var"] = StringAttr(fresh)
-            inner_mapping = {**mapping, op.var_name: symbolic.sym(fresh)}
+            name = op.var_name
+            if name in self.outer or name in scope:
+                name = self.fresh(name)
+                properties["var"] = StringAttr(name)
+                inner_mapping = {**mapping, op.var_name: symbolic.sym(name)}
+            self.names.add(name)
+            self.locals.add(name)
+            inner_scope = scope | {name}
         clone = op.create(
             operands=[values.get(v, v) for v in op.operands],
             result_types=[r.type for r in op.results],
@@ -209,7 +228,7 @@ class _Merger:
             for inner_block in region.blocks:
                 new_block = Block()
                 new_region.add_block(new_block)
-                self.copy_block(inner_block, new_block, values, inner_mapping)
+                self.copy_block(inner_block, new_block, values, inner_mapping, inner_scope)
         return clone
 
     def fresh(self, base: str) -> str:
@@ -301,6 +320,22 @@ def _take_free_names(module: ModuleOp, wanted: dict[str, str]) -> None:
         for op in top.walk():
             if isinstance(op, CallTIROp) and op.callee.string_value() in renames:
                 op.callee = FlatSymbolRefAttr(renames[op.callee.string_value()])
+
+
+def _caller_vars(body: Block) -> set[str]:
+    """The symbolic variables of a primitive function's types and kernel ``sym`` values:
+    the namespace the fused kernel's dims are written in."""
+    names: set[str] = set()
+    values = [*body.args, *(r for op in body.ops for r in op.results)]
+    for value in values:
+        dims = getattr(value.type, "dims", None)
+        for dim in dims or ():
+            names |= symbolic.free_vars(dim)
+    for op in body.ops:
+        if isinstance(op, CallTIROp) and op.sym_args is not None:
+            for dim in op.sym_args.data:
+                names |= symbolic.free_vars(dim)
+    return names
 
 
 def _symbols(module: ModuleOp) -> dict[str, Operation]:
