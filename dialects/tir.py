@@ -121,6 +121,14 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         check_extents(self.shape.data)
 
 
+class _IsolatedFromAbove(IsolatedFromAbove):
+    """``IsolatedFromAbove`` whose check is :func:`verify_prim_func_scoping`'s walk (with
+    SSA dominance) rather than a second walk of the function."""
+
+    def verify(self, op: Operation) -> None:
+        pass
+
+
 @irdl_op_definition
 class PrimFuncOp(IRDLOperation):
     """``tir.prim_func @f(%A: !tir.buffer<...>, ...) sym [m] { ... }``."""
@@ -133,7 +141,7 @@ class PrimFuncOp(IRDLOperation):
     sym_params = prop_def(DimsAttr)
     sym_visibility = opt_prop_def(StringAttr)
 
-    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), NoTerminator())
+    traits = traits_def(_IsolatedFromAbove(), SymbolOpInterface(), NoTerminator())
 
     def __init__(
         self,
@@ -218,7 +226,9 @@ class PrimFuncOp(IRDLOperation):
 
 def verify_prim_func_scoping(func: PrimFuncOp) -> None:
     """Every symbolic variable is defined (signature or enclosing loop), loop
-    variables do not shadow, loads and stores address buffers."""
+    variables do not shadow, every operand is defined before its use in an enclosing
+    block of the function (SSA dominance, which xDSL does not check; this walk is also
+    the function's ``IsolatedFromAbove`` check), loads and stores address buffers."""
     defined = func.bound_vars()
     for index, buffer in enumerate(func.buffer_types):
         if missing := buffer.shape.free_vars() - defined:
@@ -227,43 +237,73 @@ def verify_prim_func_scoping(func: PrimFuncOp) -> None:
                 f"buffer #{index} uses symbolic variable(s) {', '.join(sorted(missing))} "
                 "that no buffer binds as a whole dimension and no sym parameter names",
             )
-    _walk(func.body.block, defined, set(func.body.block.args))
+    args = set(func.body.block.args)
+    _walk(func, func.body.block, defined, set(args), set(args))
 
 
-def _walk(block: Block, defined: set[str], buffers: set[SSAValue]) -> None:
-    for op in block.ops:
-        if isinstance(op, LetOp):
-            if op.var_name in defined:
-                raise IRError(op, f"let variable '{op.var_name}' shadows an existing variable")
-            defined = defined | {op.var_name}
-            continue
-        used: set[str] = set()
-        if isinstance(op, ForOp):
-            used = op.bounds.free_vars()
-        elif isinstance(op, LoadOp | StoreOp):
-            used = op.indices.free_vars()
-        elif isinstance(op, IndexOp):
-            used = op.value.free_vars()
-        elif isinstance(op, AllocBufferOp):
-            used = op.buffer.type.shape.free_vars()
-        elif isinstance(op, AssertOp):
-            used = op.lhs.free_vars() | op.rhs.free_vars()
-        if missing := used - defined:
-            raise IRError(op, f"uses undefined symbolic variable(s) {', '.join(sorted(missing))}")
-        if isinstance(op, LoadOp | StoreOp) and op.buffer not in buffers:
-            raise IRError(op, "addresses a value that is not a buffer of this prim_func")
-        if isinstance(op, ForOp):
-            if op.var_name in defined:
-                raise IRError(op, f"loop variable '{op.var_name}' shadows an existing variable")
-            # Nested ops are verified after this walk: the body may not be one block yet.
-            for inner in op.body.blocks:
-                _walk(inner, defined | {op.var_name}, buffers)
-        elif op.regions:
-            for region in op.regions:
-                for inner in region.blocks:
-                    _walk(inner, defined, buffers)
-        if isinstance(op, AllocBufferOp):
-            buffers.add(op.buffer)
+def _used_vars(op: Operation) -> set[str]:
+    """The symbolic variables ``op``'s own dims use."""
+    kind = type(op)
+    if kind is ForOp:
+        return op.bounds.free_vars()
+    if kind is LoadOp or kind is StoreOp:
+        return op.indices.free_vars()
+    if kind is IndexOp:
+        return op.value.free_vars()
+    if kind is AllocBufferOp:
+        return op.buffer.type.shape.free_vars()
+    if kind is AssertOp:
+        return op.lhs.free_vars() | op.rhs.free_vars()
+    return set()
+
+
+def _walk(
+    func: PrimFuncOp,
+    block: Block,
+    defined: set[str],
+    buffers: set[SSAValue],
+    visible: set[SSAValue],
+) -> None:
+    """Check ``block``'s ops; ``visible`` holds the SSA values defined before them in
+    enclosing blocks (the values ``block`` adds are taken out again at its end)."""
+    added: list[SSAValue] = [arg for arg in block.args if arg not in visible]
+    visible.update(added)
+    try:
+        for op in block.ops:
+            for index, operand in enumerate(op.operands):
+                if operand not in visible:
+                    if not func.is_ancestor(operand.owner):  # type: ignore[arg-type]
+                        raise IRError(op, "uses a value defined outside its tir.prim_func")
+                    raise IRError(op, f"operand #{index} does not dominate this use")
+            kind = type(op)
+            if kind is LetOp:
+                if op.var_name in defined:
+                    raise IRError(op, f"let variable '{op.var_name}' shadows an existing variable")
+                defined = defined | {op.var_name}
+                continue
+            if missing := _used_vars(op) - defined:
+                raise IRError(
+                    op, f"uses undefined symbolic variable(s) {', '.join(sorted(missing))}"
+                )
+            if (kind is LoadOp or kind is StoreOp) and op.buffer not in buffers:
+                raise IRError(op, "addresses a value that is not a buffer of this prim_func")
+            if kind is ForOp:
+                if op.var_name in defined:
+                    raise IRError(op, f"loop variable '{op.var_name}' shadows an existing variable")
+                # Nested ops are verified after this walk: the body may not be one block yet.
+                for inner in op.body.blocks:
+                    _walk(func, inner, defined | {op.var_name}, buffers, visible)
+            elif op.regions:
+                for region in op.regions:
+                    for inner in region.blocks:
+                        _walk(func, inner, defined, buffers, visible)
+            if kind is AllocBufferOp:
+                buffers.add(op.buffer)
+            for result in op.results:
+                visible.add(result)
+                added.append(result)
+    finally:
+        visible.difference_update(added)
 
 
 @irdl_op_definition

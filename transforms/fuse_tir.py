@@ -19,6 +19,7 @@ all of them run at the start of the fused kernel, before it touches memory.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy
 from xdsl.context import Context
@@ -48,7 +49,9 @@ from xrelax.dialects.relax import (
 from xrelax.transforms.function_walk import rewrite_function_bodies
 
 
+@lru_cache(maxsize=4096)
 def _buffer(type_: Attribute) -> tir.BufferType:
+    """The buffer type of a tensor type (memoised: a fused chain repeats a few types)."""
     assert isinstance(type_, TensorType) and type_.dims is not None
     return tir.BufferType(DimsAttr(type_.dims), type_.dtype)
 

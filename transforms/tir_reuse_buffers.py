@@ -32,7 +32,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from xrelax.dialects import symbolic, tir
+from xrelax.dialects import tir
 from xrelax.transforms.function_walk import rewrite_functions
 
 
@@ -46,10 +46,15 @@ class ReuseBuffers(RewritePattern):
         # The first top-level op that loads or stores each buffer, kept up to date as
         # buffers merge (a fused chain has thousands of stages: no rescan per buffer).
         first_touch: dict[SSAValue, float] = {}
-        for top in ops:
-            for inner in top.walk():
-                if isinstance(inner, tir.LoadOp | tir.StoreOp):
-                    first_touch.setdefault(inner.buffer, position[top])
+        allocs = [a.buffer for a in ops if isinstance(a, tir.AllocBufferOp)]
+        for buffer in [*op.body.block.args, *allocs]:
+            touches = [
+                position[_top(use.operation, position)]
+                for use in buffer.uses
+                if isinstance(use.operation, tir.LoadOp | tir.StoreOp)
+            ]
+            if touches:
+                first_touch[buffer] = min(touches)
         for alloc in reversed([a for a in ops if isinstance(a, tir.AllocBufferOp)]):
             self.reuse(op, alloc, position, first_touch)
 
@@ -69,19 +74,20 @@ class ReuseBuffers(RewritePattern):
         loads = [u for u in uses if isinstance(u, tir.LoadOp)]
         if not stores or not loads or len(stores) + len(loads) != len(uses):
             return
-        writers = {_top(s, position) for s in stores}
+        top = {use: _top(use, position) for use in uses}
+        writers = {top[s] for s in stores}
         if len(writers) != 1:
             return
         (producer,) = writers
         # The producer may read what it wrote (a reduction accumulates in place); the
         # last reader must read it pointwise; readers before it may read it any way.
-        read = [load for load in loads if _top(load, position) is not producer]
+        read = [load for load in loads if top[load] is not producer]
         if not read:
             return
-        consumer = max((_top(load, position) for load in read), key=position.__getitem__)
+        consumer = max((top[load] for load in read), key=position.__getitem__)
         if position[consumer] <= position[producer]:
             return
-        last = [load for load in read if _top(load, position) is consumer]
+        last = [load for load in read if top[load] is consumer]
         target = _pointwise_target(consumer, buffer, last)
         if target is None or target.type != buffer.type:
             return
@@ -146,7 +152,10 @@ def _one_point_per_iteration(store: tir.StoreOp, consumer: Operation) -> bool:
         parent = parent.parent_op()
     else:
         return False
-    names = [symbolic.format_expr(i) for i in store.indices.data]
+    indices = store.indices.data
+    if not all(index.is_Symbol for index in indices):
+        return False
+    names = [index.name for index in indices]
     return len(set(names)) == len(names) and set(names) == set(loops)
 
 

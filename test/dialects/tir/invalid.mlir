@@ -115,3 +115,14 @@ tir.prim_func @assert_message(%X: !tir.buffer<[n], f32>) {
   // expected-error @+1 {{unknown relation '!=' (expected ==, <= or <)}}
   "tir.assert"() <{lhs = #sym.dims<[n]>, rhs = #sym.dims<[1]>, relation = "!=", message = "generic form"}> : () -> ()
 }) : () -> ()
+
+// -----
+
+// SSA dominance (xDSL does not check it): a value used before its definition.
+tir.prim_func @use_before_def(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+    // expected-error @+1 {{operand #1 does not dominate this use}}
+    tir.store %B[i], %v : f32
+    %v = tir.load %A[i] : f32
+  }
+}
