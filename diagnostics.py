@@ -27,6 +27,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
+from xrelax.dialects.symbol_index import indexed
 from xrelax.gc_pause import paused_gc
 from xrelax.irdl_fast import install_fast_verifier
 
@@ -374,9 +375,10 @@ def verify_module(module: Operation) -> None:
     fixed arity are checked against their IRDL definition by :mod:`xrelax.irdl_fast`
     (xDSL's checks, faster; its errors).
     """
-    for op in module.walk():
-        install_fast_verifier(type(op))
-        _verify_op(op)
+    with indexed(module):
+        for op in module.walk():
+            install_fast_verifier(type(op))
+            _verify_op(op)
 
 
 def _verify_op(op: Operation) -> None:

@@ -67,7 +67,6 @@ from xdsl.traits import (
     Pure,
     ReturnLike,
     SymbolOpInterface,
-    SymbolTable,
     SymbolUserOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
@@ -81,6 +80,7 @@ from xrelax.dialects.dims import (
     raise_symbolic_error,
     take_angle_body,
 )
+from xrelax.dialects.symbol_index import lookup_symbol
 from xrelax.dialects.symbolic import Dims, Fact, SymbolicError
 from xrelax.dialects.syntax import (
     parse_bracket_dims,
@@ -1202,7 +1202,7 @@ class ConstOp(IRDLOperation):
 def _check_callee_is(
     op: Operation, callee: SymbolRefAttr, kind: str, op_types: tuple[type, ...]
 ) -> Operation:
-    found = SymbolTable.lookup_symbol(op, callee)
+    found = lookup_symbol(op, callee)
     if found is None:
         raise VerifyException(f"'@{callee.string_value()}' does not reference a {kind}")
     if not isinstance(found, op_types):
@@ -1509,7 +1509,7 @@ class CallOp(IRDLOperation):
         """The callee's declared result type in this function's variables (what the
         arguments' types say of the callee's variables), dims it cannot say erased."""
         if callee is None:
-            callee = SymbolTable.lookup_symbol(self, self.callee)
+            callee = lookup_symbol(self, self.callee)
         assert isinstance(callee, FuncOp)
         mapping: dict[sympy.Expr, sympy.Expr] = {}
         for param, arg in zip(callee.function_type.inputs.data, self.args, strict=False):
@@ -1523,7 +1523,7 @@ class CallOp(IRDLOperation):
 
     def verify_(self) -> None:
         if _inside_dataflow(self):
-            callee = SymbolTable.lookup_symbol(self, self.callee)
+            callee = lookup_symbol(self, self.callee)
             if not (isinstance(callee, FuncOp) and callee.is_primitive):
                 raise VerifyException(
                     "relax.call is not allowed in a relax.dataflow region (the callee may have "

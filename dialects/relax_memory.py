@@ -35,7 +35,6 @@ from xdsl.traits import (
     MemoryFreeEffect,
     MemoryReadEffect,
     MemoryWriteEffect,
-    SymbolTable,
     SymbolUserOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
@@ -43,6 +42,7 @@ from xdsl.utils.exceptions import VerifyException
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.relax import ObjectType, TensorType, show_type
+from xrelax.dialects.symbol_index import lookup_symbol
 from xrelax.dialects.syntax import (
     parse_bracket_dims,
     parse_defined_operand,
@@ -208,7 +208,7 @@ class CallDPSSymbolUser(SymbolUserOpInterface):
         from xrelax.dialects.tir import PrimFuncOp
 
         assert isinstance(op, CallDPSOp)
-        callee = SymbolTable.lookup_symbol(op, op.callee)
+        callee = lookup_symbol(op, op.callee)
         if not isinstance(callee, PrimFuncOp):
             raise VerifyException(f"'{op.callee}' does not reference a tir.prim_func")
         n_sym = len(op.sym_args.data) if op.sym_args is not None else 0

@@ -222,6 +222,7 @@ class _Merger:
             result_types=[r.type for r in op.results],
             properties=properties,
             attributes=dict(op.attributes),
+            location=op.location,
             regions=[Region() for _ in op.regions],
         )
         for old, new in zip(op.results, clone.results, strict=True):

@@ -1,0 +1,50 @@
+"""Symbol lookups for verifiers, indexed while a whole module is verified.
+
+xDSL's ``SymbolTable.lookup_symbol`` scans the symbol table's ops for each lookup, so
+verifying every call of a module that holds hundreds of kernels is quadratic.
+:func:`indexed` maps the module's symbols by name once for the duration of a
+verification (the IR does not change during it); :func:`lookup_symbol` answers from that
+map for an op inside the module, and falls back to xDSL's scan otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.ir import Operation
+from xdsl.traits import SymbolTable
+
+_index: list[tuple[ModuleOp, dict[str, Operation]]] = []
+
+
+@contextmanager
+def indexed(module: Operation) -> Iterator[None]:
+    """Answer lookups inside ``module`` (a ``builtin.module``) from one map of its symbols
+    until the block ends; ``module`` must not change meanwhile."""
+    if not isinstance(module, ModuleOp):
+        yield
+        return
+    symbols: dict[str, Operation] = {}
+    for op in module.ops:
+        name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+        if isinstance(name, StringAttr):
+            symbols.setdefault(name.data, op)
+    _index.append((module, symbols))
+    try:
+        yield
+    finally:
+        _index.pop()
+
+
+def lookup_symbol(op: Operation, ref: SymbolRefAttr) -> Operation | None:
+    """The symbol ``ref`` names, seen from ``op`` (as ``SymbolTable.lookup_symbol``)."""
+    if _index and not ref.nested_references.data:
+        module, symbols = _index[-1]
+        anchor: Operation | None = op
+        while anchor is not None and not anchor.has_trait(SymbolTable):
+            anchor = anchor.parent_op()
+        if anchor is module:
+            return symbols.get(ref.root_reference.data)
+    return SymbolTable.lookup_symbol(op, ref)
