@@ -9,6 +9,7 @@ bypasses xDSL's token-by-token lexer.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 import sympy
 from xdsl.ir import Data, Dialect
@@ -96,10 +97,13 @@ class DimsAttr(Data[Dims]):
 
     def free_vars(self) -> set[str]:
         """The symbolic variables the expressions use."""
-        names: set[str] = set()
-        for dim in self.data:
-            names |= symbolic.free_vars(dim)
-        return names
+        return set(_free_vars(self.data))
+
+
+@lru_cache(maxsize=65536)
+def _free_vars(dims: Dims) -> frozenset[str]:
+    """The variables of ``dims`` (memoised: a fused kernel repeats its index lists)."""
+    return frozenset(s.name for dim in dims if not dim.is_Integer for s in dim.free_symbols)
 
 
 Sym = Dialect("sym", [], [DimsAttr])

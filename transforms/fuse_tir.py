@@ -201,12 +201,13 @@ class _Merger:
         properties = dict(op.properties)
         for name, attr in properties.items():
             if type(attr) is DimsAttr:
-                dims = tuple(symbolic.substitute(d, mapping) for d in attr.data)
-                if dims != attr.data:
-                    properties[name] = DimsAttr(dims)
-                for dim in dims:
-                    if not dim.is_Integer:
-                        self.used.update(s.name for s in dim.free_symbols)
+                free = attr.free_vars()
+                if not free.isdisjoint(mapping):
+                    dims = tuple(symbolic.substitute(d, mapping) for d in attr.data)
+                    if dims != attr.data:
+                        attr = properties[name] = DimsAttr(dims)
+                        free = attr.free_vars()
+                self.used |= free
         inner_mapping, inner_scope = mapping, scope
         if isinstance(op, tir.ForOp | tir.LetOp):
             name = op.var_name
