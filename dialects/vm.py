@@ -82,6 +82,7 @@ from xdsl.utils.exceptions import VerifyException
 from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr
+from xrelax.dialects.dominance import check_dominance
 from xrelax.dialects.symbolic import Dims
 from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand, parse_type, print_dims
 from xrelax.dialects.traits import BindsSymbolicVars
@@ -903,6 +904,7 @@ class FuncOp(IRDLOperation):
             last = block.last_op
             if last is None or not last.has_trait(IsTerminator):
                 raise VerifyException("every block of a vm.func ends with vm.ret, vm.if or vm.goto")
+        check_dominance(self.body)
 
 
 def _print_ref_list(printer: Printer, values: Sequence[SSAValue]) -> None:

@@ -34,3 +34,48 @@ relax.func @main(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {
   %s = vm.make_shape %h [n] : !relax.shape<[n]>
   relax.return %x : !relax.tensor<[n], f32>
 }
+
+// -----
+
+// SSA dominance (xDSL does not check it): a register read before it is written.
+vm.func @main(%x) {
+  // expected-error @+1 {{operand #0 does not dominate this use}}
+  %z = vm.call "vm.builtin.make_shape"(%y, %x) -> !vm.ref
+  %y = vm.imm 1
+  vm.ret %z
+}
+
+// -----
+
+// A value of one branch is not defined on the other path into the join block.
+vm.func @main(%c) {
+  vm.if %c, ^bb1, ^bb2
+^bb1:
+  %a = vm.imm 1
+  vm.goto ^bb3
+^bb2:
+  vm.goto ^bb3
+^bb3:
+  // expected-error @+1 {{operand #0 does not dominate this use}}
+  vm.ret %a
+}
+
+// -----
+
+// A value of a block that dominates the use is fine; an unreachable block is not
+// checked (as in MLIR): no diagnostic.
+vm.func @main(%c) {
+  %a = vm.imm 1
+  vm.if %c, ^bb1, ^bb2
+^bb1:
+  vm.goto ^bb3
+^bb2:
+  vm.goto ^bb3
+^bb3:
+  vm.ret %a
+^bb4:
+  vm.ret %b
+^bb5:
+  %b = vm.imm 2
+  vm.goto ^bb4
+}
