@@ -209,20 +209,6 @@ class FuseDataflow(RewritePattern):
         func = FuncOp(name, param_types, result_type, visibility="private")
         func.attributes[PRIMITIVE_ATTR] = UnitAttr()
         body = func.body.block
-        mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, body.args, strict=False))
-        for value, arg in zip(inputs, body.args, strict=False):
-            arg.name_hint = value.name_hint
-        for op in group.ops:
-            clone = op.clone(value_mapper=mapping)
-            body.add_op(clone)
-            mapping[op.result] = clone.result
-        returned = [mapping[v] for v in outputs]
-        if len(returned) > 1:
-            tuple_op = TupleOp.build_deduced(returned)
-            body.add_op(tuple_op)
-            returned = [tuple_op.results[0]]
-        body.add_op(ReturnOp(returned[0]))
-
         caller = group.ops[-1].parent_op()
         while not isinstance(caller, FuncOp):
             caller = caller.parent_op()
@@ -246,9 +232,26 @@ class FuseDataflow(RewritePattern):
             results = [item.result for item in items]
         for old, new in zip(outputs, results, strict=True):
             new.name_hint = old.name_hint
-            rewriter.replace_all_uses_with(old, new)
-        for op in reversed(group.ops):
-            rewriter.erase(op)
+            for use in list(old.uses):
+                if use.operation not in members:
+                    use.operation.operands[use.index] = new
+        # The group's ops move into the function (no copies), reading its parameters.
+        params = dict(zip(inputs, body.args, strict=False))
+        for value, arg in params.items():
+            arg.name_hint = value.name_hint
+        for op in group.ops:
+            rewriter.handle_operation_removal(op)
+            op.detach()
+            body.add_op(op)
+            for index, operand in enumerate(op.operands):
+                if operand in params:
+                    op.operands[index] = params[operand]
+        returned = list(outputs)
+        if len(returned) > 1:
+            tuple_op = TupleOp.build_deduced(returned)
+            body.add_op(tuple_op)
+            returned = [tuple_op.results[0]]
+        body.add_op(ReturnOp(returned[0]))
 
     def fresh_name(self, base: str) -> str:
         name, suffix = base, 0
