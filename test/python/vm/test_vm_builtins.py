@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from xrelax.backends import buffer_pool
 from xrelax.backends.vm import (
     ExecBuilder,
     VirtualMachine,
@@ -64,10 +65,11 @@ def test_registry_decorator_call_and_override() -> None:
 
 def test_alloc_storage_is_aligned_uint8() -> None:
     alloc = get_func("vm.builtin.alloc_storage")
-    for size in (1, 13, 64, 1000):
+    for size in (1, 13, 64, 1000, buffer_pool.MIN_ALIGNED, 100_000):
         storage = alloc(size, "float32")
         assert storage.dtype == np.uint8 and storage.shape == (size,)
-        assert storage.__array_interface__["data"][0] % 64 == 0
+        alignment = 64 if size >= buffer_pool.MIN_ALIGNED else 16
+        assert storage.__array_interface__["data"][0] % alignment == 0
     assert alloc(0, "float32").shape == (0,)
 
 
@@ -108,8 +110,6 @@ def test_alloc_tensor_direct_and_shape_heap() -> None:
 
 
 def test_free_tensor_is_a_noop_and_free_storage_feeds_the_pool() -> None:
-    from xrelax.backends import buffer_pool
-
     buffer_pool.clear()
     assert get_func("vm.builtin.free_tensor")(np.zeros(2)) is None
     storage = get_func("vm.builtin.alloc_storage")(buffer_pool.MIN_POOLED, "uint8")
