@@ -188,3 +188,21 @@ relax.func @obligations(%x: !relax.tensor<[n, k], f32>, %y: !relax.tensor<[m, 4]
   %d = relax.matmul %x, %w : (!relax.tensor<[n, k], f32>, !relax.tensor<[k, 4], f32>)
   relax.return %d : !relax.tensor<[n, 4], f32>
 }
+
+// -----
+
+// A depthwise convolution of a large window (7x7, unit strides, static width) is
+// computed by rows: a banded matrix of the weights (zero off the band, read through
+// the load's pad), then one sum over the window rows and the padded input row.
+// CHECK-LABEL: tir.prim_func @conv2d(%x0: !tir.buffer<[n, 16, 8, 8], f32>, %x1: !tir.buffer<[16, 1, 7, 7], f32>, %out: !tir.buffer<[n, 16, 8, 8], f32>) {
+// CHECK-NEXT:    %band = tir.alloc_buffer : !tir.buffer<[16, 7, 14, 8], f32>
+// CHECK:           %{{.*}} = tir.load %x1[c, 0, kh, j - w] pad %{{.*}} : f32
+// CHECK-NEXT:      tir.store %band[c, kh, j, w], %{{.*}} : f32
+// CHECK:         tir.for kh in [0, 7) {
+// CHECK-NEXT:      tir.for j in [0, 14) {
+// CHECK:             %{{.*}} = tir.load %x0[b, c, h + kh - 3, j - 3] pad %{{.*}} : f32
+// CHECK-NEXT:        %{{.*}} = tir.load %band[c, kh, j, w] : f32
+relax.func @main(%x: !relax.tensor<[n, 16, 8, 8], f32>, %w: !relax.tensor<[16, 1, 7, 7], f32>) -> !relax.tensor<[n, 16, 8, 8], f32> {
+  %r = relax.conv2d %x, %w {padding = array<i64: 3>, groups = 16 : i64} : (!relax.tensor<[n, 16, 8, 8], f32>, !relax.tensor<[16, 1, 7, 7], f32>) -> !relax.tensor<[n, 16, 8, 8], f32>
+  relax.return %r : !relax.tensor<[n, 16, 8, 8], f32>
+}

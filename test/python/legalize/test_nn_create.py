@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from legalcheck import (
@@ -22,6 +23,7 @@ from legalcheck import (
     tensor,
 )
 
+import xrelax
 from xrelax.ops.create import CREATE_OPS, ArangeOp, FullOp, OnesOp, TrilOp, TriuOp, ZerosOp
 from xrelax.ops.nn import (
     NN_OPS,
@@ -110,6 +112,47 @@ def test_conv(op, data):
         for s in (x_sizes, w_sizes)
     ]
     check(op, operands, props, symbols.env, rtol=1e-5, atol=1e-5)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_depthwise_conv_of_a_large_window(data):
+    """A depthwise 2-D convolution of at least 17 window points, unit strides: computed
+    by rows against a banded weight matrix when the output width is static."""
+    symbols, rng = Symbols(data.draw), data.draw(seeds())
+    dtype = data.draw(st.sampled_from([F32, I32]))
+    kernel = [data.draw(st.integers(3, 7)) for _ in range(2)]
+    assume(kernel[0] * kernel[1] >= 17)
+    sizes = [data.draw(st.integers(1, 9)) for _ in range(2)]
+    props = data.draw(window(kernel, sizes))
+    props["strides"], props["dilation"] = None, None
+    for size, k, pad in zip(sizes, kernel, _paddings(props["padding"]), strict=True):
+        assume(size + pad >= k)
+    channels, batch = data.draw(st.integers(2, 4)), data.draw(st.integers(1, 3))
+    props["groups"] = channels
+    # The batch and the height may be symbolic; the channels (the groups), the window
+    # and the width are static (else the generic path computes it, as test_conv checks).
+    x_sizes, w_sizes = [batch, channels, *sizes], [channels, 1, *kernel]
+    x_dims = [symbols.dim(batch), sympy.Integer(channels), symbols.dim(sizes[0])]
+    x_dims.append(sympy.Integer(sizes[1]))
+    w_dims = [x_dims[1], *(sympy.Integer(v) for v in w_sizes[1:])]
+    operands = [
+        tensor(dims, dtype, random_array(rng, s, dtype, -4, 5))
+        for dims, s in ((x_dims, x_sizes), (w_dims, w_sizes))
+    ]
+    legalized = check(Conv2dOp, operands, props, symbols.env, rtol=1e-5, atol=1e-4)
+    assert "%band = tir.alloc_buffer" in xrelax.print_module(legalized)
+
+
+def _paddings(padding: list[int] | None) -> list[int]:
+    """The total padding per spatial dimension of a ``padding`` property of 2-D data."""
+    if not padding:
+        return [0, 0]
+    if len(padding) == 1:
+        return [2 * padding[0]] * 2
+    if len(padding) == 2:
+        return [2 * padding[0], 2 * padding[1]]
+    return [padding[0] + padding[2], padding[1] + padding[3]]
 
 
 @pytest.mark.parametrize("op", [MaxPool2dOp, AvgPool2dOp], ids=name)
