@@ -466,6 +466,10 @@ class ConvOp(OperatorOp):
 _BANDED_MIN_TAPS = 17
 """A depthwise window of at least this many points (convnext's 7x7) is computed by
 rows: fewer points are a multiply-add per point (the kernel backend's ``products``)."""
+_BANDED_MAX_WIDTH = 64
+"""The widest output computed by rows: the banded matrix holds ``W + KW - 1`` points per
+output column and the product does that many multiply-adds per output point (at
+width 56, 4-6x faster than im2col all the same; wider, the band's size grows as W²)."""
 
 
 def _banded_depthwise(
@@ -473,7 +477,8 @@ def _banded_depthwise(
 ) -> bool:
     """Whether a convolution is a 2-D depthwise one (a channel each, unit strides and
     dilation) of a static window of at least :data:`_BANDED_MIN_TAPS` points and a
-    static output width: then :func:`_banded_depthwise_te` applies."""
+    static output width of at most :data:`_BANDED_MAX_WIDTH`: then
+    :func:`_banded_depthwise_te` applies."""
     out_channels, channels, *kernel = kernel_shape
     return (
         len(kernel) == 2
@@ -486,6 +491,7 @@ def _banded_depthwise(
         and all(k.is_Integer for k in kernel)
         and int(kernel[0]) * int(kernel[1]) >= _BANDED_MIN_TAPS
         and out[3].is_Integer
+        and int(out[3]) <= _BANDED_MAX_WIDTH
     )
 
 
