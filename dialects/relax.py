@@ -80,7 +80,7 @@ from xrelax.dialects.dims import (
     raise_symbolic_error,
     take_angle_body,
 )
-from xrelax.dialects.symbol_index import lookup_symbol
+from xrelax.dialects.symbol_index import lookup_symbol, symbol_fact
 from xrelax.dialects.symbolic import Dims, Fact, SymbolicError
 from xrelax.dialects.syntax import (
     parse_bracket_dims,
@@ -1199,6 +1199,16 @@ class ConstOp(IRDLOperation):
         dtypes.check_dense_size(self.value)
 
 
+def _written_buffers(kernel: Operation) -> frozenset[int]:
+    """The indices of the buffer parameters a prim_func stores into."""
+    from xrelax.dialects.tir import StoreOp
+
+    params = {arg: k for k, arg in enumerate(kernel.regions[0].blocks[0].args)}
+    return frozenset(
+        params[op.buffer] for op in kernel.walk() if isinstance(op, StoreOp) and op.buffer in params
+    )
+
+
 def _check_callee_is(
     op: Operation, callee: SymbolRefAttr, kind: str, op_types: tuple[type, ...]
 ) -> Operation:
@@ -1317,6 +1327,16 @@ class CallTIROp(IRDLOperation):
                     f"buffer #{index} of @{callee.sym_name.data} has rank {len(buffer.dims)}, "
                     f"but the call passes {show_type(tensor)}"
                 )
+        written = symbol_fact(callee, "written buffers", _written_buffers)
+        inputs = [k for k in sorted(written) if k < len(self.args)]
+        if inputs:
+            arg = callee.body.block.args[inputs[0]]
+            label = f" %{arg.name_hint}" if arg.name_hint else ""
+            raise VerifyException(
+                f"@{callee.sym_name.data} writes buffer #{inputs[0]}{label}, an input of this "
+                "call: a call_tir kernel writes only its outputs (the inputs are the caller's "
+                "values, which other uses still read)"
+            )
 
 
 class _CallPackedEffects(MemoryEffect):

@@ -162,6 +162,24 @@ relax.func @call_tir_missing(%x: !relax.tensor<[4], f32>) -> !relax.tensor<[4], 
 
 // -----
 
+// call_tir is pure: its kernel may write only the outputs, never an input (the
+// caller's value, which later uses read: a write would change them behind the program).
+tir.prim_func @double_in_place(%a: !tir.buffer<[n], f32>, %b: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+    %v = tir.load %a[i] : f32
+    %w = arith.addf %v, %v : f32
+    tir.store %a[i], %w : f32
+    tir.store %b[i], %w : f32
+  }
+}
+relax.func @writes_input(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {
+  // expected-error @+1 {{@double_in_place writes buffer #0 %a, an input of this call: a call_tir kernel writes only its outputs}}
+  %y = relax.call_tir @double_in_place(%x) : (!relax.tensor<[n], f32>) -> !relax.tensor<[n], f32>
+  relax.return %y : !relax.tensor<[n], f32>
+}
+
+// -----
+
 relax.func @g(%x: !relax.tensor<[4], f32>) -> !relax.tensor<[4], f32> {
   relax.return %x : !relax.tensor<[4], f32>
 }

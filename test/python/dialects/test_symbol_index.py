@@ -9,7 +9,7 @@ from xdsl.traits import SymbolTable
 import xrelax
 from xrelax.diagnostics import IRError, verify_module
 from xrelax.dialects.relax import CallTIROp
-from xrelax.dialects.symbol_index import indexed, lookup_symbol
+from xrelax.dialects.symbol_index import indexed, lookup_symbol, symbol_fact
 
 TEXT = """
 tir.prim_func @k(%a: !tir.buffer<[n], f32>, %b: !tir.buffer<[n], f32>) {
@@ -49,3 +49,20 @@ def test_verifier_reports_a_missing_callee_while_indexed() -> None:
     ModuleOp([kernel])  # @k now lives in another module
     with pytest.raises(IRError, match="'@k' does not reference a tir.prim_func"):
         verify_module(module)
+
+
+def test_symbol_fact_is_computed_once_per_verification() -> None:
+    module = xrelax.parse(TEXT)
+    kernel = module.body.block.first_op
+    assert kernel is not None
+    seen: list[object] = []
+
+    def compute(op: object) -> int:
+        seen.append(op)
+        return len(seen)
+
+    with indexed(module):
+        assert symbol_fact(kernel, "fact", compute) == 1
+        assert symbol_fact(kernel, "fact", compute) == 1
+    assert symbol_fact(kernel, "fact", compute) == 2
+    assert seen == [kernel, kernel]
