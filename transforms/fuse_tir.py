@@ -7,8 +7,10 @@ the output buffer(s), and values passed between the kernels ``tir.alloc_buffer``
 intermediates. Each kernel's symbolic variables are renamed to the caller's
 expressions (matched from the buffer shapes, as ``match_buffer`` binds them), so the
 fused kernel keeps the symbolic shapes of the relax program; variables no buffer binds
-become ``sym`` parameters passed from the call site. Loop and let variables are
-renamed apart. Primitive functions left without callers are removed.
+become ``sym`` parameters passed from the call site. Loop and let variables keep
+their names (sibling stages share ``i``, ``j``) unless one would shadow a variable in
+scope or name one of the caller's; then it is renamed apart. Primitive functions left
+without callers are removed.
 
 Every constraint of a merged kernel is kept: a buffer dimension its entry would check
 (not the first whole occurrence of a variable) that the fused function's value is not
