@@ -193,9 +193,10 @@ def index_error(name: str, buffer: str, dim: int, index: Any, size: int) -> None
 
 class OutOfRange:
     """What the scalar loops load at an index outside the buffer. Computing with it gives
-    it back; storing it, branching on it, binding it with ``tir.let`` raises the index
-    error. So a select that does not choose it discards it, as the vectorized code,
-    which evaluates each branch of a split select only where it is chosen."""
+    it back (a select whose condition it is gives it back too); storing it or binding it
+    with ``tir.let`` raises the index error. So a select that does not choose it
+    discards it, as the vectorized code, which evaluates each branch of a split select
+    only where it is chosen."""
 
     def __init__(self, name: str, buffer: str, dims: tuple, indices: tuple, sizes: tuple):
         self.failure = next(

@@ -190,7 +190,14 @@ class ScalarEmitter:
         args = [self.values[v] for v in op.operands]
         name = self._name(op.results[0])
         if fn is SELECT:
-            self.src.line(f"{name} = {args[1]} if {args[0]} else {args[2]}")
+            # A condition read out of range poisons the select instead of raising: an
+            # enclosing select may still discard it, as the vectorized code never
+            # evaluates a branch where it is not chosen.
+            cond, then, otherwise = args
+            self.src.line(
+                f"{name} = {cond} if type({cond}) is rt.OutOfRange "
+                f"else ({then} if {cond} else {otherwise})"
+            )
         elif fn is CAST:
             dtype = dtype_code(dtypes.numpy_dtype(op.results[0].type))
             self.src.line(f"{name} = rt.cast({args[0]}, np.dtype({dtype}))")

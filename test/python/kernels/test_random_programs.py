@@ -150,3 +150,17 @@ def test_vectorized_and_scalar_kernels_refuse_inconsistent_inputs_alike(data, ro
         assert fast_refused is not None and fast_refused.startswith("kernel @random: buffer #")
     if fast_refused is None:
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
+
+
+def test_select_discards_a_condition_read_out_of_range():
+    """A select whose condition reads out of range, inside the branch of a split select
+    that no element takes: neither path reads it (the scalar path poisons it)."""
+    inner = te.if_then_else(A[0, 0] < A[IDX[0], 0], A[0, 0], B[0])
+    outputs = [te.compute((n, m), lambda i, j: te.if_then_else(i >= 1, inner, A[i, j]), "Y")]
+    func, _ = te.create_prim_func("random", [A, AT, B, IDX, *outputs])
+    a = np.arange(2, dtype=np.float32).reshape(1, 2)
+    inputs = [a, np.ascontiguousarray(a.T), np.ones(2, np.float32), np.array([-2])]
+    for kernel in (compile_prim_func(func), compile_prim_func(func, vectorize=False)):
+        got, refused = _outcome(kernel, inputs, (1, 2))
+        assert refused is None
+        np.testing.assert_array_equal(got, a)
