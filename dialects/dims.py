@@ -103,7 +103,7 @@ class DimsAttr(Data[Dims]):
 @lru_cache(maxsize=65536)
 def _free_vars(dims: Dims) -> frozenset[str]:
     """The variables of ``dims`` (memoised: a fused kernel repeats its index lists)."""
-    return frozenset(s.name for dim in dims if not dim.is_Integer for s in dim.free_symbols)
+    return frozenset().union(*(symbolic.free_vars(dim) for dim in dims))
 
 
 Sym = Dialect("sym", [], [DimsAttr])

@@ -4,7 +4,9 @@ xDSL's verifier checks neither that a value is defined before its use in a block
 that its block dominates the block of the use; a VM function that reads a register
 before writing it would read whatever the register held. :func:`check_dominance`
 checks both, as MLIR's verifier does; uses in blocks the entry cannot reach are not
-checked (MLIR's rule too).
+checked (MLIR's rule too). xDSL's ``DominanceInfo`` is not used: it counts unreachable
+predecessors, so a join block that an unreachable block also jumps to would be
+dominated by nothing but itself, and valid code would be refused.
 """
 
 from __future__ import annotations

@@ -1201,9 +1201,10 @@ class ConstOp(IRDLOperation):
 
 def _written_buffers(kernel: Operation) -> frozenset[int]:
     """The indices of the buffer parameters a prim_func stores into."""
-    from xrelax.dialects.tir import StoreOp
+    from xrelax.dialects.tir import PrimFuncOp, StoreOp
 
-    params = {arg: k for k, arg in enumerate(kernel.regions[0].blocks[0].args)}
+    assert isinstance(kernel, PrimFuncOp)
+    params = {arg: k for k, arg in enumerate(kernel.body.block.args)}
     return frozenset(
         params[op.buffer] for op in kernel.walk() if isinstance(op, StoreOp) and op.buffer in params
     )
@@ -1299,7 +1300,8 @@ class CallTIROp(IRDLOperation):
                 raise VerifyException(f"argument #{index} of call_tir must be a tensor")
 
     def check_against(self, callee: Operation) -> None:
-        """Check argument counts and dtypes against the prim_func's buffer parameters."""
+        """Check argument counts and dtypes against the prim_func's buffer parameters,
+        and that the kernel stores into none of the inputs (call_tir is pure)."""
         from xrelax.dialects.tir import PrimFuncOp
 
         assert isinstance(callee, PrimFuncOp)

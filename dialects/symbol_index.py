@@ -31,16 +31,22 @@ def indexed(module: Operation) -> Iterator[None]:
     if not isinstance(module, ModuleOp):
         yield
         return
+    _index.append((module, module_symbols(module), {}))
+    try:
+        yield
+    finally:
+        _index.pop()
+
+
+def module_symbols(module: ModuleOp) -> dict[str, Operation]:
+    """The module's top-level symbol operations by name (the first of a name, as
+    ``SymbolTable.lookup_symbol`` finds it)."""
     symbols: dict[str, Operation] = {}
     for op in module.ops:
         name = op.properties.get("sym_name") or op.attributes.get("sym_name")
         if isinstance(name, StringAttr):
             symbols.setdefault(name.data, op)
-    _index.append((module, symbols, {}))
-    try:
-        yield
-    finally:
-        _index.pop()
+    return symbols
 
 
 def lookup_symbol(op: Operation, ref: SymbolRefAttr) -> Operation | None:

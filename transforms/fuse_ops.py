@@ -232,20 +232,15 @@ class FuseDataflow(RewritePattern):
             results = [item.result for item in items]
         for old, new in zip(outputs, results, strict=True):
             new.name_hint = old.name_hint
-            for use in list(old.uses):
-                if use.operation not in members:
-                    use.operation.operands[use.index] = new
+            rewriter.replace_uses_with_if(old, new, lambda use: use.operation not in members)
         # The group's ops move into the function (no copies), reading its parameters.
-        params = dict(zip(inputs, body.args, strict=False))
-        for value, arg in params.items():
-            arg.name_hint = value.name_hint
         for op in group.ops:
             rewriter.handle_operation_removal(op)
             op.detach()
             body.add_op(op)
-            for index, operand in enumerate(op.operands):
-                if operand in params:
-                    op.operands[index] = params[operand]
+        for value, arg in zip(inputs, body.args, strict=False):
+            arg.name_hint = value.name_hint
+            value.replace_uses_with_if(arg, lambda use: use.operation in members)
         returned = list(outputs)
         if len(returned) > 1:
             tuple_op = TupleOp.build_deduced(returned)

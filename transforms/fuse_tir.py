@@ -47,7 +47,9 @@ from xrelax.dialects.relax import (
     ShapeType,
     TensorType,
     TupleOp,
+    type_free_vars,
 )
+from xrelax.dialects.symbol_index import module_symbols
 from xrelax.transforms.function_walk import rewrite_function_bodies
 
 
@@ -64,7 +66,6 @@ class _Merger:
     def __init__(self, func: FuncOp, symbols: dict[str, Operation]) -> None:
         self.func = func
         self.symbols = symbols
-        self.names: set[str] = set()
         self.counter = 0
 
     def merge(self) -> tuple[tir.PrimFuncOp, list[str], list[int]]:
@@ -89,14 +90,14 @@ class _Merger:
         for value, arg in zip(outputs, block.args[len(inputs) :], strict=True):
             buffers[value] = arg
         self.outer = _caller_vars(body)
-        self.names = set(self.outer)
+        """The caller's variables: a loop or let variable named like one is renamed."""
         self.top_scope: set[str] = set()
         """The let variables of the fused kernel's top level (in scope for later stages)."""
         self.checks: list[tir.AssertOp] = []
         self.used: set[str] = set()
         """The variables the copied ops' dims use."""
         self.locals: set[str] = set()
-        """The loop and let variables of the copied ops."""
+        """The loop and let variables of the copied ops (a fresh name avoids them too)."""
         for op in body.ops:
             if isinstance(op, ReturnOp | TupleOp):
                 continue
@@ -217,7 +218,6 @@ class _Merger:
                 name = self.fresh(name)
                 properties["var"] = StringAttr(name)
                 inner_mapping = {**mapping, op.var_name: symbolic.sym(name)}
-            self.names.add(name)
             self.locals.add(name)
             inner_scope = scope | {name}
         clone = op.create(
@@ -243,8 +243,7 @@ class _Merger:
         while True:
             self.counter += 1
             name = f"{base}{self.counter}"
-            if name not in self.names:
-                self.names.add(name)
+            if name not in self.outer and name not in self.locals:
                 return name
 
 
@@ -252,7 +251,7 @@ class FuseCall(RewritePattern):
     """Replace a call of a primitive function by one call_tir of its fused kernel."""
 
     def __init__(self, module: ModuleOp) -> None:
-        self.symbols = _symbols(module)
+        self.symbols = module_symbols(module)
         """The module's symbols before fusion (a SymbolTable lookup walks the module)."""
         self.kernels = KernelTable(module)
         """The fused kernels made so far (identical ones are shared)."""
@@ -315,7 +314,7 @@ class FuseTIRPass(ModulePass):
 
 def _take_free_names(module: ModuleOp, wanted: dict[str, str]) -> None:
     """Give each fused kernel its primitive function's name once that name is free."""
-    taken = _symbols(module)
+    taken = module_symbols(module)
     renames = {name: target for name, target in wanted.items() if target not in taken}
     if not renames:
         return
@@ -333,22 +332,12 @@ def _caller_vars(body: Block) -> set[str]:
     """The symbolic variables of a primitive function's types and kernel ``sym`` values:
     the namespace the fused kernel's dims are written in."""
     names: set[str] = set()
-    values = [*body.args, *(r for op in body.ops for r in op.results)]
-    for value in values:
-        dims = getattr(value.type, "dims", None)
-        for dim in dims or ():
-            names |= symbolic.free_vars(dim)
+    for value in [*body.args, *(r for op in body.ops for r in op.results)]:
+        names |= type_free_vars(value.type)
     for op in body.ops:
         if isinstance(op, CallTIROp) and op.sym_args is not None:
-            for dim in op.sym_args.data:
-                names |= symbolic.free_vars(dim)
+            names |= op.sym_args.free_vars()
     return names
-
-
-def _symbols(module: ModuleOp) -> dict[str, Operation]:
-    """The module's symbol operations by name."""
-    names = ((op.properties.get("sym_name"), op) for op in module.ops)
-    return {name.data: op for name, op in names if isinstance(name, StringAttr)}
 
 
 def _callees(root: Operation) -> set[str]:

@@ -79,3 +79,20 @@ vm.func @main(%c) {
   %b = vm.imm 2
   vm.goto ^bb4
 }
+
+// -----
+
+// A join block that an unreachable block also jumps to is still dominated by the entry
+// (unreachable predecessors do not count): no diagnostic.
+vm.func @main(%c) {
+  %a = vm.imm 1
+  vm.if %c, ^bb1, ^bb2
+^bb1:
+  vm.goto ^bb3
+^bb2:
+  vm.goto ^bb3
+^bb3:
+  vm.ret %a
+^bb4:
+  vm.goto ^bb3
+}
