@@ -29,7 +29,7 @@ from xrelax.dialects.dtypes import F32, I64
 from xrelax.dialects.symbolic import sym
 from xrelax.ops import te
 from xrelax.ops.base import tensor
-from xrelax.ops.manipulate import TakeOp
+from xrelax.ops.gather import TakeOp
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """Shape manipulation operators: reshape, flatten, permute_dims, expand_dims, squeeze,
-concat, split, take and strided_slice."""
+concat, split and strided_slice."""
 
 from __future__ import annotations
 
@@ -36,16 +36,13 @@ from xrelax.ops import te
 from xrelax.ops.base import (
     I64_ARRAY_PROP,
     I64_PROP,
-    INTEGER,
     OUTPUT,
     OperatorOp,
     Props,
-    check_dtype,
     dims_product,
     expect_prim,
     expect_shape,
     expect_tensor,
-    known_shape,
     normalize_axes,
     normalize_axis,
     numpy_result,
@@ -636,62 +633,6 @@ class SplitOp(OperatorOp):
 # ------------------------------------------------------------------------------ indexing
 
 
-@irdl_op_definition
-class TakeOp(OperatorOp):
-    """``relax.take``: the entries of x at ``indices`` along ``axis`` (absent: of the
-    flattened x), as numpy.take."""
-
-    name = "relax.take"
-
-    x = operand_def(TensorType)
-    indices = operand_def(TensorType)
-    axis = opt_prop_def(I64_PROP)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-
-    @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
-        x = expect_tensor(operand_types[0])
-        indices = expect_tensor(operand_types[1], "indices operand")
-        check_dtype(indices, INTEGER, "indices")
-        axis = prop_int(properties, "axis")
-        if axis is None:
-            return tensor(known_shape(indices), x.dtype)
-        if x.ndim is None:
-            return tensor(None, x.dtype)
-        axis = normalize_axis(axis, x.ndim)
-        if indices.ndim is None:
-            return tensor(None, x.dtype)
-        if x.dims is None or indices.dims is None:
-            return tensor(x.ndim - 1 + indices.ndim, x.dtype)
-        return tensor((*x.dims[:axis], *indices.dims, *x.dims[axis + 1 :]), x.dtype)
-
-    @classmethod
-    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
-        x, indices = inputs
-        return numpy_result(np.take(x, indices, axis=prop_int(props, "axis")))
-
-    @classmethod
-    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
-        x, indices = inputs
-        axis = prop_int(props, "axis")
-        if axis is None:
-            x, axis = reshaped(x, (dims_product(x.shape),), "flat"), 0
-        axis = normalize_axis(axis, x.ndim)
-        rank = indices.ndim
-
-        def body(*i: sympy.Expr) -> te.Expr:
-            # numpy.take counts an index in [-size, 0) from the end; the kernel refuses
-            # any other index outside [0, size), showing it as given.
-            index = indices[i[axis : axis + rank]]
-            size = te.index(x.shape[axis], indices.dtype)
-            from_end = index + size
-            position = te.if_then_else((index < 0) & (from_end >= 0), from_end, index)
-            return x[(*i[:axis], position, *i[axis + rank :])]
-
-        return te.compute(result_dims(result_type), body, OUTPUT)
-
-
 Bound = int | sympy.Expr | None
 """A slice bound: an integer property, a prim operand's expression, or None (a prim
 operand of unknown value)."""
@@ -820,6 +761,5 @@ MANIPULATE_OPS = (
     SqueezeOp,
     ConcatOp,
     SplitOp,
-    TakeOp,
     StridedSliceOp,
 )

@@ -99,7 +99,11 @@ class FoldOperator(RewritePattern):
         if np.prod([int(d) for d in result_type.dims]) > self.max_elements:  # type: ignore[union-attr]
             return
         if isinstance(op, OperatorOp):
-            result = np.asarray(type(op).reference(inputs, dict(op.properties)))
+            try:
+                result = np.asarray(type(op).reference(inputs, dict(op.properties)))
+            except Exception as err:  # noqa: BLE001 - the reference refuses these constants
+                # A violation proven at compile time, as the kernel path reports it.
+                raise IRError(op, f"{op.name}: {' '.join(str(err).split())}") from None
         else:
             result = self.run_kernel(op, inputs)
         rewriter.replace(op, make_const(result))

@@ -46,17 +46,22 @@ relax.func @cumsum(%x: !relax.tensor<[n, 4], f32>, %m: !relax.tensor<[n, 4], i1>
 
 // -----
 
-// gather_elements has the shape of its indices; gather_nd the leading dims of its
+// gather_elements has the shape of its indices (negative_indices = false: torch's rule,
+// a negative index is an error); gather_nd the leading dims of its
 // indices then the axes of x it does not address.
 // CHECK-LABEL: relax.func @gathers
 // CHECK-NEXT:    relax.gather_elements {{.*}} -> !relax.tensor<[n, k, 5], f32>
 // CHECK-NEXT:    relax.gather_nd {{.*}} -> !relax.tensor<[k, 2, 5], f32>
 // CHECK-NEXT:    relax.gather_nd {{.*}} -> !relax.tensor<[n, k], f32>
 // CHECK-NEXT:    relax.gather_nd {{.*}} -> !relax.tensor<*, f32>
+// CHECK-NEXT:    relax.take %x, %i {axis = 2 : i64, negative_indices = false} : {{.*}} -> !relax.tensor<[n, 4, n, k, 5], f32>
+// CHECK-NEXT:    relax.gather_elements %x, %i {axis = 1 : i64, negative_indices = true} : {{.*}} -> !relax.tensor<[n, k, 5], f32>
 relax.func @gathers(%x: !relax.tensor<[n, 4, 5], f32>, %i: !relax.tensor<[n, k, 5], i64>, %j: !relax.tensor<[k, 2, 2], i32>, %b: !relax.tensor<[n, k, 2], i64>, %u: !relax.tensor<ndim=2, i64>) -> !relax.object {
   %0 = relax.gather_elements %x, %i {axis = 1 : i64} : (!relax.tensor<[n, 4, 5], f32>, !relax.tensor<[n, k, 5], i64>)
   %1 = relax.gather_nd %x, %j : (!relax.tensor<[n, 4, 5], f32>, !relax.tensor<[k, 2, 2], i32>)
   %2 = relax.gather_nd %x, %b {batch_dims = 1 : i64} : (!relax.tensor<[n, 4, 5], f32>, !relax.tensor<[n, k, 2], i64>)
   %3 = relax.gather_nd %x, %u : (!relax.tensor<[n, 4, 5], f32>, !relax.tensor<ndim=2, i64>)
+  %4 = relax.take %x, %i {axis = 2 : i64, negative_indices = false} : (!relax.tensor<[n, 4, 5], f32>, !relax.tensor<[n, k, 5], i64>)
+  %5 = relax.gather_elements %x, %i {axis = 1 : i64, negative_indices = true} : (!relax.tensor<[n, 4, 5], f32>, !relax.tensor<[n, k, 5], i64>)
   relax.return %x : !relax.tensor<[n, 4, 5], f32>
 }

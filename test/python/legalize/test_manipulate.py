@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from legalcheck import (
     F32,
-    I8,
     I32,
-    I64,
     SETTINGS,
     Symbols,
     check,
@@ -32,7 +29,6 @@ from xrelax.ops.manipulate import (
     SplitOp,
     SqueezeOp,
     StridedSliceOp,
-    TakeOp,
 )
 
 dims = st.lists(st.integers(0, 4), max_size=3)
@@ -169,33 +165,6 @@ def test_split(data):
     )
 
 
-@SETTINGS
-@given(data=st.data())
-def test_take(data):
-    symbols, rng = Symbols(data.draw), data.draw(seeds())
-    sizes = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
-    axis = data.draw(st.none() | st.integers(-len(sizes), len(sizes) - 1))
-    x = data.draw(operand(symbols, sizes))
-    extent = math.prod(sizes) if axis is None else sizes[axis]
-    index_sizes = data.draw(st.lists(st.integers(0, 3), min_size=1, max_size=2))
-    index_dtype = data.draw(st.sampled_from([I32, I64, I8]))
-    # numpy.take counts negative indices from the end.
-    indices = rng.integers(-extent, extent, size=index_sizes).astype(
-        np.dtype({I32: np.int32, I64: np.int64, I8: np.int8}[index_dtype])
-    )
-    check(
-        TakeOp,
-        [x, tensor(symbols.dims(index_sizes), index_dtype, indices)],
-        {"axis": axis},
-        symbols.env,
-    )
-
-
-def test_take_with_a_scalar_index():
-    x = np.arange(12, dtype=np.float32).reshape(3, 4)
-    check(TakeOp, [tensor(["n", 4], F32, x), tensor([], I64, np.array(-1))], {"axis": 1})
-
-
 bounds = st.none() | st.integers(-6, 6)
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 
@@ -251,6 +220,5 @@ def test_family_is_covered():
         SqueezeOp,
         ConcatOp,
         SplitOp,
-        TakeOp,
         StridedSliceOp,
     }

@@ -1,17 +1,36 @@
 """Legalization of the math (sin, cos, erf, isnan, fmod, bitwise), scan (cumsum) and
-gather (gather_elements, gather_nd) operators: vectorized kernels equal to the reference
+gather (take, gather_elements, gather_nd) operators: vectorized kernels equal to the reference
 over random symbolic shapes and values."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from legalcheck import F32, I1, I32, I64, SETTINGS, Symbols, check, random_array, seeds, tensor
+from legalcheck import (
+    F32,
+    I1,
+    I8,
+    I32,
+    I64,
+    SETTINGS,
+    Symbols,
+    build,
+    check,
+    random_array,
+    seeds,
+    tensor,
+)
 from test_elementwise import broadcast_operands, name
+from test_manipulate import operand
 
-from xrelax.ops.gather import GATHER_OPS, GatherElementsOp, GatherNDOp
+import xrelax
+from xrelax.backends.interpreter import InterpreterError
+from xrelax.dialects import dtypes
+from xrelax.ops.gather import GATHER_OPS, GatherElementsOp, GatherNDOp, TakeOp
 from xrelax.ops.math import (
     MATH_OPS,
     BitwiseAndOp,
@@ -82,6 +101,33 @@ def test_cumsum(data):
 
 @SETTINGS
 @given(data=st.data())
+def test_take(data):
+    symbols, rng = Symbols(data.draw), data.draw(seeds())
+    sizes = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
+    axis = data.draw(st.none() | st.integers(-len(sizes), len(sizes) - 1))
+    x = data.draw(operand(symbols, sizes))
+    extent = math.prod(sizes) if axis is None else sizes[axis]
+    index_sizes = data.draw(st.lists(st.integers(0, 3), min_size=1, max_size=2))
+    index_dtype = data.draw(st.sampled_from([I32, I64, I8]))
+    # numpy.take counts negative indices from the end.
+    indices = rng.integers(-extent, extent, size=index_sizes).astype(
+        np.dtype({I32: np.int32, I64: np.int64, I8: np.int8}[index_dtype])
+    )
+    check(
+        TakeOp,
+        [x, tensor(symbols.dims(index_sizes), index_dtype, indices)],
+        {"axis": axis},
+        symbols.env,
+    )
+
+
+def test_take_with_a_scalar_index():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    check(TakeOp, [tensor(["n", 4], F32, x), tensor([], I64, np.array(-1))], {"axis": 1})
+
+
+@SETTINGS
+@given(data=st.data())
 def test_gather_elements(data):
     symbols, rng = Symbols(data.draw), data.draw(seeds())
     sizes = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
@@ -119,9 +165,59 @@ def test_gather_nd(data):
     check(GatherNDOp, operands, {"batch_dims": batch or None}, symbols.env)
 
 
+I16 = dtypes.I16
+NARROW = {I8: np.int8, I16: np.int16}
+
+
+@pytest.mark.parametrize(("index_dtype", "size"), [(I8, 300), (I16, 70_000)])
+@pytest.mark.parametrize("op", [TakeOp, GatherElementsOp])
+def test_a_narrow_index_type_counts_from_the_end_of_a_longer_axis(op, index_dtype, size):
+    # The axis size does not fit the index type: the position is computed in i64.
+    x = np.arange(size, dtype=np.int64)
+    low = int(np.iinfo(NARROW[index_dtype]).min)
+    indices = np.array([-1, low, 5], NARROW[index_dtype])
+    legalized = check(op, [tensor(["n"], I64, x), tensor([3], index_dtype, indices)], {"axis": 0})
+    result = xrelax.interpret(legalized, "main", x, indices)
+    np.testing.assert_array_equal(result, [size - 1, size + low, 5])
+
+
+def test_a_narrow_index_type_in_gather_nd():
+    x = np.arange(300, dtype=np.int64)
+    indices = np.array([[-1], [-128]], np.int8)
+    legalized = check(GatherNDOp, [tensor([300], I64, x), tensor([2, 1], I8, indices)])
+    np.testing.assert_array_equal(xrelax.interpret(legalized, "main", x, indices), [299, 172])
+
+
+@pytest.mark.parametrize(
+    ("op", "props", "indices"),
+    [
+        (TakeOp, {"axis": 0}, np.array([2, -1], np.int32)),
+        (GatherElementsOp, {"axis": 0}, np.array([2, -1], np.int32)),
+        (GatherNDOp, {}, np.array([[2], [-1]], np.int32)),
+    ],
+)
+def test_negative_indices_false_refuses_a_negative_index(op, props, indices):
+    # torch's rule: gather, index_select and embedding refuse index -1.
+    x = np.arange(4, dtype=np.float32)
+    module, args = build(
+        op,
+        [tensor(["n"], F32, x), tensor(list(indices.shape), I32, indices)],
+        {**props, "negative_indices": False},
+        {"n": 4},
+    )
+    with pytest.raises(InterpreterError, match=r"index -1 out of range \[0, 4\)"):
+        xrelax.interpret(module, "main", *args)
+    legalized = xrelax.apply(module, "relax-legalize-ops")
+    with pytest.raises(InterpreterError, match=r"index -1 out of range \[0, 4\)"):
+        xrelax.interpret(legalized, "main", *args)
+    vm = xrelax.VirtualMachine(xrelax.compile(legalized))
+    with pytest.raises(xrelax.VMError, match=r"index -1 out of range \[0, 4\)"):
+        vm["main"](*args)
+
+
 def test_families_are_covered():
     assert set(MATH_OPS) == {
         SinOp, CosOp, ErfOp, IsNanOp, FmodOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp,
     }  # fmt: skip
     assert set(SCAN_OPS) == {CumsumOp}
-    assert set(GATHER_OPS) == {GatherElementsOp, GatherNDOp}
+    assert set(GATHER_OPS) == {TakeOp, GatherElementsOp, GatherNDOp}

@@ -44,6 +44,7 @@ from xrelax.ops.elementwise import (
     SqrtOp,
     WhereOp,
 )
+from xrelax.ops.gather import TakeOp
 from xrelax.ops.layout import LAYOUT_OPS
 from xrelax.ops.linalg import MatmulOp
 from xrelax.ops.manipulate import (
@@ -55,7 +56,6 @@ from xrelax.ops.manipulate import (
     SplitOp,
     SqueezeOp,
     StridedSliceOp,
-    TakeOp,
 )
 from xrelax.ops.nn import (
     AvgPool2dOp,

@@ -23,6 +23,7 @@ from xrelax.ops.elementwise import (
     SubtractOp,
     WhereOp,
 )
+from xrelax.ops.gather import TakeOp
 from xrelax.ops.linalg import MatmulOp
 from xrelax.ops.manipulate import (
     ConcatOp,
@@ -33,7 +34,6 @@ from xrelax.ops.manipulate import (
     SplitOp,
     SqueezeOp,
     StridedSliceOp,
-    TakeOp,
 )
 from xrelax.ops.nn import (
     AvgPool2dOp,

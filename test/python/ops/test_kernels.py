@@ -23,7 +23,8 @@ from xrelax.ops.elementwise import (
     SiluOp,
     erf,
 )
-from xrelax.ops.manipulate import SplitOp, StridedSliceOp, TakeOp
+from xrelax.ops.gather import TakeOp
+from xrelax.ops.manipulate import SplitOp, StridedSliceOp
 from xrelax.ops.nn import (
     AvgPool2dOp,
     Conv1dOp,
