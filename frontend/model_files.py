@@ -6,9 +6,12 @@ opaque object constants, the pickled sample inputs and legacy weight files (retr
 with ``weights_only=False`` when the safe loader refuses them), loads the shared
 libraries of AOTInductor entries, and evaluates the symbolic expressions of the
 program (``sympy.sympify``, which is ``eval``). Each of these is refused unless the
-caller trusts the file (``trust_pickle=True``, ``relax-import --trust-pickle``); the
+caller trusts the file (``trust_pickle=True``, ``relax-import --trust-pickle``): the
 pickles torch loads are first checked with torch's safe loader
-(``weights_only=True``), and torch then loads the very bytes that were checked.
+(``weights_only=True``), the symbolic expressions with :func:`parse_size_expression`,
+our parser of integer expressions over sizes (which builds them from sympy's and torch's
+constructors: evaluating one it accepts calls those and nothing else), and torch then
+loads the very bytes that were checked.
 
 An ONNX model's external data must lie inside the model's directory: no absolute
 paths, no ``..``, no symbolic link leading out; this is checked before onnx reads it.
@@ -16,18 +19,21 @@ paths, no ``..``, no symbolic link leading out; this is checked before onnx read
 
 from __future__ import annotations
 
-import ast
 import contextlib
+import functools
 import io
 import json
 import logging
 import os
+import re
 import warnings
 import zipfile
 from collections.abc import Iterator
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import sympy
 
 from xrelax.frontend.common import FrontendError
 
@@ -49,22 +55,6 @@ class UntrustedModelError(FrontendError):
 _MAX_EXPANSION = 100
 """A zip entry may not expand to more than this many times its compressed size (plus
 1 MB): a few kilobytes must not claim gigabytes of memory."""
-
-_SYMPY_CALLS = frozenset(
-    {
-        "Symbol", "Integer", "Rational", "Float", "Add", "Mul", "Pow", "Mod", "Max", "Min",
-        "Abs", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "And", "Or", "Not", "true", "false",
-        "BooleanTrue", "BooleanFalse", "Piecewise", "ExprCondPair", "Tuple", "oo", "zoo",
-        "nan", "Infinity", "NegativeInfinity", "FloorDiv", "ModularIndexing", "Where",
-        "PythonMod", "CleanDiv", "CeilToInt", "FloorToInt", "CeilDiv", "IntTrueDiv",
-        "FloatTrueDiv", "ToFloat", "TruncToFloat", "TruncToInt", "RoundToInt",
-        "RoundDecimal", "PowByNatural", "FloatPow", "Identity", "OpaqueUnaryFn_sqrt",
-        "IsNonOverlappingAndDenseIndicator", "BitwiseFn_bitwise_and",
-        "BitwiseFn_bitwise_or", "BitwiseFn_bitwise_xor", "LShift", "RShift",
-    }
-)  # fmt: skip
-"""The functions a symbolic expression of a torch.export program may call: sympy's
-constructors (expressions are serialised with ``srepr``) and torch's sympy functions."""
 
 
 def load_exported_program(path: str | PathLike[str], trust_pickle: bool = False) -> Any:
@@ -212,69 +202,312 @@ def _check_safe_pickle(data: bytes, path: str) -> None:
 
 
 def _check_expressions(program: Any, path: str) -> None:
-    """Every ``expr_str`` (torch evaluates it with ``sympy.sympify``) is a plain sympy
-    expression: calls of known functions, names, constants and arithmetic."""
+    """Every symbolic expression of the program is an integer expression over sizes
+    (:func:`parse_size_expression`): each ``expr_str`` (torch evaluates it with
+    ``sympy.sympify``) and each key of ``range_constraints`` (in ``str`` form)."""
+    texts: list[tuple[Any, bool]] = []
     stack = [program]
     while stack:
         value = stack.pop()
         if isinstance(value, dict):
             for key, item in value.items():
-                if key == "expr_str" and isinstance(item, str):
-                    _check_expression(item, path)
+                if key == "expr_str":
+                    texts.append((item, False))
                 else:
                     stack.append(item)
         elif isinstance(value, list):
             stack.extend(value)
-
-
-_ALLOWED_NODES = (
-    ast.Expression, ast.Call, ast.Name, ast.Constant, ast.keyword, ast.Load, ast.BinOp,
-    ast.UnaryOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.USub,
-    ast.UAdd, ast.Tuple,
-)  # fmt: skip
-_POWERS = frozenset({"Pow", "PowByNatural", "FloatPow"})
-_MAX_EXPONENT = 64
-"""sympy evaluates a power of numbers exactly: ``Pow(Integer(10), Integer(10**9))`` would
-not finish. Exponents written as numbers are at most this."""
-
-
-def _check_expression(text: str, path: str) -> None:
-    try:
-        tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        raise UntrustedModelError(path, "holds a symbolic expression that is not Python") from None
-    for node in ast.walk(tree):
-        if not isinstance(node, _ALLOWED_NODES):
-            raise UntrustedModelError(
-                path, f"holds a symbolic expression with {type(node).__name__} nodes"
-            )
-        callee = node.func if isinstance(node, ast.Call) else None
-        if callee is not None and not (isinstance(callee, ast.Name) and callee.id in _SYMPY_CALLS):
-            shown = callee.id if isinstance(callee, ast.Name) else "an attribute or a result"
-            raise UntrustedModelError(path, f"holds a symbolic expression calling {shown}")
-        if isinstance(callee, ast.Name) and callee.id in _POWERS and len(node.args) == 2:
-            exponent = _number(node.args[1])
-            if exponent is not None and abs(exponent) > _MAX_EXPONENT:
-                raise FrontendError(f"'{path}' holds a symbolic power {exponent} too large")
-        if isinstance(node, ast.Name) and node.id.startswith("_"):
-            raise UntrustedModelError(path, f"holds a symbolic expression naming {node.id}")
-
-
-def _number(node: ast.AST) -> int | float | None:
-    """The value of ``3`` or ``Integer(3)``, else None."""
-    if isinstance(node, ast.Call) and len(node.args) == 1:
-        node = node.args[0]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        value = _number(node.operand)
-        return None if value is None else -value
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
-        return node.value
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+    ranges = program.get("range_constraints") if isinstance(program, dict) else None
+    if isinstance(ranges, dict):
+        texts.extend((key, True) for key in ranges)
+    for text, bare_names in texts:
         try:
-            return float(node.value)
-        except ValueError:
-            return None
-    return None
+            parse_size_expression(text, bare_names=bare_names)
+        except SizeExpressionError as err:
+            shown = repr(text if len(str(text)) <= 80 else f"{str(text)[:77]}...")
+            raise UntrustedModelError(
+                path,
+                f"holds the symbolic expression {shown}, not an integer expression over "
+                f"sizes ({err}); torch evaluates these",
+            ) from None
+
+
+class SizeExpressionError(ValueError):
+    """A symbolic expression that is not an integer expression over sizes; the message
+    says what it holds instead."""
+
+
+_MAX_LENGTH = 10_000
+_MAX_NESTING = 64
+_MAX_DIGITS = 20
+_MAX_EXPONENT = 64
+_MAX_POWER_BITS = 256
+"""Bounds on an expression: its length, the depth of its nesting, the digits of a number,
+an exponent, and the bits of a power of numbers (sympy computes those exactly: a few
+bytes, ``Pow(Integer(10), Integer(10**9))``, would take minutes)."""
+
+_TOKEN = re.compile(
+    r"""\s*(?:(?P<int>\d+)|(?P<name>[A-Za-z_]\w*)|(?P<string>'[A-Za-z_]\w*'|"[A-Za-z_]\w*")"""
+    r"""|(?P<op>\*\*|//|[-+*%(),=]))""",
+    re.ASCII,
+)
+_ASSUMPTIONS = frozenset({"integer", "positive", "nonnegative", "negative", "nonpositive", "real"})
+"""The keywords of ``Symbol`` (torch writes ``integer=True``, and ``positive=True`` for
+the sizes of inputs)."""
+
+
+_KINDS = {"int": "an integer", "bool": "a condition", "str": "a string"}
+
+
+class _Value(NamedTuple):
+    expr: Any
+    kind: str
+    """``int`` (an integer expression), ``bool`` (a relation) or ``str`` (a name)."""
+
+
+def parse_size_expression(text: Any, *, bare_names: bool = False) -> Any:
+    """The sympy expression that ``text`` spells, built by calling sympy's and torch's
+    constructors (``text`` is never evaluated): an integer expression over size symbols,
+    or a relation between such, in torch's ``srepr`` form
+    (``FloorDiv(Symbol('s0', integer=True), Integer(2))``) with ``+ - * // % **`` and
+    parentheses, and with ``bare_names`` in ``str`` form (``2*s0 + 1``). Raises
+    :class:`SizeExpressionError` naming what else it holds."""
+    if not isinstance(text, str):
+        raise SizeExpressionError(f"not a string but {type(text).__name__}")
+    if len(text) > _MAX_LENGTH:
+        raise SizeExpressionError(f"{len(text)} characters")
+    parser = _SizeParser(text, bare_names)
+    value = parser.expression()
+    if parser.peek() is not None:
+        raise parser.unexpected()
+    if value.kind == "str":
+        raise SizeExpressionError("a string")
+    return value.expr
+
+
+class _SizeParser:
+    """Recursive descent over the tokens of a size expression::
+
+    expression := product (("+" | "-") product)*
+    product    := unary (("*" | "//" | "%") unary)*
+    unary      := "-" unary | atom ("**" unary)?
+    atom       := INT | NAME "(" [argument ("," argument)*] ")" | NAME | "(" expression ")"
+    argument   := STRING | NAME "=" NAME | expression
+    """
+
+    def __init__(self, text: str, bare_names: bool) -> None:
+        self.bare_names = bare_names
+        self.tokens: list[tuple[str, str, int]] = []
+        position = 0
+        while text[position:].strip():
+            match = _TOKEN.match(text, position)
+            if match is None:
+                start = len(text) - len(text[position:].lstrip())
+                if text[start] in "'\"":
+                    raise SizeExpressionError(f"a string that is not a name at {start}")
+                raise SizeExpressionError(f"{text[start]!r} at {start}")
+            kind = match.lastgroup or ""
+            self.tokens.append((kind, match.group(kind), match.start(kind)))
+            position = match.end()
+        self.index = 0
+        self.depth = 0
+
+    # ------------------------------------------------------------------ tokens
+
+    def peek(self, ahead: int = 0) -> tuple[str, str, int] | None:
+        index = self.index + ahead
+        return self.tokens[index] if index < len(self.tokens) else None
+
+    def at(self, *ops: str) -> bool:
+        token = self.peek()
+        return token is not None and token[0] == "op" and token[1] in ops
+
+    def take(self) -> tuple[str, str, int]:
+        token = self.peek()
+        if token is None:
+            raise SizeExpressionError("it ends too early")
+        self.index += 1
+        return token
+
+    def expect(self, op: str) -> None:
+        if not self.at(op):
+            raise self.unexpected()
+        self.index += 1
+
+    def unexpected(self) -> SizeExpressionError:
+        token = self.peek()
+        if token is None:
+            return SizeExpressionError("it ends too early")
+        return SizeExpressionError(f"{token[1]!r} at {token[2]}")
+
+    # ------------------------------------------------------------------ grammar
+
+    def expression(self) -> _Value:
+        value = self.product()
+        while self.at("+", "-"):
+            op = self.take()[1]
+            lhs, rhs = self.integer(value, op).expr, self.integer(self.product(), op).expr
+            if op == "-":
+                rhs = self.build(op, sympy.Mul, sympy.Integer(-1), rhs)
+            value = _Value(self.build(op, sympy.Add, lhs, rhs), "int")
+        return value
+
+    def product(self) -> _Value:
+        value = self.unary()
+        while self.at("*", "//", "%"):
+            op = self.take()[1]
+            function = {"*": sympy.Mul, "//": _torch_functions()["FloorDiv"]}.get(op)
+            function = function or _torch_functions()["PythonMod"]
+            lhs, rhs = self.integer(value, op), self.integer(self.unary(), op)
+            value = _Value(self.build(op, function, lhs.expr, rhs.expr), "int")
+        return value
+
+    def unary(self) -> _Value:
+        with self.nested():
+            if self.at("-"):
+                self.take()
+                operand = self.integer(self.unary(), "-")
+                return _Value(self.build("-", sympy.Mul, sympy.Integer(-1), operand.expr), "int")
+            value = self.atom()
+            if self.at("**"):
+                self.take()
+                return self.power("**", [value, self.unary()])
+            return value
+
+    def atom(self) -> _Value:
+        kind, text, _ = self.take()
+        if kind == "int":
+            if len(text) > _MAX_DIGITS:
+                raise SizeExpressionError(f"a number of {len(text)} digits")
+            return _Value(sympy.Integer(int(text)), "int")
+        if kind == "string":
+            return _Value(text[1:-1], "str")
+        if kind == "name" and self.at("("):
+            self.take()
+            return self.call(text)
+        if kind == "name":
+            if text in ("true", "false"):
+                return _Value(sympy.true if text == "true" else sympy.false, "bool")
+            if not self.bare_names:
+                raise SizeExpressionError(f"the bare name {text}")
+            return _Value(sympy.Symbol(text, integer=True), "int")
+        if text == "(":
+            value = self.expression()
+            self.expect(")")
+            return value
+        self.index -= 1
+        raise self.unexpected()
+
+    def call(self, name: str) -> _Value:
+        args: list[_Value] = []
+        keywords: dict[str, bool] = {}
+        while not self.at(")"):
+            if args or keywords:
+                self.expect(",")
+            after = self.peek(1)
+            if after is not None and after[:2] == ("op", "="):
+                keyword = self.take()[1]
+                self.take()
+                value = self.take()[1]
+                if value not in ("True", "False"):
+                    raise SizeExpressionError(f"{name}({keyword}={value})")
+                keywords[keyword] = value == "True"
+            else:
+                args.append(self.expression())
+        self.take()
+        if name == "Symbol":
+            return self.symbol(args, keywords)
+        if keywords:
+            raise SizeExpressionError(f"{name} with keyword arguments")
+        if name == "Integer":
+            if len(args) != 1 or not (args[0].kind == "int" and args[0].expr.is_Integer):
+                raise SizeExpressionError("Integer of something else than a number")
+            return args[0]
+        if name in ("Pow", "PowByNatural"):
+            return self.power(name, args)
+        function, kind, operands, count = _size_functions().get(name, (None, "", "", 0))
+        if function is None:
+            raise SizeExpressionError(f"{name} is not a size function")
+        if len(args) < max(count, 1) or (count and len(args) > count):
+            raise SizeExpressionError(f"{name} of {len(args)} arguments")
+        checked = [self.operand(arg, name, operands) for arg in args]
+        return _Value(self.build(name, function, *checked), kind)
+
+    def symbol(self, args: list[_Value], keywords: dict[str, bool]) -> _Value:
+        if len(args) != 1 or args[0].kind != "str":
+            raise SizeExpressionError("Symbol of something else than a name")
+        if not keywords.get("integer") or not keywords.keys() <= _ASSUMPTIONS:
+            shown = "".join(f", {k}={v}" for k, v in keywords.items())
+            raise SizeExpressionError(f"Symbol({args[0].expr!r}{shown}), not an integer symbol")
+        return _Value(sympy.Symbol(args[0].expr, **keywords), "int")
+
+    def power(self, name: str, args: list[_Value]) -> _Value:
+        if len(args) != 2:
+            raise SizeExpressionError(f"{name} of {len(args)} arguments")
+        base, exponent = (self.integer(arg, name).expr for arg in args)
+        if not (exponent.is_Integer and 0 <= exponent <= _MAX_EXPONENT):
+            raise SizeExpressionError(f"the exponent {exponent} (0 to {_MAX_EXPONENT})")
+        if base.is_Integer and abs(int(base)).bit_length() * int(exponent) > _MAX_POWER_BITS:
+            raise SizeExpressionError(f"a power {base}**{exponent} too large")
+        return _Value(self.build(name, sympy.Pow, base, exponent), "int")
+
+    # ------------------------------------------------------------------ values
+
+    def operand(self, value: _Value, name: str, kind: str) -> Any:
+        if value.kind != kind:
+            raise SizeExpressionError(f"{name} of {_KINDS[value.kind]} for {_KINDS[kind]}")
+        return value.expr
+
+    def integer(self, value: _Value, name: str) -> _Value:
+        self.operand(value, name, "int")
+        return value
+
+    def build(self, name: str, function: Any, *args: Any) -> Any:
+        try:
+            return function(*args)
+        except (TypeError, ValueError, ArithmeticError) as err:
+            raise SizeExpressionError(f"{name}: {err}") from None
+
+    @contextlib.contextmanager
+    def nested(self) -> Iterator[None]:
+        self.depth += 1
+        if self.depth > _MAX_NESTING:
+            raise SizeExpressionError(f"nested more than {_MAX_NESTING} deep")
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
+
+@functools.cache
+def _torch_functions() -> dict[str, Any]:
+    from torch.utils._sympy import functions
+
+    names = ("FloorDiv", "CleanDiv", "CeilDiv", "Mod", "PythonMod")
+    return {name: getattr(functions, name) for name in names}
+
+
+@functools.cache
+def _size_functions() -> dict[str, tuple[Any, str, str, int]]:
+    """Function name -> (constructor, result kind, operand kind, number of operands, 0
+    for any)."""
+    torch_functions = _torch_functions()
+    functions: dict[str, tuple[Any, str, str, int]] = {
+        name: (function, "int", "int", 2) for name, function in torch_functions.items()
+    }
+    functions |= {
+        "Add": (sympy.Add, "int", "int", 0),
+        "Mul": (sympy.Mul, "int", "int", 0),
+        "Max": (sympy.Max, "int", "int", 0),
+        "Min": (sympy.Min, "int", "int", 0),
+        "And": (sympy.And, "bool", "bool", 0),
+        "Or": (sympy.Or, "bool", "bool", 0),
+        "Not": (sympy.Not, "bool", "bool", 1),
+    }
+    for function in (sympy.Eq, sympy.Ne, sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge):
+        # srepr writes the class names: Equality, StrictLessThan, ...
+        functions[function.__name__] = (function, "bool", "int", 2)
+    return functions
 
 
 # ---------------------------------------------------------------------------- .onnx

@@ -12,10 +12,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import sympy
 
 from xrelax import frontend
 from xrelax.frontend.common import FrontendError
-from xrelax.frontend.model_files import UntrustedModelError
+from xrelax.frontend.model_files import (
+    SizeExpressionError,
+    UntrustedModelError,
+    check_pt2,
+    parse_size_expression,
+)
 from xrelax.tools.relax_import import main as relax_import
 
 torch = pytest.importorskip("torch")
@@ -88,6 +94,16 @@ def evaluated_expression(marker: Path) -> Callable[[str, bytes], bytes]:
     return expression(f"sympify.__globals__['__builtins__']['open']('{marker}', 'w')")
 
 
+def sympified_string(template: str) -> Callable[[Path], Callable[[str, bytes], bytes]]:
+    """An expression of sympy calls only, one of whose arguments is a string: sympy
+    sympifies (evaluates) it."""
+
+    def attack(marker: Path) -> Callable[[str, bytes], bytes]:
+        return expression(template.format(code=repr(f"open({str(marker)!r}, 'w')")))
+
+    return attack
+
+
 def expression(code: str) -> Callable[[str, bytes], bytes]:
     def edit(name: str, data: bytes) -> bytes:
         if name.endswith("models/model.json"):
@@ -112,7 +128,17 @@ def expression(code: str) -> Callable[[str, bytes], bytes]:
     [
         (pickled_weight, "holds 'lin.bias' as a pickle"),
         (pickled_sample_inputs, "holds a pickle that torch's safe loader refuses"),
-        (evaluated_expression, "holds a symbolic expression calling an attribute"),
+        (
+            evaluated_expression,
+            "holds the symbolic expression \"sympify.__globals__['__builtins__']['open']('",
+        ),
+        (sympified_string("Tuple({code})"), "(a string that is not a name at 6)"),
+        (sympified_string("Mod({code}, Integer(2))"), "(a string that is not a name at 4)"),
+        (
+            sympified_string("PythonMod(Integer(3), {code})"),
+            "(a string that is not a name at 22)",
+        ),
+        (sympified_string("ExprCondPair({code}, true)"), "(a string that is not a name at 13)"),
     ],
 )
 def test_crafted_pt2_never_runs_code(archive: Path, tmp_path: Path, capsys, attack, message):
@@ -136,8 +162,106 @@ def test_huge_power_is_refused(archive: Path, tmp_path: Path) -> None:
     crafted = rewrite(
         archive, tmp_path / "power.pt2", expression("Pow(Integer(10), Integer(1000000000))")
     )
-    with pytest.raises(FrontendError, match="holds a symbolic power 1000000000 too large"):
+    with pytest.raises(UntrustedModelError) as refused:
         frontend.import_model(crafted)
+    assert str(refused.value).startswith(
+        f"'{crafted}' holds the symbolic expression 'Pow(Integer(10), Integer(1000000000))', "
+        "not an integer expression over sizes (the exponent 1000000000 (0 to 64)); torch "
+        "evaluates these, which would run code from the file; if you trust the file, "
+    )
+
+
+def archived_expressions(path: Path) -> tuple[list[str], list[str]]:
+    """The ``expr_str`` values and ``range_constraints`` keys of a .pt2 archive."""
+    with zipfile.ZipFile(path) as archive:
+        name = next(n for n in archive.namelist() if n.endswith("models/model.json"))
+        program = json.loads(archive.read(name))
+    found, stack = [], [program]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            found += [v for k, v in value.items() if k == "expr_str"]
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return found, list(program["range_constraints"])
+
+
+def test_parser_reads_what_torch_writes(tmp_path: Path) -> None:
+    """Sizes torch derives (floor division, modulo, min, max, powers, derived dims) and
+    the assertions on a data-dependent size: our parser builds what sympy evaluates."""
+    from torch.utils._sympy import functions
+
+    class Sizes(torch.nn.Module):
+        def forward(self, x, y, k):
+            n = x.shape[0]
+            count = k.item()
+            torch._check(count >= 2)
+            torch._check(count < 100)
+            return (
+                x.reshape(-1),
+                x[: n // 2],
+                x.new_zeros(n // 3 + 1, (n + 2) // 3, -(-n // 4), (-n) % 7 + 1),
+                x.new_zeros(max(n, count), min(n - 1, 3), n**2 - n),
+                torch.cat([y[1:], x, x]),
+            )
+
+    batch = torch.export.Dim("batch", min=2, max=64)
+    x, y, k = torch.randn(6, 4), torch.randn(13, 4), torch.tensor(5)
+    shapes = ({0: 2 * batch}, {0: 4 * batch + 1}, None)
+    path = tmp_path / "sizes.pt2"
+    torch.export.save(torch.export.export(Sizes(), (x, y, k), dynamic_shapes=shapes), path)
+    expressions, range_keys = archived_expressions(path)
+    parsed = [parse_size_expression(text) for text in expressions]
+    kinds = {type(e).__name__ for expr in parsed for e in sympy.preorder_traversal(expr)}
+    assert {"FloorDiv", "PythonMod", "Max", "Min", "Pow", "Mul", "Add"} <= kinds
+    assert {"GreaterThan", "StrictLessThan", "Symbol"} <= kinds
+    names = {name: getattr(functions, name) for name in ("FloorDiv", "PythonMod", "Mod")}
+    for text in expressions:  # our own file: sympify is the reference here
+        assert parse_size_expression(text) == sympy.sympify(text, locals=names), text
+    assert "2*s" in " ".join(range_keys)
+    for key in range_keys:
+        assert str(parse_size_expression(key, bare_names=True)) == key
+    check_pt2(path.read_bytes(), str(path))
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Tuple(Integer(1))", "Tuple is not a size function"),
+        ("ExprCondPair(Integer(1), true)", "ExprCondPair is not a size function"),
+        ("Mod('s0', Integer(2))", "Mod of a string for an integer"),
+        ("Integer(1).__class__", "'.' at 10"),
+        ("Symbol('s0', integer=True)(Integer(1))", "'(' at 26"),
+        ("Symbol('s0')", "Symbol('s0'), not an integer symbol"),
+        (
+            "Symbol('s0', integer=True, commutative=False)",
+            "Symbol('s0', integer=True, commutative=False), not an integer symbol",
+        ),
+        ("Symbol('s0', integer=1)", "Symbol(integer=1)"),
+        ("s0 + 1", "the bare name s0"),
+        ("Integer(1.5)", "'.' at 9"),
+        ("Integer(Symbol('s0', integer=True))", "Integer of something else than a number"),
+        ("Float('0.5', precision=53)", "a string that is not a name at 6"),
+        ("ToFloat(Symbol('s0', integer=True))", "ToFloat is not a size function"),
+        ("FloorDiv(Integer(1))", "FloorDiv of 1 arguments"),
+        ("FloorDiv(Integer(1), Integer(0))", "FloorDiv: division by zero"),
+        ("Not(Integer(1))", "Not of an integer for a condition"),
+        ("Add(Integer(1), true)", "Add of a condition for an integer"),
+        ("Pow(Symbol('s0', integer=True), Integer(-1))", "the exponent -1 (0 to 64)"),
+        ("Pow(Pow(Integer(16), Integer(64)), Integer(2))", "a power 16**64 too large"),
+        ("Integer(123456789012345678901)", "a number of 21 digits"),
+        ("Add(" * 70 + "Integer(1)" + ")" * 70, "nested more than 64 deep"),
+        ("Add(Integer(1)", "it ends too early"),
+        ("Integer(1) Integer(2)", "'Integer' at 11"),
+        ("", "it ends too early"),
+        (["Integer(1)"], "not a string but list"),
+    ],
+)
+def test_parser_refusals(text, reason) -> None:
+    with pytest.raises(SizeExpressionError) as refused:
+        parse_size_expression(text)
+    assert str(refused.value) == reason
 
 
 def test_genuine_pt2_imports_without_trust(archive: Path) -> None:
