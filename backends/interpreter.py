@@ -405,15 +405,17 @@ class RelaxFunctions(InterpreterFunctions):
 
 
 def run_operator(self: RelaxFunctions, interpreter: Interpreter, op: OperatorOp, args) -> tuple:
-    """An operator: its obligations checked, its reference kernel run, its result checked
-    against its type (docs/shape-safety.md)."""
+    """An operator: its obligations checked, its reference kernel run on the values' own
+    shapes (:meth:`OperatorOp.run_reference`), its result checked against its type
+    (docs/shape-safety.md)."""
     for fact in op.obligations():
         if not fact.holds(self.env):
             raise InterpreterError(f"{self.func_name}: {fact.failure(self.env)}")
     try:
-        result = type(op).reference(args, dict(op.properties))
-    except Exception as err:  # noqa: BLE001 - numpy's refusal of the inputs, reported
-        raise InterpreterError(f"{self.where(op)}: {_one_line(err)}") from err
+        result = type(op).run_reference(args, dict(op.properties))
+    except Exception as err:  # noqa: BLE001 - the operator's refusal of the inputs, reported
+        message = _one_line(err).removeprefix(f"{op.name}: ")
+        raise InterpreterError(f"{self.where(op)}: {message}") from err
     self.check_result(op, result)
     return (result,)
 

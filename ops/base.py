@@ -45,6 +45,7 @@ from xrelax.dialects.relax import (
     RelaxError,
     ShapeType,
     TensorType,
+    TupleType,
     show_type,
 )
 from xrelax.dialects.symbolic import Dims, Fact
@@ -74,8 +75,59 @@ class OperatorOp(DeducedResultOp):
         """Build the result with the TE-style builder from input ``te.Tensor`` placeholders."""
         raise NotImplementedError(f"{cls.name} has no TIR legalization")
 
+    @classmethod
+    def run_reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        """The reference kernel on run-time values, as the safety net, the interpreter
+        and constant folding run it: first the operator's own facts on the values'
+        types (deduction over concrete shapes raises the :class:`RelaxError` the
+        symbolic path would, e.g. a 3x3 window over a 2x2 image), then the kernel,
+        whose result must have the deduced type."""
+        types = tuple(runtime_type(value) for value in inputs)
+        expected = cls.deduce_cached(types, tuple(sorted(props.items())))
+        result = cls.reference(inputs, props)
+        check_runtime_value(result, expected)
+        return result
+
 
 # --------------------------------------------------------------------------- type helpers
+
+
+def runtime_type(value: Any) -> Attribute:
+    """The most specific type of a run-time value: a tensor of its shape and element
+    type, a shape (a tuple of ints), or a prim (an int)."""
+    if isinstance(value, np.ndarray):
+        return TensorType.of(DimsAttr.of(list(value.shape)), dtypes.from_numpy(value.dtype))
+    if isinstance(value, tuple):
+        return ShapeType.of(list(value))
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return PrimType.of(dtypes.I64, int(value))
+    raise RelaxError(f"expected a tensor, a shape or an integer, got {type(value).__name__}")
+
+
+def check_runtime_value(value: Any, type_: Attribute) -> None:
+    """Raise a :class:`RelaxError` unless ``value`` has the shape and element type that
+    ``type_`` states (dims that are not integers, unknown ranks and dtypes match all)."""
+    if isinstance(type_, TupleType):
+        if not isinstance(value, tuple) or len(value) != len(type_.types):
+            raise RelaxError(f"the result is not a tuple of {len(type_.types)} values")
+        for field, field_type in zip(value, type_.types, strict=True):
+            check_runtime_value(field, field_type)
+        return
+    if not isinstance(type_, TensorType):
+        return
+    array = np.asarray(value)
+    if type_.known_dtype is not None and array.dtype != dtypes.numpy_dtype(type_.dtype):
+        raise RelaxError(
+            f"the result has element type {array.dtype}, expected {show_type(type_.dtype)}"
+        )
+    if type_.dims is not None:
+        expected = [int(d) if d.is_Integer else None for d in type_.dims]
+        if len(expected) != array.ndim or any(
+            e is not None and e != got for e, got in zip(expected, array.shape, strict=False)
+        ):
+            raise RelaxError(
+                f"the result has shape {list(array.shape)}, expected {show_type(type_)}"
+            )
 
 
 def expect_tensor(type_: Attribute, what: str = "operand") -> TensorType:

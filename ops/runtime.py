@@ -3,8 +3,9 @@
 ``relax-legalize-ops`` turns an operator it cannot compile to a kernel (unknown
 shapes, data-dependent results) into ``call_packed "relax.op.<name>"`` whose
 trailing argument is the operator's attribute dictionary as text. Importing this
-module registers those functions; each allocates its result with the operator's
-numpy reference kernel.
+module registers those functions; each checks the operator's facts on the values'
+shapes (as deduction would have, had the shapes been known) and allocates its result
+with the operator's numpy reference kernel.
 """
 
 from __future__ import annotations
@@ -40,13 +41,19 @@ def _runtime_kernel(op_type: type[OperatorOp]) -> Callable[..., Any]:
         if args and isinstance(args[-1], str):
             props, args = parse_props(args[-1]), args[:-1]
         try:
-            return op_type.reference(list(args), props)
-        except Exception as err:  # noqa: BLE001 - numpy's refusal of the inputs, reported
-            raise VMError(f"{op_type.name}: {' '.join(str(err).split())}") from err
+            return op_type.run_reference(list(args), props)
+        except Exception as err:  # noqa: BLE001 - the operator's refusal of the inputs
+            raise VMError(refusal(op_type, err)) from err
 
     kernel.__name__ = op_type.name.replace(".", "_")
     kernel.__doc__ = f"``{op_type.name}`` at run time (its numpy reference kernel)."
     return kernel
+
+
+def refusal(op_type: type[OperatorOp], err: BaseException) -> str:
+    """The one-line message of an operator refusing its run-time inputs, led by its name."""
+    message = " ".join(str(err).split()) or type(err).__name__
+    return message if message.startswith(f"{op_type.name}:") else f"{op_type.name}: {message}"
 
 
 def register_runtime_kernels() -> None:

@@ -100,7 +100,7 @@ class FoldOperator(RewritePattern):
             return
         if isinstance(op, OperatorOp):
             try:
-                result = np.asarray(type(op).reference(inputs, dict(op.properties)))
+                result = np.asarray(type(op).run_reference(inputs, dict(op.properties)))
             except Exception as err:  # noqa: BLE001 - the reference refuses these constants
                 # A violation proven at compile time, as the kernel path reports it.
                 raise IRError(op, f"{op.name}: {' '.join(str(err).split())}") from None

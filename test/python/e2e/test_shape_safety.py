@@ -311,6 +311,59 @@ relax.func @main(%x: {T("n")}) -> {T("n", "f64")} {{
     ),
 ]
 
+# The safety net (rank-only types): the operator's numpy kernel runs after its own facts,
+# checked on the values' shapes with the message the symbolic path gives at compile time.
+SAFETY_NET_CASES = [
+    Case(
+        "safety-net-gather-elements",
+        binary("gather_elements", "ndim=2", "ndim=2", "ndim=2", " {axis = 1 : i64}", "i64"),
+        (f32(3, 4), np.zeros((3, 2), np.int64)),
+        (f32(2, 3), np.zeros((3, 1), np.int64)),
+        r"main: relax.gather_elements.*: indices fit in x along axis 0: 3 <= 2 is false",
+    ),
+    Case(
+        "safety-net-gather-nd",
+        binary("gather_nd", "ndim=2", "ndim=2", "ndim=1", " {batch_dims = 1 : i64}", "i64").replace(
+            T("ndim=1"), "!relax.tensor<*, f32>"
+        ),
+        (f32(3, 4), np.zeros((3, 1), np.int64)),
+        (f32(2, 3), np.zeros((3, 1), np.int64)),
+        r"main: relax.gather_nd.*: indices and x share batch axis 0: 3 == 2 is false",
+    ),
+    Case(
+        "safety-net-max-pool",
+        unary("max_pool2d", "ndim=4", "ndim=4", " {pool_size = array<i64: 3, 3>}"),
+        (f32(1, 1, 3, 3),),
+        (f32(1, 1, 2, 2),),
+        r"relax.max_pool2d.*expected spatial dimension 0 \(padded size 2\) to hold the window "
+        r"of extent 3",
+    ),
+    Case(
+        "safety-net-avg-pool",
+        unary("avg_pool2d", "ndim=4", "ndim=4", " {pool_size = array<i64: 3, 3>}"),
+        (f32(1, 1, 3, 3),),
+        (f32(1, 1, 2, 2),),
+        r"relax.avg_pool2d.*expected spatial dimension 0 \(padded size 2\) to hold the window",
+    ),
+    Case(
+        "safety-net-conv",
+        binary("conv2d", "ndim=4", "ndim=4", "ndim=4"),
+        (f32(1, 1, 3, 3), f32(1, 1, 3, 3)),
+        (f32(1, 1, 2, 2), f32(1, 1, 3, 3)),
+        r"relax.conv2d.*expected spatial dimension 0 \(padded size 2\) to hold the window",
+    ),
+    Case(
+        "safety-net-matmul",
+        binary("matmul", "ndim=2", "ndim=2", "ndim=2"),
+        (f32(2, 3), f32(3, 4)),
+        (f32(2, 3), f32(5, 4)),
+        r"main: relax.matmul.*: expected the inner dimensions to agree, got lhs "
+        r"!relax.tensor<\[2, 3\], f32> with 3 columns and rhs !relax.tensor<\[5, 4\], f32> "
+        r"with 5 rows",
+    ),
+]
+CASES += SAFETY_NET_CASES
+
 xrelax.register_func("test.shape_safety.pairs", lambda x: np.zeros((2, 2), x.dtype), override=True)
 
 
