@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import sympy
+from xdsl.dialects.arith import FloatingPointLikeBinaryOperation
 from xdsl.dialects.builtin import (
     FunctionType,
     StringAttr,
@@ -710,6 +711,27 @@ class AssertOp(IRDLOperation):
             raise VerifyException("compares no expressions")
 
 
-TIR_OPS = (PrimFuncOp, AllocBufferOp, ForOp, LoadOp, StoreOp, IndexOp, LetOp, AssertOp)
+@irdl_op_definition
+class RemFOp(FloatingPointLikeBinaryOperation):
+    """``%r = tir.remf %a, %b : f32``: the remainder of a / b truncated toward zero, with
+    the sign of a, computed exactly (C's ``fmod``). MLIR's ``arith.remf``, which xDSL
+    0.74 does not define; the same syntax."""
+
+    name = "tir.remf"
+
+    traits = traits_def(Pure())
+
+
+TIR_OPS = (
+    PrimFuncOp,
+    AllocBufferOp,
+    ForOp,
+    LoadOp,
+    StoreOp,
+    IndexOp,
+    LetOp,
+    AssertOp,
+    RemFOp,
+)
 
 Tir = Dialect("tir", list(TIR_OPS), [BufferType])

@@ -77,20 +77,14 @@ class IsNanOp(FloatUnaryOp):
         return numpy_result(np.isnan(x))
 
 
-def _te_fmod(a: te.Expr, b: te.Expr) -> te.Expr:
-    # a - b * trunc(a / b): integer division already truncates toward zero.
-    quotient = a / b if not dtypes.is_float(a.dtype) else te.trunc(a / b)
-    return a - quotient * b
-
-
 @irdl_op_definition
 class FmodOp(BinaryOp):
     """``relax.fmod``: the remainder of a / b truncated toward zero, with the sign of a
-    (C's ``fmod``, numpy.fmod, torch.fmod)."""
+    (C's ``fmod``, numpy.fmod, torch.fmod), exact; an integer divisor of 0 gives 0."""
 
     name = "relax.fmod"
     NUMPY_FN = staticmethod(np.fmod)
-    TE_FN = staticmethod(_te_fmod)
+    TE_FN = staticmethod(te.fmod)
 
 
 class BitwiseOp(BinaryOp):

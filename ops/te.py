@@ -51,6 +51,7 @@ from xrelax.dialects.tir import (
     LetOp,
     LoadOp,
     PrimFuncOp,
+    RemFOp,
     StoreOp,
 )
 
@@ -70,6 +71,7 @@ __all__ = [
     "exp",
     "floordiv",
     "floormod",
+    "fmod",
     "if_then_else",
     "index",
     "log",
@@ -372,6 +374,12 @@ def floordiv(a: Any, b: Any) -> Any:
     if isinstance(a, Expr) or isinstance(b, Expr):
         return _binary("floordiv", a, b)
     return symbolic.floordiv(as_expr(a), as_expr(b))
+
+
+def fmod(a: Any, b: Any) -> Expr:
+    """The remainder of ``a / b`` truncated toward zero, with the sign of ``a`` (C's
+    ``fmod``, exact; an integer divisor of 0 gives 0, as numpy does)."""
+    return _binary("fmod", a, b)
 
 
 def floormod(a: Any, b: Any) -> Any:
@@ -1058,9 +1066,10 @@ def _emit_call(block: Block, expr: Call, args: list[SSAValue]) -> SSAValue:
         if op == "floordiv":
             quotient = _add(block, arith.DivfOp(args[0], args[1]))
             return _add(block, math.FloorOp(quotient))
+        if op == "fmod":
+            return _add(block, RemFOp(args[0], args[1]))
         if op == "mod":
-            quotient = _add(block, math.FloorOp(_add(block, arith.DivfOp(args[0], args[1]))))
-            return _add(block, arith.SubfOp(args[0], _add(block, arith.MulfOp(quotient, args[1]))))
+            return _floored_remainder(block, _add(block, RemFOp(args[0], args[1])), args[1])
     else:
         if op in _INT_BINARY:
             return _add(block, _INT_BINARY[op](args[0], args[1]))
@@ -1069,10 +1078,34 @@ def _emit_call(block: Block, expr: Call, args: list[SSAValue]) -> SSAValue:
         if op == "neg":
             zero = _add(block, _constant(0, dtype))
             return _add(block, arith.SubiOp(zero, args[0]))
+        if op == "fmod":
+            return _add(block, arith.RemSIOp(args[0], args[1]))
         if op == "mod":
-            quotient = _add(block, arith.FloorDivSIOp(args[0], args[1]))
-            return _add(block, arith.SubiOp(args[0], _add(block, arith.MuliOp(quotient, args[1]))))
+            return _floored_remainder(block, _add(block, arith.RemSIOp(args[0], args[1])), args[1])
     raise TypeError(f"'{op}' is not defined on {dtypes.NAME_OF[expr.args[0].dtype]}")
+
+
+def _floored_remainder(block: Block, rem: SSAValue, divisor: SSAValue) -> SSAValue:
+    """The remainder with the sign of the divisor from the truncated one ``rem`` (numpy's
+    ``remainder``): ``rem + divisor`` where ``rem`` is non-zero and the signs differ.
+    Exact, where ``a - floor(a / b) * b`` is not (``1e10 mod 3``, a divisor of inf)."""
+    is_float = dtypes.is_float(rem.type)
+    zero = _add(block, _constant(0, rem.type))
+
+    def less(a: SSAValue, b: SSAValue) -> SSAValue:
+        if is_float:
+            return _add(block, arith.CmpfOp(a, b, "olt"))
+        return _add(block, arith.CmpiOp(a, b, "slt"))
+
+    def not_equal(a: SSAValue, b: SSAValue) -> SSAValue:
+        if is_float:
+            return _add(block, arith.CmpfOp(a, b, "une"))
+        return _add(block, arith.CmpiOp(a, b, "ne"))
+
+    signs_differ = _add(block, arith.XOrIOp(less(rem, zero), less(divisor, zero)))
+    fix = _add(block, arith.AndIOp(signs_differ, not_equal(rem, zero)))
+    add = arith.AddfOp if is_float else arith.AddiOp
+    return _add(block, arith.SelectOp(fix, _add(block, add(rem, divisor)), rem))
 
 
 def _width(dtype: Attribute) -> int:

@@ -42,6 +42,7 @@ _BY_NAME: dict[str, NumpyOp] = {
     "arith.divsi": NumpyOp("rt.truncdiv", ufunc=False),
     "arith.floordivsi": NumpyOp("np.floor_divide"),
     "arith.remsi": NumpyOp("np.fmod"),
+    "tir.remf": NumpyOp("np.fmod"),
     "arith.negf": NumpyOp("np.negative"),
     "arith.maximumf": NumpyOp("np.maximum"),
     "arith.minimumf": NumpyOp("np.minimum"),

@@ -18,6 +18,20 @@ tir.prim_func @tir_exp(%X: !tir.buffer<[n], f32>, %Y: !tir.buffer<[n], f32>) {
 
 // -----
 
+// tir.remf: C's fmod on floats (MLIR's arith.remf, which xDSL does not define).
+// CHECK-LABEL: tir.prim_func @tir_fmod(%X: !tir.buffer<[n], f64>, %Y: !tir.buffer<[n], f64>) {
+// CHECK:         %r = tir.remf %v, %d : f64
+tir.prim_func @tir_fmod(%X: !tir.buffer<[n], f64>, %Y: !tir.buffer<[n], f64>) {
+  %d = arith.constant 3.0 : f64
+  tir.for i in [0, n) {
+    %v = tir.load %X[i] : f64
+    %r = tir.remf %v, %d : f64
+    tir.store %Y[i], %r : f64
+  }
+}
+
+// -----
+
 // CHECK-LABEL: tir.prim_func @pad_and_reduce(%X: !tir.buffer<[n, m], f32>, %Y: !tir.buffer<[n + 2, floordiv(m, 2) * 2], f32>, %S: !tir.buffer<[n], f32>) sym [k] {
 // CHECK-NEXT:    %z = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %T = tir.alloc_buffer : !tir.buffer<[k], f32>

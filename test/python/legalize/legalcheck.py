@@ -29,7 +29,7 @@ from xrelax.dialects.symbolic import sym
 from xrelax.dialects.tir import PrimFuncOp
 from xrelax.ops.base import OperatorOp
 
-F32, I1, I8, I32, I64 = dtypes.F32, dtypes.I1, dtypes.I8, dtypes.I32, dtypes.I64
+F32, F64, I1, I8, I32, I64 = dtypes.F32, dtypes.F64, dtypes.I1, dtypes.I8, dtypes.I32, dtypes.I64
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("XRELAX_LEGALIZE_EXAMPLES", "40")),

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from legalcheck import (
     F32,
+    F64,
     I1,
     I8,
     I32,
@@ -73,6 +74,30 @@ def test_fmod(data):
     divisor = operands[1]
     operands[1] = (divisor[0], np.asarray(divisor[1] * np.asarray(sign, divisor[1].dtype)))
     check(FmodOp, operands, env=env, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "a", "b"),
+    [
+        # Exact where a - trunc(a / b) * b is not: a large quotient, an infinite divisor.
+        (
+            F64,
+            [1e10, 5.0, -1.0, -0.0, 7.0, np.inf, np.nan],
+            [3.0, np.inf, -np.inf, 2.0, 0.0, 2.0, 1.0],
+        ),
+        (F32, [1e10, 16777217.0, -3.5], [3.0, 5.0, np.inf]),
+        # An integer divisor of 0 gives 0, as numpy does.
+        (I32, [7, -5, np.iinfo(np.int32).min, 9], [0, 0, -1, -4]),
+        (I64, [np.iinfo(np.int64).min, 2**62 + 1, -7], [-1, 2**61, 0]),
+    ],
+)
+def test_fmod_edge_values(dtype, a, b):
+    npdtype = {F32: np.float32, F64: np.float64, I32: np.int32, I64: np.int64}[dtype]
+    a, b = np.array(a, npdtype), np.array(b, npdtype)
+    legalized = check(FmodOp, [tensor([len(a)], dtype, a), tensor([len(b)], dtype, b)])
+    with np.errstate(all="ignore"):
+        expected = np.fmod(a, b)
+    np.testing.assert_array_equal(xrelax.interpret(legalized, "main", a, b), expected)
 
 
 @pytest.mark.parametrize("op", [BitwiseAndOp, BitwiseOrOp, BitwiseXorOp], ids=name)
