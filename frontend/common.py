@@ -101,10 +101,10 @@ def sanitize_name(name: str) -> str:
     """``name`` as an SSA name that prints as itself: other characters become ``_``
     (``fc1.weight`` -> ``fc1_weight``), a leading digit gets a ``_``, and a final
     ``_<digits>`` (which MLIR printers treat as a uniquing suffix) loses its ``_``
-    (``layers.0`` -> ``layers0``)."""
+    (``layers.0`` -> ``layers0``, ``1`` -> ``v1``)."""
     text = _NOT_NAME.sub("_", name) or "_"
     text = f"_{text}" if text[0].isdigit() else text
-    return _NUMBER_SUFFIX.sub(r"\1", text) if not _NUMBER_SUFFIX.fullmatch(text) else f"v{text}"
+    return _NUMBER_SUFFIX.sub(r"\1", text) if not _NUMBER_SUFFIX.fullmatch(text) else f"v{text[1:]}"
 
 
 class Names:
@@ -299,3 +299,23 @@ def _verify(module: ModuleOp) -> None:
         verify_module(module)
     except (IRError, RelaxError) as err:
         raise FrontendError(f"internal error: the imported IR does not verify: {err}") from None
+
+
+# ----------------------------------------------------------------------------- allocation
+
+
+def check_allocation(elements: int, dtype: Any, what: str) -> None:
+    """Refuse a value of ``elements`` elements of ``dtype`` that the VM would not
+    allocate (an import-time fold, a weight), before anything allocates it: the VM's
+    own allocation builtin is asked for the bytes (an untouched allocation, released
+    at once), so an importer and the VM refuse the same sizes."""
+    from xrelax.backends.vm.builtins import alloc_tensor_direct
+    from xrelax.backends.vm.error import AllocationError
+
+    nbytes = elements * np.dtype(dtype).itemsize
+    try:
+        alloc_tensor_direct((nbytes,), "uint8")
+    except AllocationError:
+        raise FrontendError(
+            f"{what} would take {nbytes} bytes, more than the VM allocates"
+        ) from None

@@ -6,36 +6,60 @@ vm = xrelax.VirtualMachine(xrelax.compile(imported.module))
 y = vm["main"](x, **imported.params)
 ```
 
-* A ``dim_param`` of a graph input (``batch``) becomes the relax variable of that name;
-  an input dimension with neither a value nor a name gets a fresh variable.
+* The model is validated as ONNX validates it: onnx's shape inference (strict, with
+  types checked and constant data propagated) and ``onnx.checker.check_model`` with
+  ``full_check``. Each converter then checks its attributes and constant inputs
+  against the operator's specification (axis ranges, split sums, index ranges, ...);
+  a model onnxruntime refuses is refused, in one line naming the node (its name, or
+  ``#<index>`` when it has none, and its op_type) and what was expected.
+* A ``dim_param`` of a graph input that is an identifier (``batch``) becomes the relax
+  variable of that name, shared by every input that names it; any other dimension
+  without a value (no name, ``?``, an expression) gets a variable of its own.
 * Initializers with more than one element become parameters after the inputs, named
   after the initializer; one-element initializers become constants.
 * Computations on sizes (``Shape``, ``Gather``, ``Concat``, ``Slice``, arithmetic, ...)
-  run at import time on symbolic values, so a ``Reshape`` whose target shape the graph
-  computes from ``Shape`` gets a symbolic shape, as it would in torch.
-* :data:`SUPPORTED` lists the operators (default domain).
+  and on small constants run at import time, with ONNX's arithmetic (integer ``Div``
+  truncates, ``Mod`` follows ``fmod``), on symbolic values: a ``Reshape`` whose target
+  the graph computes from ``Shape`` gets a symbolic shape, as it would in torch. No
+  folded value may be larger than the VM would allocate.
+* An operator without a converter whose ONNX schema defines it as a function of
+  other operators (``LeakyRelu``, ``Celu``, ``RMSNormalization``, ...) is imported as
+  that function's body; model-local functions are inlined.
+* :data:`SUPPORTED` lists the operators converted directly (default domain).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import count
 from os import PathLike
 from typing import Any
 
 import numpy as np
 import onnx
+import onnx.inliner
 import sympy
 from onnx import helper, numpy_helper
 from xdsl.ir import Attribute, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.block_builder import BlockBuilder
 from xrelax.dialects.relax import RelaxError, TensorType
-from xrelax.frontend.common import FrontendError, ImportedModel, ModelBuilder, Unsupported
+from xrelax.frontend.common import (
+    FrontendError,
+    ImportedModel,
+    ModelBuilder,
+    Unsupported,
+    check_allocation,
+)
 from xrelax.frontend.emitter import Emitter
 
 _I64_MAX = 2**63 - 1
+_I64_MIN = -(2**63)
 
 
 @dataclass
@@ -47,7 +71,14 @@ class _Known:
     param: str | None = None
 
 
-_Value = SSAValue | _Known | None
+@dataclass
+class _Unrepresentable:
+    """A value relax cannot hold (a string tensor): the nodes using it are unsupported."""
+
+    what: str
+
+
+_Value = SSAValue | _Known | _Unrepresentable | None
 _Converter = Callable[["_Importer", onnx.NodeProto, list[_Value], dict[str, Any]], Any]
 _CONVERTERS: dict[str, _Converter] = {}
 _FOLDERS: dict[str, Callable[..., Any]] = {}
@@ -56,16 +87,85 @@ _SMALL = 64
 """Float values up to this many elements are computed at import time; larger ones
 (weights) stay in the IR."""
 
+_UNREPRESENTABLE = {
+    getattr(onnx.TensorProto, name)
+    for name in ("STRING", "INT4", "UINT4", "INT2", "UINT2", "FLOAT4E2M1")
+    if hasattr(onnx.TensorProto, name)
+}
+"""Element types numpy holds as objects or packs below a byte: never folded."""
+
+_FOLDED_ELEMENTS = 1 << 16
+"""Import-time results of more elements are computed in the IR instead (a constant
+that large in the IR text helps nobody)."""
+
+_MAX_FUNCTION_DEPTH = 8
+"""How deeply function bodies may expand into further function bodies."""
+
 
 def from_onnx(model: onnx.ModelProto | str | PathLike[str]) -> ImportedModel:
     """Import an ONNX model (a ``ModelProto`` or a path); raises
     :class:`~xrelax.frontend.UnsupportedOperatorsError` listing every unsupported
-    operator, or :class:`~xrelax.frontend.FrontendError`."""
+    operator, or :class:`~xrelax.frontend.FrontendError` (an invalid model, one line)."""
     if not isinstance(model, onnx.ModelProto):
         from xrelax.frontend.model_files import load_onnx_model
 
         model = load_onnx_model(model)
-    return _Importer(model).run()
+    return _Importer(validated(model)).run()
+
+
+def validated(model: onnx.ModelProto) -> onnx.ModelProto:
+    """A copy of ``model``, which onnx's shape inference and checker accept, with
+    nameless nodes named ``#<index>`` and model-local functions inlined; a
+    :class:`FrontendError` naming the node otherwise."""
+    named = onnx.ModelProto()
+    named.CopyFrom(model)
+    for index, node in enumerate(named.graph.node):
+        if not node.name:
+            node.name = f"#{index}"
+    try:
+        # Inference first: it fills in graph outputs declared without a shape, which
+        # the checker requires and onnxruntime does not.
+        inferred = onnx.shape_inference.infer_shapes(
+            named, check_type=True, strict_mode=True, data_prop=True
+        )
+        onnx.checker.check_model(inferred, full_check=True)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as err:
+        raise FrontendError(_validation_message(str(err))) from None
+    except ValueError as err:  # a model over protobuf's 2 GB
+        raise FrontendError(f"the model cannot be checked: {_first_line(str(err))}") from None
+    # The inferred types only validate: the names inference makes up for unknown sizes
+    # (unk__0) would hide the sizes relax deduces.
+    return onnx.inliner.inline_local_functions(named) if named.functions else named
+
+
+_INFERENCE_NODE = re.compile(r"\(op_type:([\w.]+)(?:, node name: ([^)]*))?\):\s*(.*)", re.S)
+_CHECKER_NODE = re.compile(r"Bad node spec for node\. Name: (.*?) OpType: ([\w.]+)")
+_ERROR_KIND = re.compile(r"^(\s*\[\w+\]\s*)+")
+
+
+def _validation_message(text: str) -> str:
+    """One line from an onnx checker or shape inference error, naming the node."""
+    found = _INFERENCE_NODE.search(text)
+    if found:
+        op_type, name, message = found.groups()
+        return f"{_label(name or '', op_type)}: {_first_line(_ERROR_KIND.sub('', message))}"
+    found = _CHECKER_NODE.search(text)
+    if found:
+        name, op_type = found.groups()
+        return f"{_label(name, op_type)}: {_first_line(text)}"
+    return f"the model is not valid ONNX: {_first_line(_ERROR_KIND.sub('', text))}"
+
+
+def _first_line(text: str) -> str:
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return _ERROR_KIND.sub("", line).strip()
+
+
+def _label(name: str, op_type: str) -> str:
+    """How errors name a node: ``node 'conv1' (Conv)``, or ``node #3 (Conv)`` for the
+    fourth node of the graph when it has no name."""
+    shown = name if re.fullmatch(r"#\d+", name) else f"'{name}'"
+    return f"node {shown} ({op_type})"
 
 
 def _converts(*names: str, fold: Callable[..., Any] | None = None) -> Callable:
@@ -79,23 +179,26 @@ def _converts(*names: str, fold: Callable[..., Any] | None = None) -> Callable:
     return register
 
 
+_expansions = count()
+"""Numbers the function bodies expanded, for the names of their values."""
+
+
 class _Importer:
     def __init__(self, model: onnx.ModelProto) -> None:
         self.model = model
         self.graph = model.graph
-        self.opset = next(
-            (o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13
-        )
+        self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 1)
         self.builder = ModelBuilder("ONNX")
         self.env: dict[str, _Value] = {}
         self.em: Emitter
 
     def run(self) -> ImportedModel:
-        initializers = {t.name: numpy_helper.to_array(t) for t in self.graph.initializer}
-        for node in self.graph.node:
-            for attr in node.attribute:
-                if attr.type == onnx.AttributeProto.GRAPH:
-                    raise FrontendError(f"node '{node.name}' ({node.op_type}) has a subgraph")
+        if self.graph.sparse_initializer:
+            name = self.graph.sparse_initializer[0].values.name
+            raise FrontendError(f"sparse initializer '{name}': sparse tensors are not supported")
+        initializers = {t.name: t for t in self.graph.initializer}
+        used = {name for node in self.graph.node for name in node.input}
+        used |= {value.name for value in self.graph.output}
         inputs = []
         for value in self.graph.input:
             if value.name in initializers:
@@ -104,28 +207,70 @@ class _Importer:
             inputs.append((value.name, self.builder.add_input(value.name, dims, dtype)))
         self.inputs = inputs
         self.declared = {v.name: v for v in self.graph.value_info}
-        self.known: dict[str, _Known] = {}
-        for name, array in initializers.items():
-            if array.size > 1:
-                self.known[name] = _Known(array, self.builder.add_weight(name, array))
-            else:
-                self.known[name] = _Known(array)
+        self.declared.update((v.name, v) for v in self.graph.output)
+        self.known: dict[str, _Value] = {}
+        for name, tensor in initializers.items():
+            if name in used:
+                self.known[name] = self._initializer(tensor)
         return self.builder.build(self._body)
 
     def _input_type(self, value: onnx.ValueInfoProto) -> tuple[list[sympy.Expr], Attribute]:
+        if not value.type.HasField("tensor_type"):
+            kind = value.type.WhichOneof("value") or "of no type"
+            raise FrontendError(f"input '{value.name}' is a {kind.removesuffix('_type')}: "
+                                "only tensors are supported")  # fmt: skip
         tensor_type = value.type.tensor_type
-        if not value.type.HasField("tensor_type") or not tensor_type.HasField("shape"):
-            raise FrontendError(f"input '{value.name}' is not a tensor of known rank")
+        if not tensor_type.HasField("shape"):
+            raise FrontendError(f"input '{value.name}' has no shape: its rank must be known")
         dims: list[sympy.Expr] = []
         for axis, dim in enumerate(tensor_type.shape.dim):
             if dim.HasField("dim_value"):
+                if dim.dim_value < 0:
+                    raise FrontendError(
+                        f"input '{value.name}': dimension {axis} is {dim.dim_value}, "
+                        "expected a size >= 0"
+                    )
                 dims.append(sympy.Integer(dim.dim_value))
-            elif dim.dim_param and dim.dim_param.isidentifier():
+            elif dim.dim_param.isidentifier():
                 dims.append(self.builder.variable(dim.dim_param, dim.dim_param))
             else:
-                key = dim.dim_param or (value.name, axis)
-                dims.append(self.builder.variable(key, f"{value.name}_{axis}"))
+                # No name, "?" or an expression: a dimension of its own.
+                dims.append(self.builder.variable((value.name, axis), f"{value.name}_{axis}"))
         return dims, _dtype(tensor_type.elem_type, f"input '{value.name}'")
+
+    def _initializer(self, tensor: onnx.TensorProto) -> _Value:
+        """An initializer's value, its data checked against its dims and element type;
+        one of more than one element becomes a weight parameter."""
+        name = tensor.name
+        try:
+            np_dtype = helper.tensor_dtype_to_np_dtype(tensor.data_type)
+        except (KeyError, ValueError, TypeError):
+            raise FrontendError(f"initializer '{name}' has no valid element type") from None
+        type_name = onnx.TensorProto.DataType.Name(tensor.data_type)
+        if any(d < 0 for d in tensor.dims):
+            raise FrontendError(
+                f"initializer '{name}' has a negative dimension: {list(tensor.dims)}"
+            )
+        elements = math.prod(tensor.dims)
+        if tensor.data_type in _UNREPRESENTABLE:
+            return _Unrepresentable(f"a {type_name} tensor")
+        if tensor.HasField("raw_data") or tensor.data_location == onnx.TensorProto.EXTERNAL:
+            expected = elements * np_dtype.itemsize
+            if len(tensor.raw_data) != expected:
+                raise FrontendError(
+                    f"initializer '{name}' of shape {list(tensor.dims)} ({type_name}) needs "
+                    f"{expected} bytes of data, has {len(tensor.raw_data)}"
+                )
+        check_allocation(elements, np_dtype, f"initializer '{name}'")
+        try:
+            array = numpy_helper.to_array(tensor)
+        except ValueError:
+            raise FrontendError(
+                f"initializer '{name}': its data does not fill its shape {list(tensor.dims)}"
+            ) from None
+        if array.size > 1 and _relax_dtype(array.dtype) is not None:
+            return _Known(array, self.builder.add_weight(name, array))
+        return _Known(array)
 
     def scalar(self, value: _Value, what: str) -> SSAValue:
         """A 0-d operand as a prim value when known at import time (a size, a number),
@@ -145,7 +290,7 @@ class _Importer:
         self.env.update(self.known)
         self.env[""] = None
         for node in self.graph.node:
-            self._convert(node)
+            self._convert(node, _label(node.name, node.op_type), self.opset, 0)
         if self.builder.unsupported:
             return []
         outputs = []
@@ -156,39 +301,118 @@ class _Importer:
             outputs.append(self.tensor(result))
         return outputs
 
-    def _convert(self, node: onnx.NodeProto) -> None:
+    def _convert(self, node: onnx.NodeProto, label: str, opset: int, depth: int) -> None:
+        """Convert ``node`` (of default-domain opset ``opset``), binding its outputs;
+        errors name it as ``label``."""
         op_type = (
             node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
         )
-        inputs = [self.env.get(name, _POISON) for name in node.input]
         for name in node.input:
             if name not in self.env:
-                raise FrontendError(f"node '{node.name}' ({op_type}): no value named '{name}'")
+                raise FrontendError(f"{label}: no value named '{name}'")
+        inputs = [self.env[name] for name in node.input]
         results: Any = _POISON
         converter = _CONVERTERS.get(op_type)
-        if converter is None:
-            self.builder.unsupported[op_type] += 1
+        refused = next((v for v in inputs if isinstance(v, _Unrepresentable)), None)
+        if refused is not None:
+            self.builder.unsupported[f"{op_type} ({refused.what})"] += 1
+        elif converter is None:
+            body = _function_body(node, opset, [self._type_proto(v) for v in inputs])
+            if body is None or depth >= _MAX_FUNCTION_DEPTH:
+                self.builder.unsupported[op_type] += 1
+            elif not any(v is _POISON for v in inputs):
+                self._expand(node, body, label, depth)
+                return
         elif not any(v is _POISON for v in inputs):
-            attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+            attrs = {a.name: _attribute(a) for a in node.attribute}
+            saved, self.opset = self.opset, opset
             try:
                 results = self._run(op_type, converter, node, inputs, attrs)
             except Unsupported as err:
                 self.builder.unsupported[f"{op_type} ({err.what})"] += 1
-            except (FrontendError, RelaxError, ValueError) as err:
-                where = f"node '{node.name}' ({op_type})" if node.name else op_type
-                raise FrontendError(f"{where}: {err}") from None
+            except (FrontendError, RelaxError, ValueError, VerifyException) as err:
+                raise FrontendError(f"{label}: {_first_line(str(err))}") from None
+            finally:
+                self.opset = saved
         if not isinstance(results, list):
             results = [results] + [_POISON] * (len(node.output) - 1)
         for name, value in zip(node.output, results, strict=False):
+            if isinstance(value, SSAValue):
+                try:
+                    _check_allocated(value)
+                except FrontendError as err:
+                    raise FrontendError(f"{label}: {err}") from None
             if name:
                 if isinstance(value, SSAValue) and name in self.declared:
-                    value = self._checked(value, self.declared[name])
+                    try:
+                        value = self._checked(value, self.declared[name])
+                    except FrontendError as err:
+                        raise FrontendError(f"{label}: {err}") from None
                 self.env[name] = value
 
+    def _expand(
+        self, node: onnx.NodeProto, body: onnx.FunctionProto, label: str, depth: int
+    ) -> None:
+        """Convert ``node`` as the nodes of its function ``body``: formal inputs and
+        outputs bound to the node's, attribute references to the node's attributes
+        (or the schema's defaults), the other values renamed apart."""
+        prefix = f"{node.output[0] if node.output else node.op_type}/fn{next(_expansions)}/"
+        names = {formal: actual for formal, actual in zip(body.input, node.input, strict=False)}
+        names.update((formal, "") for formal in body.input[len(node.input) :])
+        names.update(
+            (formal, actual or prefix + formal)
+            for formal, actual in zip(body.output, node.output, strict=False)
+        )
+        attributes = _function_attributes(node, body)
+        opset = next((o.version for o in body.opset_import if o.domain in ("", "ai.onnx")), 1)
+        for inner in body.node:
+            expanded = onnx.NodeProto()
+            expanded.CopyFrom(inner)
+            for index, name in enumerate(inner.input):
+                expanded.input[index] = names.get(name, prefix + name) if name else ""
+            for index, name in enumerate(inner.output):
+                if name and name not in names:
+                    names[name] = prefix + name
+                expanded.output[index] = names.get(name, "")
+            del expanded.attribute[:]
+            for attr in inner.attribute:
+                if attr.ref_attr_name:
+                    if attr.ref_attr_name in attributes:
+                        value = onnx.AttributeProto()
+                        value.CopyFrom(attributes[attr.ref_attr_name])
+                        value.name = attr.name
+                        expanded.attribute.append(value)
+                else:
+                    expanded.attribute.append(attr)
+            inner_label = f"{label}, in its function body: {_label(inner.name, inner.op_type)}"
+            if not inner.name:
+                inner_label = f"{label}, in its function body: {inner.op_type}"
+            self._convert(expanded, inner_label, opset, depth + 1)
+
+    def _type_proto(self, value: _Value) -> onnx.TypeProto | None:
+        """The ONNX type of a value (what a context-dependent function body needs)."""
+        if isinstance(value, _Known):
+            array = _canonical(value.array)
+            elem = helper.np_dtype_to_tensor_dtype(
+                np.dtype(np.int64) if array.dtype == object else array.dtype
+            )
+            return helper.make_tensor_type_proto(elem, list(array.shape))
+        if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
+            dtype, dims = value.type.known_dtype, value.type.dims
+            if dtype is None or dims is None:
+                return None
+            try:
+                elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtypes.numpy_name(dtype)))
+            except ValueError:
+                return None
+            shape = [int(d) if d.is_Integer else symbolic.format_expr(d) for d in dims]
+            return helper.make_tensor_type_proto(elem, shape)
+        return None
+
     def _checked(self, value: SSAValue, declared: onnx.ValueInfoProto) -> SSAValue:
-        """``value`` with the shape the model declares for it (its ``value_info``), when
-        every dimension is a number or a name: relax's deduction and the exporter's claim
-        must agree, or be checked at run time (``relax.match_shape``)."""
+        """``value`` with the shape the model declares or onnx infers for it, when every
+        dimension is a number or a name: relax's deduction and ONNX's claim must agree,
+        or be checked at run time (``relax.match_shape``)."""
         if not isinstance(value.type, TensorType):
             return value
         type_ = declared.type.tensor_type
@@ -218,7 +442,8 @@ class _Importer:
         if fold is not None and all(_foldable(v) for v in inputs):
             arrays = [None if v is None else v.array for v in inputs]
             try:
-                return _Known(_canonical(np.asarray(fold(self, arrays, attrs))))
+                with np.errstate(all="ignore"):
+                    return _Known(_canonical(np.asarray(fold(self, arrays, attrs))))
             except Unsupported:
                 pass  # not at import time (a symbolic slice of a constant): in the IR
         return converter(self, node, inputs, attrs)
@@ -231,11 +456,15 @@ class _Importer:
             return value
         if value is None:
             raise FrontendError("a required input is absent")
+        if isinstance(value, _Unrepresentable):
+            raise Unsupported(value.what)
         if value.param is not None:
             return self.params[value.param]
         array = value.array
         if array.dtype == object:
             return self.sizes_tensor(array)
+        if _relax_dtype(array.dtype) is None:
+            raise Unsupported(f"a {array.dtype} tensor")
         return self.em.const(array)
 
     def sizes_tensor(self, array: np.ndarray) -> SSAValue:
@@ -255,17 +484,93 @@ class _Importer:
         return [int(e) for e in array]
 
     def sizes(self, value: _Value, what: str) -> list[sympy.Expr]:
-        """An import-time list of (symbolic) sizes."""
+        """An import-time list of (symbolic) integers."""
         if not isinstance(value, _Known):
             raise Unsupported(f"a {what} computed at run time")
+        array = np.asarray(value.array)
+        if array.dtype != object and array.dtype.kind not in "iub":
+            raise FrontendError(f"expected integers as {what}, got {array.dtype}")
         return [
             symbolic.as_expr(int(e)) if not isinstance(e, sympy.Expr) else e
-            for e in np.asarray(value.array).reshape(-1).tolist()
+            for e in array.reshape(-1).tolist()
         ]
+
+    def ndim(self, value: _Value) -> int:
+        """The rank of a value."""
+        if isinstance(value, _Known):
+            return value.array.ndim
+        return self.em.ndim(self.tensor(value))
+
+    def dims(self, value: _Value) -> list[sympy.Expr]:
+        """The (symbolic) shape of a value."""
+        if isinstance(value, _Known):
+            return [sympy.Integer(d) for d in value.array.shape]
+        return list(self.em.dims(self.tensor(value)))
 
 
 _POISON: Any = object()
 """The value of an unsupported node's outputs (and of everything using them)."""
+
+
+def _attribute(attr: onnx.AttributeProto) -> Any:
+    """An attribute's value, strings decoded."""
+    value = helper.get_attribute_value(attr)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, list) and value and isinstance(value[0], bytes):
+        return [v.decode("utf-8", "replace") for v in value]
+    return value
+
+
+def _function_body(
+    node: onnx.NodeProto, opset: int, input_types: list[onnx.TypeProto | None]
+) -> onnx.FunctionProto | None:
+    """The function body ONNX defines ``node``'s operator by at ``opset`` (the newest
+    version not after it), or None."""
+    domain = "" if node.domain == "ai.onnx" else node.domain
+    if domain != "":
+        return None
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opset, domain)
+    except onnx.defs.SchemaError:
+        return None
+    versions = [v for v in schema.function_opset_versions if v <= opset]
+    if versions:
+        body = schema.get_function_with_opset_version(max(versions))
+    else:
+        versions = [v for v in schema.context_dependent_function_opset_versions if v <= opset]
+        if not versions or any(t is None for t in input_types):
+            return None
+        try:
+            body = schema.get_context_dependent_function_with_opset_version(
+                max(versions),
+                node.SerializeToString(),
+                [t.SerializeToString() for t in input_types],  # type: ignore[union-attr]
+            )
+        except Exception:  # noqa: BLE001 - onnx's builder refuses this node's types
+            return None
+    if not body:
+        return None
+    function = onnx.FunctionProto()
+    function.ParseFromString(body if isinstance(body, bytes) else body.SerializeToString())
+    return function if function.node else None
+
+
+def _function_attributes(
+    node: onnx.NodeProto, body: onnx.FunctionProto
+) -> dict[str, onnx.AttributeProto]:
+    """The attributes a function body may reference: the node's, then the defaults of
+    the body and of the operator's schema."""
+    attributes = {attr.name: attr for attr in body.attribute_proto}
+    try:
+        schema = onnx.defs.get_schema(node.op_type, max(o.version for o in body.opset_import))
+        for name, attr in schema.attributes.items():
+            if attr.default_value.type != onnx.AttributeProto.UNDEFINED:
+                attributes.setdefault(name, attr.default_value)
+    except (onnx.defs.SchemaError, ValueError):
+        pass
+    attributes.update((attr.name, attr) for attr in node.attribute)
+    return attributes
 
 
 def _foldable(value: _Value) -> bool:
@@ -290,12 +595,22 @@ def _canonical(array: np.ndarray) -> np.ndarray:
     return result
 
 
+def _relax_dtype(dtype: np.dtype) -> Attribute | None:
+    try:
+        return dtypes.from_numpy(dtype)
+    except (ValueError, TypeError):
+        return None
+
+
 def _dtype(elem_type: int, what: str) -> Attribute:
     try:
-        return dtypes.from_numpy(helper.tensor_dtype_to_np_dtype(elem_type))
+        dtype = _relax_dtype(helper.tensor_dtype_to_np_dtype(elem_type))
     except (ValueError, KeyError, TypeError):
+        dtype = None
+    if dtype is None:
         name = onnx.TensorProto.DataType.Name(elem_type)
-        raise FrontendError(f"{what} has element type {name}, which relax lacks") from None
+        raise FrontendError(f"{what} has element type {name}, which relax lacks")
+    return dtype
 
 
 def _sizes_array(dims: Sequence[sympy.Expr]) -> np.ndarray:
@@ -305,13 +620,102 @@ def _sizes_array(dims: Sequence[sympy.Expr]) -> np.ndarray:
     return _canonical(array)
 
 
-def _axes(imp: _Importer, inputs: list[_Value], attrs: dict[str, Any], index: int) -> Any:
-    """Axes from attribute ``axes`` (older opsets) or input ``index`` (newer); None: absent."""
+def _given(inputs: list[_Value], index: int) -> _Value:
+    """Input ``index``, or None when the node leaves it out (absent or empty name)."""
+    return inputs[index] if index < len(inputs) else None
+
+
+def _axis(axis: int, rank: int, what: str = "axis") -> int:
+    """``axis`` of a tensor of ``rank``, in ``[-rank, rank - 1]``, made non-negative."""
+    if not -rank <= axis < rank:
+        raise FrontendError(f"{what} {axis} is out of range: expected [{-rank}, {rank - 1}]")
+    return axis + rank if axis < 0 else axis
+
+
+def _axes(axes: Sequence[int], rank: int, what: str = "axes") -> list[int]:
+    """Distinct axes of a tensor of ``rank``, made non-negative."""
+    result = [_axis(a, rank, what[:-1] if what.endswith("s") else what) for a in axes]
+    if len(set(result)) != len(result):
+        raise FrontendError(f"{what} {list(axes)} name an axis twice")
+    return result
+
+
+def _axes_input(
+    imp: _Importer, inputs: list[_Value], attrs: dict[str, Any], index: int
+) -> list[int] | None:
+    """Axes from attribute ``axes`` (older opsets) or input ``index`` (newer); None:
+    absent."""
     if "axes" in attrs:
         return list(attrs["axes"])
-    if len(inputs) > index and inputs[index] is not None:
-        return imp.ints(inputs[index], "axes")
-    return None
+    given = _given(inputs, index)
+    if given is None:
+        return None
+    return imp.ints(given, "axes")
+
+
+def _string(attrs: dict[str, Any], name: str, default: str, allowed: Sequence[str]) -> str:
+    """String attribute ``name``, one of ``allowed``."""
+    value = attrs.get(name, default)
+    if value not in allowed:
+        shown = ", ".join(f"'{a}'" for a in allowed)
+        raise FrontendError(f"attribute {name} is '{value}', expected one of {shown}")
+    return value
+
+
+def _flag(attrs: dict[str, Any], name: str, default: int = 0) -> bool:
+    """Integer attribute ``name`` that must be 0 or 1."""
+    value = attrs.get(name, default)
+    if value not in (0, 1):
+        raise FrontendError(f"attribute {name} is {value}, expected 0 or 1")
+    return bool(value)
+
+
+def _checked_elements(shape: Sequence[int], dtype: Any, what: str) -> list[int]:
+    """``shape`` as ints, refused when a dimension is negative or the VM would not
+    allocate a tensor of it."""
+    shape = [int(d) for d in shape]
+    if any(d < 0 for d in shape):
+        raise FrontendError(f"{what} would have the negative shape {shape}")
+    check_allocation(math.prod(shape), dtype, f"{what} of shape {shape}")
+    return shape
+
+
+def _folded_shape(shape: Sequence[int], dtype: Any, what: str) -> list[int]:
+    """The shape of a fold's result, checked as :func:`_checked_elements` does; a
+    result of more than :data:`_FOLDED_ELEMENTS` is computed in the IR instead."""
+    shape = _checked_elements(shape, dtype, what)
+    if math.prod(shape) > _FOLDED_ELEMENTS:
+        raise Unsupported("a large result")
+    return shape
+
+
+def _check_allocated(value: SSAValue) -> None:
+    """Refuse a result whose static shape the VM would not allocate."""
+    type_ = value.type
+    if not isinstance(type_, TensorType) or type_.dims is None or type_.known_dtype is None:
+        return
+    static = _static(type_.dims)
+    if static is not None and math.prod(static) > _FOLDED_ELEMENTS:
+        dtype = np.dtype(dtypes.numpy_name(type_.known_dtype))
+        check_allocation(math.prod(static), dtype, f"the result of shape {static}")
+
+
+def _static(dims: Sequence[sympy.Expr]) -> list[int] | None:
+    """``dims`` as ints when each is a number."""
+    return [int(d) for d in dims] if all(d.is_Integer for d in dims) else None
+
+
+def _broadcast_known(arrays: Sequence[np.ndarray], what: str) -> tuple[int, ...]:
+    """The broadcast shape of folded operands (ONNX's multidirectional rule), checked
+    against the VM's allocation bound."""
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shown = " and ".join(str(list(a.shape)) for a in arrays)
+        raise FrontendError(f"shapes {shown} do not broadcast") from None
+    dtype = next((a.dtype for a in arrays if a.dtype != object), np.dtype(np.int64))
+    _folded_shape(shape, dtype, what)
+    return shape
 
 
 # ============================================================================ converters
@@ -328,7 +732,6 @@ for _onnx_name, _relax_name in {
     "Exp": "exp",
     "Log": "log",
     "Sqrt": "sqrt",
-    "Abs": "abs",
     "Erf": "erf",
     "Sin": "sin",
     "Cos": "cos",
@@ -336,7 +739,17 @@ for _onnx_name, _relax_name in {
     _converts(_onnx_name)(_unary(_relax_name))
 
 
-@_converts("IsNaN", fold=lambda imp, a, attrs: np.isnan(a[0]))
+@_converts("Abs", fold=lambda imp, a, attrs: np.abs(a[0]) if a[0].dtype != object else _no())
+def _abs(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    return imp.em.op("abs", imp.tensor(inputs[0]))
+
+
+def _no() -> Any:
+    """Leave a fold to the IR (sizes it cannot compute with)."""
+    raise Unsupported("not at import time")
+
+
+@_converts("IsNaN", fold=lambda imp, a, attrs: np.isnan(a[0]) if a[0].dtype != object else _no())
 def _isnan(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     return imp.em.op("isnan", imp.tensor(inputs[0]))
 
@@ -353,15 +766,43 @@ def _identity(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs:
 
 @_converts("Dropout")
 def _dropout(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    if len(node.output) > 1 and node.output[1]:
-        raise Unsupported("the mask output")
-    return inputs[0]
+    """The identity, as in inference; in training mode only when the ratio is 0 (it
+    drops elements at random otherwise). The mask output keeps every element."""
+    if imp.opset >= 12:
+        training = _given(inputs, 2)
+        ratio_value = _given(inputs, 1)
+        training_mode = False
+        if training is not None:
+            (flag,) = _known_values(training, "training_mode")
+            training_mode = bool(flag)
+        ratio = 0.5
+        if ratio_value is not None and training_mode:
+            (ratio,) = _known_values(ratio_value, "ratio")
+    else:
+        ratio = attrs.get("ratio", 0.5)
+        training_mode = imp.opset < 7 and not attrs.get("is_test", 0)
+    if not 0 <= ratio < 1:
+        raise FrontendError(f"ratio is {ratio}, expected a value in [0, 1)")
+    if training_mode and ratio != 0:
+        raise Unsupported(f"training mode with ratio {ratio} (random)")
+    x = inputs[0]
+    if len(node.output) < 2 or not node.output[1]:
+        return x
+    mask_dtype = dtypes.I1 if imp.opset >= 10 else imp.em.dtype(imp.tensor(x))
+    return [x, imp.em.full(imp.dims(x), True if mask_dtype == dtypes.I1 else 1, mask_dtype)]
+
+
+def _known_values(value: _Value, what: str) -> list[Any]:
+    """The numbers of an import-time input (a flag, a ratio)."""
+    if not isinstance(value, _Known) or value.array.dtype == object:
+        raise Unsupported(f"a {what} computed at run time")
+    return [v.item() for v in value.array.reshape(-1)]
 
 
 @_converts("Gelu")
 def _gelu(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x = imp.tensor(inputs[0])
-    if attrs.get("approximate", b"none") in (b"tanh", "tanh"):
+    if _string(attrs, "approximate", "none", ("none", "tanh")) == "tanh":
         return imp.em.gelu_tanh(x)
     return imp.em.op("gelu", x)
 
@@ -383,42 +824,221 @@ def _hard_swish(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attr
     return imp.em.hard_swish(imp.tensor(inputs[0]))
 
 
+def _negative_part(imp: _Importer, x: SSAValue, negative: SSAValue) -> SSAValue:
+    """``negative`` where x < 0, else x."""
+    em = imp.em
+    return em.op("where", em.op("less", x, em.scalar(0.0, x)), negative, x)
+
+
+@_converts("LeakyRelu")
+def _leaky_relu(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    em, x = imp.em, imp.tensor(inputs[0])
+    return _negative_part(imp, x, em.op("multiply", x, em.scalar(attrs.get("alpha", 0.01), x)))
+
+
+@_converts("PRelu")
+def _prelu(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """``slope * x`` where x < 0; the slope broadcasts to x one way."""
+    em, x, slope = imp.em, imp.tensor(inputs[0]), imp.tensor(inputs[1])
+    dims, slope_dims = em.dims(x), em.dims(slope)
+    if imp.opset < 7 and len(slope_dims) == 1 and len(dims) > 2:
+        slope = em.reshape(slope, [slope_dims[0], *[1] * (len(dims) - 2)])
+        slope_dims = em.dims(slope)
+    fits = len(slope_dims) <= len(dims) and all(
+        s == 1 or not symbolic.prove_not_equal(s, d)
+        for s, d in zip(reversed(slope_dims), reversed(dims), strict=False)
+    )
+    if not fits:
+        raise FrontendError(
+            f"slope of shape {symbolic.format_dims(slope_dims)} does not broadcast to X's "
+            f"{symbolic.format_dims(dims)}"
+        )
+    return _negative_part(imp, x, em.op("multiply", x, slope))
+
+
+@_converts("Elu")
+def _elu(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    em, x = imp.em, imp.tensor(inputs[0])
+    below = em.op("subtract", em.op("exp", x), em.scalar(1.0, x))
+    return _negative_part(imp, x, em.op("multiply", below, em.scalar(attrs.get("alpha", 1.0), x)))
+
+
+@_converts("Selu")
+def _selu(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    em, x = imp.em, imp.tensor(inputs[0])
+    alpha = attrs.get("alpha", 1.67326319217681884765625)
+    gamma = attrs.get("gamma", 1.05070102214813232421875)
+    below = em.op("subtract", em.op("multiply", em.op("exp", x), em.scalar(alpha, x)),
+                  em.scalar(alpha, x))  # fmt: skip
+    positive = em.op("greater", x, em.scalar(0.0, x))
+    return em.op("multiply", em.op("where", positive, x, below), em.scalar(gamma, x))
+
+
+@_converts("ThresholdedRelu")
+def _thresholded_relu(
+    imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
+) -> Any:
+    em, x = imp.em, imp.tensor(inputs[0])
+    above = em.op("greater", x, em.scalar(attrs.get("alpha", 1.0), x))
+    return em.op("where", above, x, em.scalar(0.0, x))
+
+
+@_converts("Softsign")
+def _softsign(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    em, x = imp.em, imp.tensor(inputs[0])
+    return em.op("divide", x, em.op("add", em.op("abs", x), em.scalar(1.0, x)))
+
+
 @_converts("Clip")
 def _clip(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    x = imp.tensor(inputs[0])
-    low, high = attrs.get("min"), attrs.get("max")
-    if len(inputs) > 1 and inputs[1] is not None:
-        low = imp.tensor(inputs[1])
-    if len(inputs) > 2 and inputs[2] is not None:
-        high = imp.tensor(inputs[2])
-    return imp.em.clamp(x, low, high)
+    """``min(max(x, low), high)``; a NaN bound is no bound (as in onnxruntime), also
+    when it is only known at run time."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    if imp.opset < 11:
+        bounds: list[Any] = [attrs.get("min"), attrs.get("max")]
+    else:
+        bounds = [_given(inputs, 1), _given(inputs, 2)]
+    for index, (bound, combine) in enumerate(zip(bounds, ("maximum", "minimum"), strict=True)):
+        if bound is None:
+            continue
+        if isinstance(bound, _Known | float | int):
+            (value,) = (
+                [bound]
+                if not isinstance(bound, _Known)
+                else _known_values(bound, ("min", "max")[index])
+            )
+            if not (isinstance(value, float) and math.isnan(value)):
+                x = em.op(combine, x, em.scalar(value, x))
+            continue
+        limit = em.reshape(imp.tensor(bound), [])
+        limited = em.op(combine, x, limit)
+        if dtypes.is_float(em.dtype(x)):
+            limited = em.op("where", em.op("isnan", limit), x, limited)
+        x = limited
+    return x
+
+
+# ------------------------------------------------------------------ arithmetic
+
+
+def _fold_arithmetic(np_fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A broadcasting fold of numbers or sizes (sums, differences and products of
+    symbolic sizes are sizes)."""
+
+    def fold(imp: _Importer, a: list[np.ndarray], attrs: dict) -> Any:
+        _broadcast_known(a, "the result")
+        return np_fn(*a)
+
+    return fold
 
 
 def _fold_divide(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
-    lhs, rhs = np.broadcast_arrays(a[0], a[1])
+    """ONNX's Div: integer division truncates toward zero."""
+    shape = _broadcast_known(a, "the quotient")
+    lhs, rhs = np.broadcast_to(a[0], shape), np.broadcast_to(a[1], shape)
     if lhs.dtype.kind == "f" or rhs.dtype.kind == "f":
         return lhs / rhs
-    result = np.empty(lhs.shape, object)
-    for index in np.ndindex(lhs.shape):
-        result[index] = symbolic.floordiv(symbolic.as_expr(_int(lhs[index])), _int(rhs[index]))
+    if lhs.dtype != object and rhs.dtype != object:
+        if np.any(rhs == 0):
+            raise FrontendError("integer division by zero")
+        quotient = np.abs(lhs) // np.abs(rhs)
+        return np.where((lhs < 0) != (rhs < 0), -quotient, quotient).astype(lhs.dtype)
+    result = np.empty(shape, object)
+    for index in np.ndindex(shape):
+        result[index] = _size_division(lhs[index], rhs[index], symbolic.floordiv)
     return result
+
+
+def _size_division(lhs: Any, rhs: Any, op: Callable[..., sympy.Expr]) -> sympy.Expr:
+    """``op`` (floordiv or floormod) of a size by a positive number: where both are
+    non-negative, truncation and flooring agree; anything else is left to the IR."""
+    lhs, rhs = symbolic.as_expr(_int(lhs)), symbolic.as_expr(_int(rhs))
+    if not (rhs.is_Integer and int(rhs) > 0 and symbolic.prove_le(0, lhs)):
+        raise Unsupported("a division of sizes")
+    return op(lhs, rhs)
 
 
 def _int(value: Any) -> Any:
     return value if isinstance(value, sympy.Expr) else int(value)
 
 
+def _fold_power(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
+    """Pow in the base's element type: an integer base is raised in double precision
+    and truncated, as onnxruntime does."""
+    base, exponent = a
+    if base.dtype == object or exponent.dtype == object:
+        raise Unsupported("a power of sizes")
+    _broadcast_known(a, "the power")
+    if base.dtype.kind in "iu":
+        return np.trunc(np.power(base.astype(np.float64), exponent.astype(np.float64))).astype(
+            base.dtype
+        )
+    return np.power(base, exponent.astype(base.dtype))
+
+
+def _fold_compare(
+    np_fn: Callable[..., Any], decide: Callable[[sympy.Expr, sympy.Expr], bool | None]
+) -> Callable[..., Any]:
+    """A comparison fold; sizes compare where the comparison is provable."""
+
+    def fold(imp: _Importer, a: list[np.ndarray], attrs: dict) -> Any:
+        shape = _broadcast_known(a, "the comparison")
+        if a[0].dtype != object and a[1].dtype != object:
+            return np_fn(a[0], a[1])
+        lhs, rhs = np.broadcast_to(a[0], shape), np.broadcast_to(a[1], shape)
+        result = np.empty(shape, bool)
+        for index in np.ndindex(shape):
+            decided = decide(symbolic.as_expr(_int(lhs[index])), symbolic.as_expr(_int(rhs[index])))
+            if decided is None:
+                raise Unsupported("a comparison of sizes")
+            result[index] = decided
+        return result
+
+    return fold
+
+
+def _decided(true: Callable[..., bool], false: Callable[..., bool]) -> Callable[..., bool | None]:
+    def decide(a: sympy.Expr, b: sympy.Expr) -> bool | None:
+        if true(a, b):
+            return True
+        if false(a, b):
+            return False
+        return None
+
+    return decide
+
+
 _BINARY: dict[str, tuple[str, Callable[..., Any]]] = {
-    "Add": ("add", lambda imp, a, attrs: a[0] + a[1]),
-    "Sub": ("subtract", lambda imp, a, attrs: a[0] - a[1]),
-    "Mul": ("multiply", lambda imp, a, attrs: a[0] * a[1]),
+    "Add": ("add", _fold_arithmetic(np.add)),
+    "Sub": ("subtract", _fold_arithmetic(np.subtract)),
+    "Mul": ("multiply", _fold_arithmetic(np.multiply)),
     "Div": ("divide", _fold_divide),
-    "Pow": ("power", lambda imp, a, attrs: a[0] ** a[1]),
-    "Equal": ("equal", lambda imp, a, attrs: np.equal(a[0], a[1]).astype(bool)),
-    "Less": ("less", lambda imp, a, attrs: np.less(a[0], a[1])),
-    "LessOrEqual": ("less_equal", lambda imp, a, attrs: np.less_equal(a[0], a[1])),
-    "Greater": ("greater", lambda imp, a, attrs: np.greater(a[0], a[1])),
-    "GreaterOrEqual": ("greater_equal", lambda imp, a, attrs: np.greater_equal(a[0], a[1])),
+    "Equal": (
+        "equal",
+        _fold_compare(np.equal, _decided(symbolic.prove_equal, symbolic.prove_not_equal)),
+    ),
+    "Less": (
+        "less",
+        _fold_compare(np.less, _decided(symbolic.prove_lt, lambda a, b: symbolic.prove_le(b, a))),
+    ),
+    "LessOrEqual": (
+        "less_equal",
+        _fold_compare(
+            np.less_equal, _decided(symbolic.prove_le, lambda a, b: symbolic.prove_lt(b, a))
+        ),
+    ),
+    "Greater": (
+        "greater",
+        _fold_compare(
+            np.greater, _decided(lambda a, b: symbolic.prove_lt(b, a), symbolic.prove_le)
+        ),
+    ),
+    "GreaterOrEqual": (
+        "greater_equal",
+        _fold_compare(
+            np.greater_equal, _decided(lambda a, b: symbolic.prove_le(b, a), symbolic.prove_lt)
+        ),
+    ),
 }
 
 
@@ -433,6 +1053,20 @@ for _onnx_name, (_relax_name, _fold) in _BINARY.items():
     _converts(_onnx_name, fold=_fold)(_binary(_relax_name))
 
 
+@_converts("Pow", fold=_fold_power)
+def _pow(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """Pow in the base's element type; an exponent of another type is converted (an
+    integer base with a float exponent is raised in double precision and truncated)."""
+    em = imp.em
+    base, exponent = imp.tensor(inputs[0]), imp.tensor(inputs[1])
+    if em.dtype(base) == em.dtype(exponent):
+        return em.op("power", base, exponent)
+    if dtypes.is_float(em.dtype(base)):
+        return em.op("power", base, em.cast(exponent, em.dtype(base)))
+    wide = em.op("power", em.cast(base, dtypes.F64), em.cast(exponent, dtypes.F64))
+    return em.cast(wide, em.dtype(base))
+
+
 def _variadic(relax_name: str) -> _Converter:
     def convert(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
         result = imp.tensor(inputs[0])
@@ -443,28 +1077,87 @@ def _variadic(relax_name: str) -> _Converter:
     return convert
 
 
-_converts("Max", fold=lambda imp, a, attrs: np.maximum.reduce(np.broadcast_arrays(*a)))(
-    _variadic("maximum")
-)
-_converts("Min", fold=lambda imp, a, attrs: np.minimum.reduce(np.broadcast_arrays(*a)))(
-    _variadic("minimum")
-)
-_converts("Sum")(_variadic("add"))
-_converts("And", fold=lambda imp, a, attrs: np.logical_and(a[0], a[1]))(_binary("bitwise_and"))
-_converts("Or", fold=lambda imp, a, attrs: np.logical_or(a[0], a[1]))(_binary("bitwise_or"))
-_converts("Xor", fold=lambda imp, a, attrs: np.logical_xor(a[0], a[1]))(_binary("bitwise_xor"))
+def _fold_extreme(np_fn: Callable[..., Any], size_fn: Callable[..., Any]) -> Callable[..., Any]:
+    def fold(imp: _Importer, a: list[np.ndarray], attrs: dict) -> Any:
+        shape = _broadcast_known(a, "the result")
+        if all(v.dtype != object for v in a):
+            return np_fn.reduce([np.broadcast_to(v, shape) for v in a])
+        result = np.empty(shape, object)
+        arrays = [np.broadcast_to(v, shape) for v in a]
+        for index in np.ndindex(shape):
+            result[index] = size_fn(*(symbolic.as_expr(_int(v[index])) for v in arrays))
+        return result
+
+    return fold
+
+
+def _fold_sum(imp: _Importer, a: list[np.ndarray], attrs: dict) -> Any:
+    shape = _broadcast_known(a, "the sum")
+    total = np.broadcast_to(a[0], shape)
+    for value in a[1:]:
+        total = total + value
+    return total
+
+
+_converts("Max", fold=_fold_extreme(np.maximum, symbolic.smax))(_variadic("maximum"))
+_converts("Min", fold=_fold_extreme(np.minimum, symbolic.smin))(_variadic("minimum"))
+_converts("Sum", fold=_fold_sum)(_variadic("add"))
+
+
+@_converts("Mean")
+def _mean(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    total = _variadic("add")(imp, node, inputs, attrs)
+    return imp.em.op("divide", total, imp.em.scalar(len(inputs), total))
+
+
+def _fold_logical(np_fn: Callable[..., Any]) -> Callable[..., Any]:
+    def fold(imp: _Importer, a: list[np.ndarray], attrs: dict) -> Any:
+        _broadcast_known(a, "the result")
+        return np_fn(*a)
+
+    return fold
+
+
+_converts("And", fold=_fold_logical(np.logical_and))(_binary("bitwise_and"))
+_converts("Or", fold=_fold_logical(np.logical_or))(_binary("bitwise_or"))
+_converts("Xor", fold=_fold_logical(np.logical_xor))(_binary("bitwise_xor"))
+
+
+def _fmod_flag(imp: _Importer, attrs: dict, dtype_kind: str) -> bool:
+    """Mod's ``fmod``: 1 takes the sign of the dividend (C's fmod), 0 the divisor's;
+    floating-point operands need 1 before opset 28."""
+    fmod = _flag(attrs, "fmod")
+    if dtype_kind == "f" and not fmod and imp.opset < 28:
+        raise FrontendError(
+            f"fmod is 0 with floating-point operands; expected 1 before opset 28 (got {imp.opset})"
+        )
+    return fmod
 
 
 def _fold_mod(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
-    if a[0].dtype == object or a[1].dtype == object:
-        raise Unsupported("a symbolic Mod")
-    return np.fmod(a[0], a[1]) if attrs.get("fmod", 0) else np.mod(a[0], a[1])
+    shape = _broadcast_known(a, "the remainder")
+    lhs, rhs = np.broadcast_to(a[0], shape), np.broadcast_to(a[1], shape)
+    fmod = _fmod_flag(imp, attrs, "f" if "f" in (lhs.dtype.kind, rhs.dtype.kind) else "i")
+    if lhs.dtype != object and rhs.dtype != object:
+        if lhs.dtype.kind in "iu" and np.any(rhs == 0):
+            raise FrontendError("integer remainder by zero")
+        return np.fmod(lhs, rhs) if fmod else np.mod(lhs, rhs)
+    result = np.empty(shape, object)
+    for index in np.ndindex(shape):
+        result[index] = _size_division(lhs[index], rhs[index], symbolic.floormod)
+    return result
 
 
 @_converts("Mod", fold=_fold_mod)
 def _mod(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    em = imp.em
     a, b = imp.tensor(inputs[0]), imp.tensor(inputs[1])
-    return imp.em.op("fmod", a, b) if attrs.get("fmod", 0) else imp.em.remainder(a, b)
+    fmod = _fmod_flag(imp, attrs, "f" if dtypes.is_float(em.dtype(a)) else "i")
+    if dtypes.is_float(em.dtype(a)):
+        # relax.fmod computes a - trunc(a / b) * b: NaN for an infinite divisor, and
+        # inexact when the quotient is large.
+        raise Unsupported("floating-point operands (relax.fmod is inexact for them)")
+    return em.op("fmod", a, b) if fmod else em.remainder(a, b)
 
 
 @_converts("Not", fold=lambda imp, a, attrs: np.logical_not(a[0]))
@@ -473,32 +1166,46 @@ def _not(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
     return imp.em.op("equal", x, imp.em.const(False, dtypes.I1))
 
 
-@_converts("Where", fold=lambda imp, a, attrs: np.where(a[0], a[1], a[2]))
+def _fold_where(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
+    _broadcast_known(a, "the result")
+    return np.where(a[0], a[1], a[2])
+
+
+@_converts("Where", fold=_fold_where)
 def _where(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     cond, x, y = (imp.tensor(v) for v in inputs)
     return imp.em.op("where", cond, x, y)
 
 
+def _cast_target(to: int) -> np.dtype:
+    try:
+        target = helper.tensor_dtype_to_np_dtype(to)
+    except (KeyError, ValueError, TypeError):
+        target = None
+    if target is None or _relax_dtype(target) is None:
+        raise Unsupported(f"to={onnx.TensorProto.DataType.Name(to)}")
+    return target
+
+
 @_converts("Cast", fold=lambda imp, a, attrs: _cast_known(a[0], attrs["to"]))
 def _cast(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x = imp.tensor(inputs[0])
-    dtype = _dtype(attrs["to"], "Cast target")
-    return x if imp.em.dtype(x) == dtype else imp.em.op("astype", x, dtype=dtype)
+    return imp.em.cast(x, dtypes.from_numpy(_cast_target(attrs["to"])))
 
 
 def _fold_cast_like(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
-    return _cast_known(a[0], helper.np_dtype_to_tensor_dtype(a[1].dtype))
+    target = np.int64 if a[1].dtype == object else a[1].dtype
+    return _cast_known(a[0], helper.np_dtype_to_tensor_dtype(np.dtype(target)))
 
 
 @_converts("CastLike", fold=_fold_cast_like)
 def _cast_like(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x, like = imp.tensor(inputs[0]), imp.tensor(inputs[1])
-    dtype = imp.em.dtype(like)
-    return x if imp.em.dtype(x) == dtype else imp.em.op("astype", x, dtype=dtype)
+    return imp.em.cast(x, imp.em.dtype(like))
 
 
 def _cast_known(array: np.ndarray, to: int) -> np.ndarray:
-    target = helper.tensor_dtype_to_np_dtype(to)
+    target = _cast_target(to)
     if array.dtype == object:
         if target.kind in "iu":
             return array
@@ -511,32 +1218,102 @@ def _cast_known(array: np.ndarray, to: int) -> np.ndarray:
 # ------------------------------------------------------------------ linear algebra
 
 
+def _widened(
+    imp: _Importer, values: Sequence[SSAValue | None], compute: Callable[..., SSAValue]
+) -> SSAValue:
+    """``compute(*values)``; float16 operands are widened to float32 and the result is
+    rounded once, as onnxruntime's CPU kernels (and ONNX's reference) accumulate."""
+    em = imp.em
+    dtype = em.dtype(values[0])
+    if dtype != dtypes.F16:
+        return compute(*values)
+    wide = [None if v is None else em.cast(v, dtypes.F32) for v in values]
+    return em.cast(compute(*wide), dtype)
+
+
 @_converts("MatMul")
 def _matmul(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    return imp.em.op("matmul", imp.tensor(inputs[0]), imp.tensor(inputs[1]))
+    operands = [imp.tensor(inputs[0]), imp.tensor(inputs[1])]
+    return _widened(imp, operands, lambda a, b: imp.em.op("matmul", a, b))
 
 
 @_converts("Gemm")
 def _gemm(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    c = imp.tensor(inputs[2]) if len(inputs) > 2 and inputs[2] is not None else None
-    return imp.em.gemm(
-        imp.tensor(inputs[0]),
-        imp.tensor(inputs[1]),
-        c,
-        alpha=attrs.get("alpha", 1.0),
-        beta=attrs.get("beta", 1.0),
-        trans_a=bool(attrs.get("transA", 0)),
-        trans_b=bool(attrs.get("transB", 0)),
+    em = imp.em
+    a, b = imp.tensor(inputs[0]), imp.tensor(inputs[1])
+    c = _given(inputs, 2)
+    trans_a, trans_b = _flag(attrs, "transA"), _flag(attrs, "transB")
+    c_value = None if c is None else imp.tensor(c)
+    exact = imp.opset < 7 and not attrs.get("broadcast", 0)
+    if c_value is not None:
+        rows = em.dims(a)[1 if trans_a else 0]
+        columns = em.dims(b)[0 if trans_b else 1]
+        c_dims = em.dims(c_value)
+        if exact and (len(c_dims) != 2 or symbolic.prove_not_equal(c_dims[0], rows)):
+            raise FrontendError(
+                f"C has shape {symbolic.format_dims(c_dims)}; with broadcast=0 it must be "
+                f"the product's [{symbolic.format_expr(rows)}, {symbolic.format_expr(columns)}]"
+            )
+        # C broadcasts to [M, N] one way: it may not widen the product.
+        for have, want in zip(reversed(c_dims), (columns, rows), strict=False):
+            if have != 1 and symbolic.prove_not_equal(have, want):
+                raise FrontendError(
+                    f"C of shape {symbolic.format_dims(c_dims)} does not broadcast to the "
+                    f"product's [{symbolic.format_expr(rows)}, {symbolic.format_expr(columns)}]"
+                )
+        if len(c_dims) > 2:
+            raise FrontendError(f"C has rank {len(c_dims)}, expected at most 2")
+    return _widened(
+        imp,
+        [a, b, c_value],
+        lambda a, b, c: em.gemm(
+            a,
+            b,
+            c,
+            alpha=attrs.get("alpha", 1.0),
+            beta=attrs.get("beta", 1.0),
+            trans_a=trans_a,
+            trans_b=trans_b,
+        ),
     )
 
 
 # ------------------------------------------------------------------ sizes and layout
 
 
+def _tensor_array(tensor: onnx.TensorProto, what: str) -> np.ndarray | _Unrepresentable:
+    """The value of a ``TensorProto`` (an initializer, a ``Constant``), its data checked
+    against its dims and element type first."""
+    try:
+        np_dtype = helper.tensor_dtype_to_np_dtype(tensor.data_type)
+    except (KeyError, ValueError, TypeError):
+        raise FrontendError(f"{what} has no valid element type") from None
+    type_name = onnx.TensorProto.DataType.Name(tensor.data_type)
+    dims = list(tensor.dims)
+    if any(d < 0 for d in dims):
+        raise FrontendError(f"{what} has a negative dimension: {dims}")
+    if tensor.data_type in _UNREPRESENTABLE:
+        return _Unrepresentable(f"a {type_name} tensor")
+    elements = math.prod(dims)
+    if tensor.HasField("raw_data") or tensor.data_location == onnx.TensorProto.EXTERNAL:
+        expected = elements * np_dtype.itemsize
+        if len(tensor.raw_data) != expected:
+            raise FrontendError(
+                f"{what} of shape {dims} ({type_name}) needs {expected} bytes of data, "
+                f"has {len(tensor.raw_data)}"
+            )
+    check_allocation(elements, np_dtype, f"{what} of shape {dims}")
+    try:
+        return numpy_helper.to_array(tensor)
+    except ValueError:
+        raise FrontendError(f"{what}: its data does not fill its shape {dims}") from None
+
+
 @_converts("Constant")
 def _constant(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     if "value" in attrs:
-        return _Known(numpy_helper.to_array(attrs["value"]))
+        array = _tensor_array(attrs["value"], "its value")
+        return array if isinstance(array, _Unrepresentable) else _Known(array)
     for key, dtype in (
         ("value_float", np.float32),
         ("value_floats", np.float32),
@@ -550,12 +1327,7 @@ def _constant(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs:
 
 @_converts("Shape")
 def _shape(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    value = inputs[0]
-    dims = (
-        imp.em.dims(value)
-        if isinstance(value, SSAValue)
-        else [sympy.Integer(d) for d in value.array.shape]
-    )
+    dims = imp.dims(inputs[0])
     rank = len(dims)
     start = attrs.get("start", 0)
     end = attrs.get("end", rank)
@@ -565,30 +1337,55 @@ def _shape(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: di
 
 @_converts("Size")
 def _size(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    value = inputs[0]
-    if isinstance(value, _Known):
-        return _Known(np.asarray(value.array.size, np.int64))
-    total = symbolic.simplify(sympy.Mul(*imp.em.dims(value)))
+    total = symbolic.simplify(sympy.Mul(*imp.dims(inputs[0])))
     return _Known(_canonical(np.asarray(total, object)))
 
 
+def _checked_indices(indices: np.ndarray, size: sympy.Expr, axis: int) -> np.ndarray:
+    """Import-time indices into an axis of ``size``, in ``[-size, size - 1]`` and
+    counted from the end when negative; into a symbolic size, as they are (the
+    gathers check them at run time)."""
+    indices = indices.astype(np.int64)
+    if not size.is_Integer:
+        return indices
+    size = int(size)
+    bad = (indices < -size) | (indices >= size)
+    if bad.any():
+        raise FrontendError(
+            f"index {int(indices[bad].flat[0])} into axis {axis} is out of range: "
+            f"expected [{-size}, {size - 1}]"
+        )
+    return np.where(indices < 0, indices + size, indices)
+
+
+def _integer_indices(array: np.ndarray) -> np.ndarray:
+    """Known indices as integers (sizes that are numbers), else left to the IR."""
+    array = _canonical(array)
+    if array.dtype == object:
+        raise Unsupported("symbolic indices")
+    return array
+
+
 def _fold_gather(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
-    return np.take(a[0], a[1].astype(np.int64), axis=attrs.get("axis", 0))
+    data, indices = a[0], _integer_indices(a[1])
+    axis = _axis(attrs.get("axis", 0), data.ndim)
+    indices = _checked_indices(indices, sympy.Integer(data.shape[axis]), axis)
+    shape = [*data.shape[:axis], *indices.shape, *data.shape[axis + 1 :]]
+    _folded_shape(shape, data.dtype if data.dtype != object else np.int64, "the result")
+    return np.take(data, indices, axis=axis)
 
 
 @_converts("Gather", fold=_fold_gather)
 def _gather(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     em, x = imp.em, imp.tensor(inputs[0])
-    axis = attrs.get("axis", 0)
+    axis = _axis(attrs.get("axis", 0), em.ndim(x))
     indices = inputs[1]
-    if isinstance(indices, _Known) and indices.array.ndim == 0:
-        index = int(indices.array)
-        if index < 0:
-            size = em.dims(x)[axis]
-            if not size.is_Integer:
-                raise Unsupported("a negative index into a symbolic dimension")
-            index += int(size)
-        return em.select(x, axis, index)
+    size = em.dims(x)[axis]
+    if isinstance(indices, _Known) and _canonical(indices.array).dtype != object:
+        checked = _checked_indices(_canonical(indices.array), size, axis)
+        if checked.ndim == 0 and size.is_Integer:
+            return em.select(x, axis, int(checked))
+        return em.op("take", x, em.const(checked), axis=axis)
     return em.op("take", x, imp.tensor(indices), axis=axis)
 
 
@@ -596,69 +1393,161 @@ def _gather(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: d
 def _gather_elements(
     imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
 ) -> Any:
-    x, indices = imp.tensor(inputs[0]), imp.tensor(inputs[1])
-    return imp.em.op("gather_elements", x, indices, axis=attrs.get("axis", 0))
+    em, x = imp.em, imp.tensor(inputs[0])
+    axis = _axis(attrs.get("axis", 0), em.ndim(x))
+    indices = inputs[1]
+    if isinstance(indices, _Known) and _canonical(indices.array).dtype != object:
+        _checked_indices(_canonical(indices.array), em.dims(x)[axis], axis)
+    return em.op("gather_elements", x, imp.tensor(indices), axis=axis)
 
 
 @_converts("GatherND")
 def _gather_nd(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    x, indices = imp.tensor(inputs[0]), imp.tensor(inputs[1])
-    return imp.em.op("gather_nd", x, indices, batch_dims=attrs.get("batch_dims", 0) or None)
+    em, x, indices = imp.em, imp.tensor(inputs[0]), imp.tensor(inputs[1])
+    batch_dims = attrs.get("batch_dims", 0)
+    rank, index_rank = em.ndim(x), em.ndim(indices)
+    if not 0 <= batch_dims < min(rank, index_rank):
+        raise FrontendError(
+            f"batch_dims is {batch_dims}, expected [0, {min(rank, index_rank) - 1}]"
+        )
+    known = inputs[1]
+    if isinstance(known, _Known) and _canonical(known.array).dtype != object:
+        array = _canonical(known.array)
+        depth = array.shape[-1]
+        for k in range(depth):
+            _checked_indices(array[..., k], em.dims(x)[batch_dims + k], batch_dims + k)
+    return em.op("gather_nd", x, indices, batch_dims=batch_dims or None)
 
 
 @_converts("CumSum")
 def _cumsum(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    if attrs.get("reverse", 0):
-        raise Unsupported("reverse=1")
-    x = imp.tensor(inputs[0])
-    (axis,) = imp.ints(inputs[1], "axis")
-    exclusive = bool(attrs.get("exclusive", 0)) or None
-    return imp.em.op("cumsum", x, axis=axis, exclusive=exclusive, dtype=imp.em.dtype(x))
+    """Running sums; ``reverse`` sums the reversed axis and reverses back (the same
+    order of additions as onnxruntime)."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    axes = imp.ints(inputs[1], "axis")
+    if len(axes) != 1:
+        raise FrontendError(f"axis has {len(axes)} values, expected 1")
+    axis = _axis(axes[0], em.ndim(x))
+    reverse = _flag(attrs, "reverse")
+    exclusive = _flag(attrs, "exclusive")
+    if reverse:
+        x = em.slice(x, axis, -1, _I64_MIN, -1)
+    y = em.op("cumsum", x, axis=axis, exclusive=exclusive or None, dtype=em.dtype(x))
+    return em.slice(y, axis, -1, _I64_MIN, -1) if reverse else y
 
 
 def _fold_range(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
+    """Range as onnxruntime computes it: ``ceil((limit - start) / delta)`` elements, an
+    integer range exactly, a floating-point one by repeated addition of delta."""
     if any(v.dtype == object for v in a):
         raise Unsupported("a symbolic Range")
-    return np.arange(a[0], a[1], a[2]).astype(np.result_type(a[0], a[1], a[2]))
+    dtype = a[0].dtype
+    start, limit, delta = (v.reshape(-1)[0] for v in a)
+    if delta == 0:
+        raise FrontendError("delta is 0")
+    if dtype.kind in "iu":
+        start, limit, delta = int(start), int(limit), int(delta)
+        length = max(-((start - limit) // delta), 0)
+        _folded_shape([length], dtype, "the range")
+        return (start + delta * np.arange(length, dtype=np.int64)).astype(dtype)
+    length = max(math.ceil(float(np.asarray(limit - start, dtype)) / float(delta)), 0)
+    _folded_shape([length], dtype, "the range")
+    steps = np.full(length, delta, dtype)
+    if length:
+        steps[0] = start
+    return np.add.accumulate(steps, dtype=dtype)
 
 
 @_converts("Range", fold=_fold_range)
 def _range(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     """Bounds known at import time (sizes) become prim values: a symbolic length."""
-    kinds = {np.asarray(v.array).dtype.kind for v in inputs if isinstance(v, _Known)}
+    em = imp.em
+    kinds = {_value_dtype(imp, v).kind for v in inputs}
     if "f" in kinds:
-        raise Unsupported("floating-point bounds")
-    start, limit, delta = (imp.scalar(v, "Range bound") for v in inputs)
-    dtype = next(
-        (imp.em.dtype(v) for v in (start, limit, delta) if isinstance(v.type, TensorType)),
-        dtypes.I64,
-    )
-    return imp.em.op("arange", start, limit, delta, dtype=dtype)
+        raise Unsupported("floating-point bounds computed at run time")
+    delta = inputs[2]
+    if isinstance(delta, _Known) and imp.sizes(delta, "delta") == [0]:
+        raise FrontendError("delta is 0")
+    bounds = []
+    for value in inputs:
+        bound = imp.scalar(value, "Range bound")
+        if isinstance(bound.type, TensorType):
+            bound = em.cast(em.reshape(bound, []), dtypes.I64)
+        bounds.append(bound)
+    dtype = _relax_dtype(_value_dtype(imp, inputs[0]))
+    return em.op("arange", *bounds, dtype=dtype)
 
 
-@_converts("Tile")
+def _value_dtype(imp: _Importer, value: _Value) -> np.dtype:
+    """The numpy element type of a value (sizes are int64)."""
+    if isinstance(value, _Known):
+        return np.dtype(np.int64) if value.array.dtype == object else value.array.dtype
+    return np.dtype(dtypes.numpy_name(imp.em.dtype(imp.tensor(value))))
+
+
+def _tile_repeats(imp: _Importer, value: _Value, rank: int) -> list[sympy.Expr]:
+    repeats = imp.sizes(value, "repeats")
+    if len(repeats) != rank:
+        raise FrontendError(f"repeats has {len(repeats)} values, expected {rank} (the rank)")
+    if any(r.is_Integer and int(r) < 0 for r in repeats):
+        raise FrontendError(f"repeats {symbolic.format_dims(repeats)} has a negative value")
+    return repeats
+
+
+def _fold_tile(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
+    repeats = _static(_tile_repeats(imp, _Known(a[1]), a[0].ndim))
+    if repeats is None:
+        raise Unsupported("symbolic repeats")
+    shape = [d * r for d, r in zip(a[0].shape, repeats, strict=True)]
+    _folded_shape(shape, a[0].dtype if a[0].dtype != object else np.int64, "the result")
+    return np.tile(a[0], repeats)
+
+
+@_converts("Tile", fold=_fold_tile)
 def _tile(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    return imp.em.tile(imp.tensor(inputs[0]), imp.sizes(inputs[1], "repeats"))
+    x = imp.tensor(inputs[0])
+    repeats = _tile_repeats(imp, inputs[1], imp.em.ndim(x))
+    return imp.em.tile(x, repeats)
 
 
-@_converts("Concat", fold=lambda imp, a, attrs: np.concatenate(a, axis=attrs["axis"]))
+def _fold_concat(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
+    axis = _axis(attrs["axis"], a[0].ndim)
+    return np.concatenate(a, axis=axis)
+
+
+@_converts("Concat", fold=_fold_concat)
 def _concat(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    return imp.em.op("concat", *(imp.tensor(v) for v in inputs), axis=attrs["axis"])
+    values = [imp.tensor(v) for v in inputs]
+    axis = _axis(attrs["axis"], imp.em.ndim(values[0]))
+    if len(values) == 1:
+        return values[0]
+    return imp.em.op("concat", *values, axis=axis)
 
 
 def _slice_spec(imp: _Importer, inputs: list[_Value], attrs: dict, rank: int) -> list:
-    """``(axis, start, end, step)`` per sliced axis, from inputs (opset >= 10) or attrs."""
-    if "starts" in attrs:
-        starts, ends = list(attrs["starts"]), list(attrs["ends"])
+    """``(axis, start, end, step)`` per sliced axis, from inputs (opset >= 10) or
+    attributes, checked."""
+    if imp.opset < 10:
+        starts, ends = [symbolic.as_expr(s) for s in attrs["starts"]], attrs["ends"]
+        ends = [symbolic.as_expr(e) for e in ends]
         axes = list(attrs.get("axes", range(len(starts))))
         steps = [1] * len(starts)
     else:
-        starts = imp.sizes(inputs[1], "slice start")
-        ends = imp.sizes(inputs[2], "slice end")
-        axes = _axes(imp, inputs, {}, 3) or list(range(len(starts)))
-        steps = imp.ints(inputs[4], "slice step") if len(inputs) > 4 and inputs[4] else None
-        steps = steps or [1] * len(starts)
-    return [(a % rank, s, e, t) for a, s, e, t in zip(axes, starts, ends, steps, strict=True)]
+        starts = imp.sizes(inputs[1], "starts")
+        ends = imp.sizes(inputs[2], "ends")
+        given_axes = _given(inputs, 3)
+        axes = imp.ints(given_axes, "axes") if given_axes is not None else list(range(len(starts)))
+        given_steps = _given(inputs, 4)
+        steps = imp.ints(given_steps, "steps") if given_steps is not None else [1] * len(starts)
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise FrontendError(
+            f"starts, ends, axes and steps have {len(starts)}, {len(ends)}, {len(axes)} and "
+            f"{len(steps)} values; expected as many each"
+        )
+    axes = _axes(axes, rank)
+    if 0 in steps:
+        raise FrontendError("a step is 0")
+    return list(zip(axes, starts, ends, steps, strict=True))
 
 
 def _fold_slice(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
@@ -666,7 +1555,7 @@ def _fold_slice(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
     known = [None if v is None else _Known(v) for v in a]
     index: list[Any] = [slice(None)] * data.ndim
     for axis, start, end, step in _slice_spec(imp, known, attrs, data.ndim):
-        if not all(sympy.sympify(b).is_Integer for b in (start, end)):
+        if not (start.is_Integer and end.is_Integer):
             raise Unsupported("a symbolic slice bound")
         index[axis] = slice(int(start), int(end), step)
     return data[tuple(index)]
@@ -676,52 +1565,116 @@ def _fold_slice(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
 def _slice(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x = imp.tensor(inputs[0])
     for axis, start, end, step in _slice_spec(imp, inputs, attrs, imp.em.ndim(x)):
-        x = imp.em.slice(x, axis, start, min(end, _I64_MAX) if isinstance(end, int) else end, step)
+        if end.is_Integer:
+            end = sympy.Integer(max(min(int(end), _I64_MAX), _I64_MIN))
+        if start.is_Integer:
+            start = sympy.Integer(max(min(int(start), _I64_MAX), _I64_MIN))
+        x = imp.em.slice(x, axis, start, end, step)
     return x
 
 
+def _squeezed_axes(imp: _Importer, value: _Value, inputs: list[_Value], attrs: dict) -> list:
+    """The axes Squeeze removes: each must have size 1 (a symbolic one is checked at
+    run time); without axes, every axis of size 1."""
+    dims = imp.dims(value)
+    axes = _axes_input(imp, inputs, attrs, 1) if imp.opset >= 13 else attrs.get("axes")
+    if axes is None:
+        if any(not d.is_Integer for d in dims):
+            raise Unsupported("squeezing a tensor of symbolic shape without axes")
+        return [a for a, d in enumerate(dims) if d == 1]
+    chosen = _axes(list(axes), len(dims))
+    for axis in chosen:
+        if dims[axis].is_Integer and dims[axis] != 1:
+            raise FrontendError(f"axis {axis} has size {dims[axis]}, expected 1 to squeeze it")
+    return sorted(chosen)
+
+
 def _fold_squeeze(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
-    axes = _axes(imp, [None if v is None else _Known(v) for v in a], attrs, 1)
-    return np.squeeze(a[0], axis=None if axes is None else tuple(axes))
+    known = [None if v is None else _Known(v) for v in a]
+    return np.squeeze(a[0], axis=tuple(_squeezed_axes(imp, known[0], known, attrs)))
 
 
 @_converts("Squeeze", fold=_fold_squeeze)
 def _squeeze(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    return imp.em.squeeze(imp.tensor(inputs[0]), _axes(imp, inputs, attrs, 1))
+    em, x = imp.em, imp.tensor(inputs[0])
+    chosen = _squeezed_axes(imp, x, inputs, attrs)
+    if not chosen:
+        return x
+    dims = list(em.dims(x))
+    if any(not dims[a].is_Integer for a in chosen):
+        x = em.match(x, [sympy.Integer(1) if a in chosen else d for a, d in enumerate(dims)])
+    return em.op("squeeze", x, axis=chosen)
+
+
+def _unsqueezed_axes(imp: _Importer, rank: int, inputs: list[_Value], attrs: dict) -> list:
+    axes = _axes_input(imp, inputs, attrs, 1) if imp.opset >= 13 else attrs.get("axes")
+    if axes is None:
+        raise FrontendError("axes is absent")
+    return sorted(_axes(list(axes), rank + len(axes)))
 
 
 def _fold_unsqueeze(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
-    axes = _axes(imp, [None if v is None else _Known(v) for v in a], attrs, 1)
-    rank = a[0].ndim + len(axes)
-    return np.expand_dims(a[0], tuple(sorted(x % rank for x in axes)))
+    known = [None if v is None else _Known(v) for v in a]
+    return np.expand_dims(a[0], tuple(_unsqueezed_axes(imp, a[0].ndim, known, attrs)))
 
 
 @_converts("Unsqueeze", fold=_fold_unsqueeze)
 def _unsqueeze(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    return imp.em.unsqueeze(imp.tensor(inputs[0]), _axes(imp, inputs, attrs, 1))
+    x = imp.tensor(inputs[0])
+    return imp.em.op("expand_dims", x, axis=_unsqueezed_axes(imp, imp.em.ndim(x), inputs, attrs))
 
 
 def _target_dims(
     imp: _Importer, dims: Sequence[sympy.Expr], shape: _Value, attrs: dict
 ) -> list[sympy.Expr]:
-    """A Reshape target: 0 copies the input's dimension (unless ``allowzero``)."""
+    """A Reshape target: 0 copies the input's dimension (unless ``allowzero``), one
+    -1 is inferred from the element count."""
     target = imp.sizes(shape, "shape")
-    if not attrs.get("allowzero", 0):
-        target = [dims[i] if d == 0 else d for i, d in enumerate(target)]
+    allowzero = _flag(attrs, "allowzero")
+    numbers = [int(d) for d in target if d.is_Integer]
+    if any(d < -1 for d in numbers):
+        raise FrontendError(f"shape {symbolic.format_dims(target)} has a value below -1")
+    if numbers.count(-1) > 1:
+        raise FrontendError(f"shape {symbolic.format_dims(target)} has more than one -1")
+    if allowzero and 0 in numbers and -1 in numbers:
+        raise FrontendError(f"shape {symbolic.format_dims(target)} has 0 and -1 with allowzero")
+    if not allowzero:
+        for index, d in enumerate(target):
+            if d == 0:
+                if index >= len(dims):
+                    raise FrontendError(
+                        f"shape {symbolic.format_dims(target)}: 0 at position {index} copies a "
+                        f"dimension the input (rank {len(dims)}) lacks"
+                    )
+                target[index] = dims[index]
     if -1 in target:
         index = target.index(-1)
         total = symbolic.simplify(sympy.Mul(*dims))
         known = symbolic.simplify(sympy.Mul(*(d for i, d in enumerate(target) if i != index)))
-        quotient = sympy.cancel(total / known) if known != 0 else None
-        if quotient is not None and quotient.is_polynomial() and sympy.fraction(quotient)[1] == 1:
-            target[index] = sympy.expand(quotient)
+        if known == 0:
+            raise FrontendError(
+                f"shape {symbolic.format_dims(target)}: -1 cannot be inferred beside a 0"
+            )
+        if total.is_Integer and known.is_Integer:
+            if int(total) % int(known):
+                raise FrontendError(
+                    f"cannot reshape {symbolic.format_dims(dims)} ({total} elements) to "
+                    f"{symbolic.format_dims(target)}"
+                )
+            target[index] = sympy.Integer(int(total) // int(known))
+        else:
+            quotient = sympy.cancel(total / known)
+            if quotient.is_polynomial() and sympy.fraction(quotient)[1] == 1:
+                target[index] = sympy.expand(quotient)
     return target
 
 
 def _fold_reshape(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
     dims = [sympy.Integer(d) for d in a[0].shape]
-    target = _target_dims(imp, dims, _Known(a[1]), attrs)
-    return a[0].reshape([int(d) for d in target])
+    target = _static(_target_dims(imp, dims, _Known(a[1]), attrs))
+    if target is None or math.prod(target) != a[0].size:
+        raise Unsupported("a reshape the IR checks")
+    return a[0].reshape(target)
 
 
 @_converts("Reshape", fold=_fold_reshape)
@@ -730,34 +1683,82 @@ def _reshape(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: 
     return imp.em.reshape(x, _target_dims(imp, imp.em.dims(x), inputs[1], attrs))
 
 
-@_converts("Flatten")
-def _flatten(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    x = imp.tensor(inputs[0])
-    dims = imp.em.dims(x)
-    axis = attrs.get("axis", 1) % (len(dims) + 1) if dims else 0
+def _flattened(dims: Sequence[sympy.Expr], attrs: dict) -> list[sympy.Expr]:
+    rank = len(dims)
+    axis = attrs.get("axis", 1)
+    if not -rank <= axis <= rank:
+        raise FrontendError(f"axis {axis} is out of range: expected [{-rank}, {rank}]")
+    axis = axis + rank if axis < 0 else axis
     outer = symbolic.simplify(sympy.Mul(*dims[:axis]))
     inner = symbolic.simplify(sympy.Mul(*dims[axis:]))
-    return imp.em.reshape(x, [outer, inner])
+    return [outer, inner]
 
 
 @_converts(
-    "Transpose",
-    fold=lambda imp, a, attrs: np.transpose(a[0], attrs.get("perm")),
+    "Flatten",
+    fold=lambda imp, a, attrs: a[0].reshape(
+        [int(d) for d in _flattened([sympy.Integer(d) for d in a[0].shape], attrs)]
+    ),
+)
+def _flatten(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    x = imp.tensor(inputs[0])
+    return imp.em.reshape(x, _flattened(imp.em.dims(x), attrs))
+
+
+def _permutation(attrs: dict, rank: int) -> list[int]:
+    perm = list(attrs.get("perm") or reversed(range(rank)))
+    if sorted(perm) != list(range(rank)):
+        raise FrontendError(f"perm {perm} is not a permutation of the {rank} axes")
+    return perm
+
+
+@_converts(
+    "Transpose", fold=lambda imp, a, attrs: np.transpose(a[0], _permutation(attrs, a[0].ndim))
 )
 def _transpose(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x = imp.tensor(inputs[0])
-    perm = attrs.get("perm") or list(reversed(range(imp.em.ndim(x))))
-    return imp.em.permute(x, list(perm))
+    return imp.em.permute(x, _permutation(attrs, imp.em.ndim(x)))
 
 
-@_converts("Expand")
+def _expanded_dims(dims: Sequence[sympy.Expr], shape: Sequence[sympy.Expr]) -> list[sympy.Expr]:
+    """Expand's result shape: ``dims`` and ``shape`` broadcast both ways."""
+    if any(d.is_Integer and int(d) < 0 for d in shape):
+        raise FrontendError(f"shape {symbolic.format_dims(shape)} has a negative value")
+    rank = max(len(dims), len(shape))
+    one = sympy.Integer(1)
+    dims = [one] * (rank - len(dims)) + list(dims)
+    shape = [one] * (rank - len(shape)) + list(shape)
+    target = []
+    for a, b in zip(dims, shape, strict=True):
+        if b == 1 or symbolic.prove_equal(a, b):
+            target.append(a)
+        elif a == 1:
+            target.append(b)
+        elif a.is_Integer and b.is_Integer:
+            raise FrontendError(
+                f"cannot expand {symbolic.format_dims(dims)} to {symbolic.format_dims(shape)}"
+            )
+        elif b.is_Integer:
+            target.append(b)  # a is 1 or b: broadcast_to checks it at run time
+        else:
+            raise Unsupported("an expansion whose sizes are only known at run time")
+    return target
+
+
+def _fold_expand(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
+    shape = _static(
+        _expanded_dims([sympy.Integer(d) for d in a[0].shape], imp.sizes(_Known(a[1]), "shape"))
+    )
+    if shape is None:
+        raise Unsupported("a symbolic expansion")
+    _folded_shape(shape, a[0].dtype if a[0].dtype != object else np.int64, "the result")
+    return np.array(np.broadcast_to(a[0], shape))
+
+
+@_converts("Expand", fold=_fold_expand)
 def _expand(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x = imp.tensor(inputs[0])
-    dims, shape = list(imp.em.dims(x)), imp.sizes(inputs[1], "shape")
-    rank = max(len(dims), len(shape))
-    dims = [sympy.Integer(1)] * (rank - len(dims)) + dims
-    shape = [sympy.Integer(1)] * (rank - len(shape)) + shape
-    target = [b if a == 1 else a for a, b in zip(dims, shape, strict=True)]
+    target = _expanded_dims(imp.em.dims(x), imp.sizes(inputs[1], "shape"))
     return imp.em.broadcast_to(x, target)
 
 
@@ -765,96 +1766,206 @@ def _expand(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: d
 def _constant_of_shape(
     imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
 ) -> Any:
-    value = numpy_helper.to_array(attrs["value"]) if "value" in attrs else np.zeros(1, np.float32)
+    value = np.zeros(1, np.float32)
+    if "value" in attrs:
+        value = _tensor_array(attrs["value"], "value")
+        if isinstance(value, _Unrepresentable):
+            raise Unsupported(value.what)
+        if value.size != 1:
+            raise FrontendError(f"value has {value.size} elements, expected 1")
     dims = imp.sizes(inputs[0], "shape")
+    if any(d.is_Integer and int(d) < 0 for d in dims):
+        raise FrontendError(f"shape {symbolic.format_dims(dims)} has a negative value")
     fill = value.reshape(-1)[0]
-    if all(d.is_Integer for d in dims) and np.prod([int(d) for d in dims]) <= _SMALL:
-        return _Known(np.full([int(d) for d in dims], fill, value.dtype))
-    return imp.em.op("full", imp.em.shape(dims), imp.em.const(fill, dtypes.from_numpy(value.dtype)))
+    static = _static(dims)
+    if static is not None:
+        _checked_elements(static, value.dtype, "the result")
+        if math.prod(static) <= _SMALL:
+            return _Known(np.full(static, fill, value.dtype))
+    dtype = _relax_dtype(value.dtype)
+    if dtype is None:
+        raise Unsupported(f"a {value.dtype} value")
+    return imp.em.op("full", imp.em.shape(dims), imp.em.const(fill, dtype))
+
+
+def _split_sizes(
+    imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict, size: sympy.Expr
+) -> list[sympy.Expr]:
+    """The sizes of Split's parts: given (they must add up to the axis), or
+    ``num_outputs`` (opset 18: parts of ``ceil(size / n)``, the last smaller) or the
+    number of outputs (equal parts)."""
+    outputs = len(node.output)
+    given = attrs.get("split") if imp.opset < 13 else _given(inputs, 1)
+    if given is not None:
+        sizes = list(given) if imp.opset < 13 else imp.sizes(given, "split")
+        sizes = [symbolic.as_expr(s) for s in sizes]
+        if len(sizes) != outputs:
+            raise FrontendError(f"split has {len(sizes)} sizes for {outputs} outputs")
+        if any(s.is_Integer and int(s) < 0 for s in sizes):
+            raise FrontendError(f"split {symbolic.format_dims(sizes)} has a negative size")
+        total = symbolic.simplify(sympy.Add(*sizes))
+        if symbolic.prove_not_equal(total, size):
+            raise FrontendError(
+                f"split {symbolic.format_dims(sizes)} adds up to {symbolic.format_expr(total)}, "
+                f"expected the axis size {symbolic.format_expr(size)}"
+            )
+        return sizes
+    parts = attrs.get("num_outputs", outputs)
+    if parts != outputs:
+        raise FrontendError(f"num_outputs is {parts}, but the node has {outputs} outputs")
+    if not size.is_Integer:
+        raise Unsupported("a split of a symbolic size without sizes")
+    if "num_outputs" in attrs:
+        chunk = -(-int(size) // parts)
+        sizes = [chunk] * (parts - 1) + [int(size) - chunk * (parts - 1)]
+        if sizes[-1] < 0:
+            raise FrontendError(f"{parts} parts of {chunk} exceed the axis size {size}")
+    else:
+        if int(size) % parts:
+            raise FrontendError(f"the axis size {size} does not split into {parts} equal parts")
+        sizes = [int(size) // parts] * parts
+    return [sympy.Integer(s) for s in sizes]
 
 
 @_converts("Split")
 def _split(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    dims = imp.dims(inputs[0])
+    axis = _axis(attrs.get("axis", 0), len(dims))
+    sizes = _split_sizes(imp, node, inputs, attrs, dims[axis])
+    static = _static(sizes)
+    if isinstance(inputs[0], _Known) and _foldable(inputs[0]) and static is not None:
+        return [_Known(p) for p in np.split(inputs[0].array, np.cumsum(static)[:-1], axis=axis)]
     em, x = imp.em, imp.tensor(inputs[0])
-    axis = attrs.get("axis", 0) % em.ndim(x)
-    outputs = len(node.output)
-    if "split" in attrs:
-        sizes = list(attrs["split"])
-    elif len(inputs) > 1 and inputs[1] is not None:
-        sizes = imp.ints(inputs[1], "split")
-    else:
-        size = em.dims(x)[axis]
-        if not size.is_Integer or int(size) % outputs:
-            raise Unsupported("an uneven or symbolic split")
-        sizes = [int(size) // outputs] * outputs
-    indices = [int(i) for i in np.cumsum(sizes)[:-1]]
-    parts = em.op("split", x, indices_or_sections=indices, axis=axis)
-    return em.items(parts, len(sizes))
+    total = symbolic.simplify(sympy.Add(*sizes))
+    if not symbolic.prove_equal(total, dims[axis]):
+        x = em.match(x, [total if a == axis else d for a, d in enumerate(dims)])
+    if len(sizes) == 1:
+        return [x]
+    if any(not s.is_Integer for s in sizes):
+        parts, begin = [], sympy.Integer(0)
+        for s in sizes:
+            parts.append(em.slice(x, axis, begin, begin + s))
+            begin = begin + s
+        return parts
+    indices = [int(i) for i in np.cumsum([int(s) for s in sizes])[:-1]]
+    return em.items(em.op("split", x, indices_or_sections=indices, axis=axis), len(sizes))
 
 
 @_converts("Trilu")
 def _trilu(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    k = imp.ints(inputs[1], "k")[0] if len(inputs) > 1 and inputs[1] is not None else 0
-    name = "triu" if attrs.get("upper", 1) else "tril"
+    given = _given(inputs, 1)
+    k = 0
+    if given is not None:
+        values = imp.ints(given, "k")
+        if len(values) != 1:
+            raise FrontendError(f"k has {len(values)} values, expected 1")
+        (k,) = values
+    name = "triu" if _flag(attrs, "upper", 1) else "tril"
     return imp.em.op(name, imp.tensor(inputs[0]), k=k or None)
 
 
-def _pad_widths(imp: _Importer, inputs: list[_Value], attrs: dict, rank: int) -> list:
-    """``(before, after)`` per axis from ``pads`` (input, or attribute before opset 11)."""
-    pads = list(attrs["pads"]) if "pads" in attrs else imp.ints(inputs[1], "pads")
-    axes = _axes(imp, inputs, {}, 3) if len(inputs) > 3 else None
-    axes = list(range(rank)) if axes is None else [a % rank for a in axes]
+def _pad_widths(imp: _Importer, inputs: list[_Value], attrs: dict, dims: Sequence) -> list:
+    """``(before, after)`` per axis from ``pads`` (input, or attribute before opset 11),
+    for ``axes`` (opset 18) or every axis; the result may not be negative."""
+    rank = len(dims)
+    pads = list(attrs["pads"]) if imp.opset < 11 else imp.ints(inputs[1], "pads")
+    given_axes = _given(inputs, 3) if imp.opset >= 18 else None
+    axes = _axes(imp.ints(given_axes, "axes"), rank) if given_axes is not None else range(rank)
+    axes = list(axes)
+    if len(pads) != 2 * len(axes):
+        raise FrontendError(f"pads has {len(pads)} values, expected {2 * len(axes)}")
     widths = [(0, 0)] * rank
     for k, axis in enumerate(axes):
         widths[axis] = (pads[k], pads[k + len(axes)])
+    for axis, (before, after) in enumerate(widths):
+        size = dims[axis]
+        if size.is_Integer and int(size) + before + after < 0:
+            raise FrontendError(
+                f"pads ({before}, {after}) of axis {axis} (size {size}) leave a negative size"
+            )
     return widths
 
 
+def _pad_mode(attrs: dict) -> str:
+    mode = _string(attrs, "mode", "constant", ("constant", "reflect", "edge", "wrap"))
+    if mode != "constant":
+        raise Unsupported(f"mode={mode}")
+    return mode
+
+
 def _fold_pad(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
+    _pad_mode(attrs)
     known = [None if v is None else _Known(v) for v in a]
-    widths = _pad_widths(imp, known, attrs, a[0].ndim)
-    if _pad_mode(attrs) != "constant":
-        raise Unsupported(f"mode={_pad_mode(attrs)}")
-    value = attrs.get("value", 0) if len(a) < 3 or a[2] is None else a[2].reshape(-1)[0]
+    data = a[0]
+    widths = _pad_widths(imp, known, attrs, [sympy.Integer(d) for d in data.shape])
+    shape = [size + b + e for size, (b, e) in zip(data.shape, widths, strict=True)]
+    _folded_shape(shape, data.dtype if data.dtype != object else np.int64, "the result")
+    if imp.opset < 11:
+        value = attrs.get("value", 0.0)
+    else:
+        value = 0 if len(a) < 3 or a[2] is None else a[2].reshape(-1)[0]
     # A negative width removes elements.
     kept = tuple(
-        slice(max(-b, 0), size + min(e, 0)) for (b, e), size in zip(widths, a[0].shape, strict=True)
+        slice(max(-b, 0), size + min(e, 0)) for (b, e), size in zip(widths, data.shape, strict=True)
     )
     grown = [(max(b, 0), max(e, 0)) for b, e in widths]
-    return np.pad(a[0][kept], grown, constant_values=value)
-
-
-def _pad_mode(attrs: dict) -> str:
-    mode = attrs.get("mode", b"constant")
-    return mode.decode() if isinstance(mode, bytes) else mode
+    return np.pad(data[kept], grown, constant_values=value)
 
 
 @_converts("Pad", fold=_fold_pad)
 def _pad(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    x = imp.tensor(inputs[0])
-    if _pad_mode(attrs) != "constant":
-        raise Unsupported(f"mode={_pad_mode(attrs)}")
-    widths = _pad_widths(imp, inputs, attrs, imp.em.ndim(x))
-    value: Any = attrs.get("value", 0.0)
-    if len(inputs) > 2 and inputs[2] is not None:
-        if not isinstance(inputs[2], _Known):
-            raise Unsupported("a pad value computed at run time")
-        value = inputs[2].array.reshape(-1)[0].item()
-    return imp.em.pad(x, widths, value)
+    em, x = imp.em, imp.tensor(inputs[0])
+    _pad_mode(attrs)
+    dims = em.dims(x)
+    widths = _pad_widths(imp, inputs, attrs, dims)
+    value = _given(inputs, 2) if imp.opset >= 11 else None
+    if value is None or isinstance(value, _Known):
+        fill = attrs.get("value", 0.0) if value is None else value.array.reshape(-1)[0].item()
+        return em.pad(x, widths, fill)
+    for axis, (before, after) in enumerate(widths):
+        if before < 0 or after < 0:
+            x = em.slice(x, axis, max(-before, 0), after if after < 0 else _I64_MAX)
+    flat = [max(w, 0) for pair in widths for w in pair]
+    return em.op("pad", x, em.reshape(imp.tensor(value), []), pad_width=flat)
+
+
+def _scatter_positions(
+    indices: np.ndarray, dims: Sequence[sympy.Expr], updates: Sequence[sympy.Expr]
+) -> np.ndarray:
+    """ScatterND's indices checked: each row addresses the leading axes of data (in
+    range, counted from the end when negative) and the updates' shape fits."""
+    depth = indices.shape[-1] if indices.ndim else 0
+    if indices.ndim == 0 or depth > len(dims):
+        raise FrontendError(
+            f"indices of shape {list(indices.shape)} do not index data of rank {len(dims)}"
+        )
+    expected = [*[sympy.Integer(d) for d in indices.shape[:-1]], *dims[depth:]]
+    if len(updates) != len(expected) or any(
+        symbolic.prove_not_equal(u, e) for u, e in zip(updates, expected, strict=True)
+    ):
+        raise FrontendError(
+            f"updates have shape {symbolic.format_dims(updates)}, expected "
+            f"{symbolic.format_dims(expected)}"
+        )
+    columns = [_checked_indices(indices[..., k], dims[k], k) for k in range(depth)]
+    return np.stack(columns, axis=-1) if columns else indices.astype(np.int64)
+
+
+_SCATTER_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
 
 
 def _fold_scatter_nd(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
-    data, indices, updates = a
-    if _reduction(attrs) != "none":
-        raise Unsupported(f"reduction={_reduction(attrs)}")
+    data, indices, updates = a[0], _integer_indices(a[1]), a[2]
+    reduction = _string(attrs, "reduction", "none", ("none", *_SCATTER_UFUNCS))
+    dims = [sympy.Integer(d) for d in data.shape]
+    positions = _scatter_positions(indices, dims, [sympy.Integer(d) for d in updates.shape])
     result = data.copy()
-    result[tuple(np.moveaxis(indices.astype(np.int64), -1, 0))] = updates
+    where = tuple(np.moveaxis(positions, -1, 0))
+    if reduction == "none":
+        result[where] = updates
+    else:
+        _SCATTER_UFUNCS[reduction].at(result, where, updates)
     return result
-
-
-def _reduction(attrs: dict) -> str:
-    value = attrs.get("reduction", b"none")
-    return value.decode() if isinstance(value, bytes) else value
 
 
 @_converts("ScatterND", fold=_fold_scatter_nd)
@@ -862,23 +1973,25 @@ def _scatter_nd(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attr
     """ScatterND with indices known at import: the updated positions of the leading
     axes, flattened, select between the updates (gathered) and the data."""
     em = imp.em
-    if _reduction(attrs) != "none":
-        raise Unsupported(f"reduction={_reduction(attrs)}")
+    reduction = _string(attrs, "reduction", "none", ("none", *_SCATTER_UFUNCS))
+    if reduction != "none":
+        raise Unsupported(f"reduction={reduction}")
     if not isinstance(inputs[1], _Known):
         raise Unsupported("indices computed at run time")
     data, updates = imp.tensor(inputs[0]), imp.tensor(inputs[2])
-    indices = inputs[1].array.astype(np.int64)
-    dims, depth = em.dims(data), indices.shape[-1]
+    dims = em.dims(data)
+    positions = _scatter_positions(_integer_indices(inputs[1].array), dims, em.dims(updates))
+    depth = positions.shape[-1]
     if not all(d.is_Integer for d in dims[:depth]):
         raise Unsupported("scattering along a symbolic dimension")
     leading = [int(d) for d in dims[:depth]]
     rest = list(dims[depth:])
     # Which update (if any) lands on each position of the leading axes; the last wins.
-    flat = np.ravel_multi_index(tuple(np.moveaxis(indices, -1, 0)), leading, mode="wrap").ravel()
-    source = np.full(int(np.prod(leading)), -1, np.int64)
+    flat = np.ravel_multi_index(tuple(np.moveaxis(positions, -1, 0)), leading).ravel()
+    count = math.prod(leading)
+    source = np.full(count, -1, np.int64)
     source[flat] = np.arange(flat.size)
     written = source >= 0
-    count = int(np.prod(leading))
     rows = em.reshape(data, [count, *rest])
     picked = em.op(
         "take", em.reshape(updates, [flat.size, *rest]), em.const(np.maximum(source, 0)), axis=0
@@ -889,39 +2002,56 @@ def _scatter_nd(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attr
 
 # ------------------------------------------------------------------ recurrent
 
+_DEFAULT_ACTIVATIONS = {"lstm": ["Sigmoid", "Tanh", "Tanh"], "gru": ["Sigmoid", "Tanh"]}
+
 
 @_converts("LSTM", "GRU")
 def _recurrent(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     em = imp.em
     cell = node.op_type.lower()
-    for unsupported in ("clip", "activations", "activation_alpha", "activation_beta"):
+    direction = _string(attrs, "direction", "forward", ("forward", "reverse", "bidirectional"))
+    reverse = {"forward": [False], "reverse": [True], "bidirectional": [False, True]}[direction]
+    for unsupported in ("clip", "activation_alpha", "activation_beta"):
         if unsupported in attrs:
             raise Unsupported(unsupported)
-    if attrs.get("input_forget", 0):
+    if "activations" in attrs and attrs["activations"] != _DEFAULT_ACTIVATIONS[cell] * len(reverse):
+        raise Unsupported(f"activations={attrs['activations']}")
+    if _flag(attrs, "input_forget"):
         raise Unsupported("input_forget")
-    if len(inputs) > 4 and inputs[4] is not None:
-        raise Unsupported("sequence_lens")
-    if len(inputs) > 7 and inputs[7] is not None:
+    if _given(inputs, 7) is not None:
         raise Unsupported("peepholes")
+    layout = _flag(attrs, "layout")
     x, w, r = (imp.tensor(v) for v in inputs[:3])
-    layout = attrs.get("layout", 0)
     if layout:
         x = em.transpose(x, 0, 1)
-    direction = attrs.get("direction", b"forward")
-    direction = direction.decode() if isinstance(direction, bytes) else direction
-    reverse = {"forward": [False], "reverse": [True], "bidirectional": [False, True]}[direction]
-    hidden = attrs["hidden_size"]
-    batch = em.dims(x)[1]
+    steps, batch = em.dims(x)[0], em.dims(x)[1]
+    lengths = _given(inputs, 4)
+    if lengths is not None:
+        given = _known_values(lengths, "sequence_lens")
+        if not steps.is_Integer or any(length != int(steps) for length in given):
+            raise Unsupported("sequence_lens shorter than the sequence")
+    hidden = attrs.get("hidden_size")
+    gates = 4 if cell == "lstm" else 3
+    expected = [len(reverse), gates * hidden if hidden else None]
+    for name, value in (("W", w), ("R", r)):
+        dims = em.dims(value)
+        if hidden is None or dims[0] != len(reverse) or dims[1] != gates * hidden:
+            raise FrontendError(
+                f"{name} has shape {symbolic.format_dims(dims)}, expected "
+                f"[{expected[0]}, {expected[1]}, ...] for {direction} with hidden_size {hidden}"
+            )
 
     def initial(index: int) -> SSAValue:
-        if len(inputs) > index and inputs[index] is not None:
-            given = imp.tensor(inputs[index])
+        value = _given(inputs, index)
+        if value is not None:
+            given = imp.tensor(value)
             return em.transpose(given, 0, 1) if layout else given
         shape = em.shape([len(reverse), batch, hidden])
         return em.op("zeros", shape, dtype=em.dtype(x))
 
     states = [initial(5)] + ([initial(6)] if cell == "lstm" else [])
-    bias = imp.tensor(inputs[3]) if len(inputs) > 3 and inputs[3] is not None else None
+    bias_value = _given(inputs, 3)
+    bias = None if bias_value is None else imp.tensor(bias_value)
     steps_out, finals = [], [[] for _ in states]
     for index, backwards in enumerate(reverse):
         weights: list[SSAValue | None] = [em.select(w, 0, index), em.select(r, 0, index)]
@@ -931,16 +2061,16 @@ def _recurrent(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs
             both = em.select(bias, 0, index)
             weights += em.items(em.op("split", both, indices_or_sections=2, axis=0), 2)
         state = [em.select(s, 0, index) for s in states]
-        steps, final = em.recurrent_layer(
+        step_outputs, final = em.recurrent_layer(
             cell,
             x,
             state,
             weights,
             "iofg" if cell == "lstm" else "zrn",
             reverse=backwards,
-            reset_after=bool(attrs.get("linear_before_reset", 0)),
+            reset_after=_flag(attrs, "linear_before_reset"),
         )
-        steps_out.append(em.op("concat", *(em.unsqueeze(h, [0, 1]) for h in steps), axis=0))
+        steps_out.append(em.op("concat", *(em.unsqueeze(h, [0, 1]) for h in step_outputs), axis=0))
         for kept, value in zip(finals, final, strict=True):
             kept.append(em.unsqueeze(value, [0]))
     y = steps_out[0] if len(steps_out) == 1 else em.op("concat", *steps_out, axis=1)
@@ -954,15 +2084,21 @@ def _recurrent(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs
 
 
 def _reduce(relax_name: str, axes_input: int) -> _Converter:
+    """A Reduce operator whose axes are an input from opset ``axes_input`` on."""
+
     def convert(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
         x = imp.tensor(inputs[0])
-        axes = _axes(imp, inputs, attrs, 1) if imp.opset >= axes_input else attrs.get("axes")
-        if axes is None and attrs.get("noop_with_empty_axes", 0):
-            return x
-        keepdims = bool(attrs.get("keepdims", 1))
-        return imp.em.op(
-            relax_name, x, axis=None if axes is None else list(axes), keepdims=keepdims
-        )
+        rank = imp.em.ndim(x)
+        if imp.opset >= axes_input:
+            given = _given(inputs, 1)
+            axes = None if given is None else imp.ints(given, "axes")
+            if not axes and _flag(attrs, "noop_with_empty_axes"):
+                return x
+        else:
+            axes = attrs.get("axes")
+        keepdims = _flag(attrs, "keepdims", 1)
+        chosen = _axes(axes, rank) if axes else None
+        return imp.em.op(relax_name, x, axis=chosen, keepdims=keepdims)
 
     return convert
 
@@ -975,46 +2111,118 @@ _converts("ReduceMin")(_reduce("min", 18))
 
 @_converts("Softmax", "LogSoftmax")
 def _softmax(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    x = imp.tensor(inputs[0])
-    rank = imp.em.ndim(x)
-    axis = attrs.get("axis", -1 if imp.opset >= 13 else 1) % rank
-    if imp.opset < 13 and axis != rank - 1:
-        raise Unsupported("opset < 13 softmax over several axes")
-    return imp.em.op("softmax" if node.op_type == "Softmax" else "log_softmax", x, axis=axis)
+    """Softmax along ``axis``; before opset 13, over the axes from ``axis`` on,
+    flattened into one."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    rank = em.ndim(x)
+    axis = _axis(attrs.get("axis", -1 if imp.opset >= 13 else 1), max(rank, 1))
+    name = "softmax" if node.op_type == "Softmax" else "log_softmax"
+    if imp.opset >= 13 or axis == rank - 1:
+        return em.op(name, x, axis=axis)
+    dims = list(em.dims(x))
+    flat = em.reshape(x, _flattened(dims, {"axis": axis}))
+    return em.reshape(em.op(name, flat, axis=1), dims)
 
 
 @_converts("BatchNormalization")
 def _batch_norm(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    if attrs.get("training_mode", 0) or len([o for o in node.output if o]) > 1:
+    training = attrs.get("training_mode", 0) if imp.opset >= 14 else 0
+    if imp.opset < 7 and not attrs.get("is_test", 0):
+        training = 1
+    if training or len([o for o in node.output if o]) > 1:
         raise Unsupported("training mode")
+    if imp.opset < 9 and not attrs.get("spatial", 1):
+        raise Unsupported("spatial=0")
     x, scale, bias, mean, var = (imp.tensor(v) for v in inputs[:5])
+    if imp.em.ndim(x) < 2:
+        raise FrontendError(f"X has rank {imp.em.ndim(x)}, expected at least 2")
     return imp.em.batch_norm(x, mean, var, scale, bias, attrs.get("epsilon", 1e-5))
+
+
+@_converts("LRN")
+def _lrn(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """``x / (bias + alpha / size * s) ** beta``, where s sums the squares of the
+    ``size`` channels around each (a sum of shifted slices of the padded squares)."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    size = attrs["size"]
+    if size < 1:
+        raise FrontendError(f"size is {size}, expected at least 1")
+    channels = em.dims(x)[1]
+    squares = em.op("multiply", x, x)
+    below = (size - 1) // 2
+    padded = em.pad(squares, [(0, 0), (below, size - 1 - below)] + [(0, 0)] * (em.ndim(x) - 2))
+    total = None
+    for shift in range(size):
+        part = em.slice(padded, 1, shift, channels + shift)
+        total = part if total is None else em.op("add", total, part)
+    scale = em.op("multiply", total, em.scalar(attrs.get("alpha", 1e-4) / size, x))
+    scale = em.op("add", scale, em.scalar(attrs.get("bias", 1.0), x))
+    return em.op("divide", x, em.op("power", scale, em.scalar(attrs.get("beta", 0.75), x)))
 
 
 @_converts("LayerNormalization")
 def _layer_norm(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    if len([o for o in node.output if o]) > 1:
-        raise Unsupported("the mean and inverse deviation outputs")
-    x = imp.tensor(inputs[0])
-    rank = imp.em.ndim(x)
-    axes = list(range(attrs.get("axis", -1) % rank, rank))
-    scale = imp.tensor(inputs[1])
-    bias = imp.tensor(inputs[2]) if len(inputs) > 2 and inputs[2] is not None else None
-    return imp.em.layer_norm(x, axes, scale, bias, attrs.get("epsilon", 1e-5))
+    """Normalisation over the axes from ``axis`` on, computed in the ``stash_type``
+    (float32 by default: a float16 input is normalised in float32 and rounded once,
+    as onnxruntime does); the optional outputs are the mean and the inverse standard
+    deviation, in the stash type."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    rank = em.ndim(x)
+    axes = list(range(_axis(attrs.get("axis", -1), rank), rank))
+    stash = _cast_target(attrs.get("stash_type", onnx.TensorProto.FLOAT))
+    dtype, wide = em.dtype(x), dtypes.from_numpy(stash)
+    epsilon = attrs.get("epsilon", 1e-5)
+    computed = em.cast(x, wide) if dtypes.is_float(dtype) and dtype != wide else x
+    scale = em.cast(imp.tensor(inputs[1]), em.dtype(computed))
+    bias_value = _given(inputs, 2)
+    bias = None if bias_value is None else em.cast(imp.tensor(bias_value), em.dtype(computed))
+    y = em.cast(em.layer_norm(computed, axes, scale, bias, epsilon), dtype)
+    wanted = [o for o in node.output[1:] if o]
+    if not wanted:
+        return y
+    mean = em.op("mean", computed, axis=axes, keepdims=True)
+    centred = em.op("subtract", computed, mean)
+    variance = em.op("mean", em.op("multiply", centred, centred), axis=axes, keepdims=True)
+    inverse = em.op("rsqrt", em.op("add", variance, em.scalar(epsilon, variance)))
+    return [y, em.cast(mean, wide), em.cast(inverse, wide)]
 
 
 # ------------------------------------------------------------------ convolution, pooling
 
 
-def _window(attrs: dict, spatial: int, kernel: Sequence[int]) -> tuple[list, list, list]:
-    """Strides, padding (starts then ends) and dilations of a Conv or pooling node."""
-    auto_pad = attrs.get("auto_pad", b"NOTSET")
-    auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
-    if auto_pad not in ("NOTSET", "VALID"):
-        raise Unsupported(f"auto_pad={auto_pad}")
+def _window(
+    attrs: dict, sizes: Sequence[sympy.Expr], kernel: Sequence[int], pool: bool = False
+) -> tuple[list, list, list]:
+    """Strides, padding (starts then ends) and dilations of a Conv or pooling node,
+    checked; ``auto_pad`` SAME_UPPER / SAME_LOWER computed from static sizes."""
+    spatial = len(kernel)
     strides = list(attrs.get("strides", [1] * spatial))
-    pads = list(attrs.get("pads", [0] * (2 * spatial)))
     dilations = list(attrs.get("dilations", [1] * spatial))
+    for name, values in (("strides", strides), ("dilations", dilations)):
+        if len(values) != spatial or any(v < 1 for v in values):
+            raise FrontendError(f"{name} is {values}, expected {spatial} values >= 1")
+    if any(k < 1 for k in kernel):
+        raise FrontendError(f"kernel_shape is {list(kernel)}, expected values >= 1")
+    auto_pad = _string(attrs, "auto_pad", "NOTSET", ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"))
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        static = _static(sizes)
+        if static is None:
+            raise Unsupported(f"auto_pad={auto_pad} over a symbolic size")
+        before, after = [], []
+        for size, stride, k, d in zip(static, strides, kernel, dilations, strict=True):
+            out = -(-size // stride)
+            total = max((out - 1) * stride + (k - 1) * d + 1 - size, 0)
+            small, large = total // 2, total - total // 2
+            before.append(small if auto_pad == "SAME_UPPER" else large)
+            after.append(large if auto_pad == "SAME_UPPER" else small)
+        return strides, before + after, dilations
+    pads = (
+        [0] * (2 * spatial) if auto_pad == "VALID" else list(attrs.get("pads", [0] * (2 * spatial)))
+    )
+    if len(pads) != 2 * spatial or any(p < 0 for p in pads):
+        raise FrontendError(f"pads is {pads}, expected {2 * spatial} values >= 0")
+    if pool and any(p >= k for p, k in zip(pads, list(kernel) * 2, strict=True)):
+        raise FrontendError(f"pads {pads} must be smaller than kernel_shape {list(kernel)}")
     return strides, pads, dilations
 
 
@@ -1022,37 +2230,68 @@ def _window(attrs: dict, spatial: int, kernel: Sequence[int]) -> tuple[list, lis
 def _conv(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     em = imp.em
     x, w = imp.tensor(inputs[0]), imp.tensor(inputs[1])
-    kernel = attrs.get("kernel_shape") or [int(d) for d in em.dims(w)[2:]]
-    strides, pads, dilations = _window(attrs, len(kernel), kernel)
-    bias = imp.tensor(inputs[2]) if len(inputs) > 2 and inputs[2] is not None else None
-    return em.conv(x, w, bias, strides, pads, dilations, attrs.get("group", 1))
+    x_dims, w_dims = em.dims(x), em.dims(w)
+    if len(w_dims) != len(x_dims):
+        raise FrontendError(f"W has rank {len(w_dims)}, expected {len(x_dims)} (the rank of X)")
+    weight_kernel = _static(w_dims[2:])
+    if weight_kernel is None:
+        raise Unsupported("a kernel of symbolic size")
+    kernel = list(attrs.get("kernel_shape", weight_kernel))
+    if kernel != weight_kernel:
+        raise FrontendError(f"kernel_shape is {kernel}, but W's kernel is {weight_kernel}")
+    group = attrs.get("group", 1)
+    if group < 1 or (w_dims[0].is_Integer and int(w_dims[0]) % group):
+        raise FrontendError(f"group is {group}, expected a divisor of the {w_dims[0]} filters")
+    if symbolic.prove_not_equal(x_dims[1], w_dims[1] * group):
+        raise FrontendError(
+            f"X has {symbolic.format_expr(x_dims[1])} channels, expected "
+            f"{symbolic.format_expr(w_dims[1] * group)} (W's {w_dims[1]} times group {group})"
+        )
+    strides, pads, dilations = _window(attrs, x_dims[2:], kernel)
+    bias = _given(inputs, 2)
+    operands = [x, w, None if bias is None else imp.tensor(bias)]
+    return _widened(
+        imp, operands, lambda x, w, b: em.conv(x, w, b, strides, pads, dilations, group)
+    )
 
 
 @_converts("MaxPool", "AveragePool")
 def _pool(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    x = imp.tensor(inputs[0])
-    if imp.em.ndim(x) != 4:
-        raise Unsupported("pooling that is not 2-d")
+    """2-d pooling; 1-d pooling as 2-d over a height of 1."""
+    em, x = imp.em, imp.tensor(inputs[0])
     if len([o for o in node.output if o]) > 1:
         raise Unsupported("the indices output")
     kernel = list(attrs["kernel_shape"])
-    strides, pads, dilations = _window(attrs, 2, kernel)
+    dims = em.dims(x)
+    if len(kernel) != len(dims) - 2:
+        raise FrontendError(f"kernel_shape {kernel} does not fit an input of rank {len(dims)}")
+    if len(kernel) not in (1, 2):
+        raise Unsupported(f"{len(kernel)}-d pooling")
+    strides, pads, dilations = _window(attrs, dims[2:], kernel, pool=True)
     if any(d != 1 for d in dilations):
         raise Unsupported("dilations")
-    ceil_mode = bool(attrs.get("ceil_mode", 0))
+    ceil_mode = _flag(attrs, "ceil_mode")
+    include = _flag(attrs, "count_include_pad")
+    if len(kernel) == 1:
+        x = em.unsqueeze(x, [2])
+        kernel, strides, pads = [1, *kernel], [1, *strides], [0, pads[0], 0, pads[1]]
     if node.op_type == "MaxPool":
-        return imp.em.max_pool2d(x, kernel, strides, pads, ceil_mode)
-    include = bool(attrs.get("count_include_pad", 0))
-    return imp.em.avg_pool2d(x, kernel, strides, pads, include, ceil_mode)
+        y = em.max_pool2d(x, kernel, strides, pads, ceil_mode)
+    else:
+        y = em.avg_pool2d(x, kernel, strides, pads, include, ceil_mode)
+    return em.op("squeeze", y, axis=[2]) if len(dims) == 3 else y
 
 
 @_converts("GlobalAveragePool", "GlobalMaxPool")
 def _global_pool(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x = imp.tensor(inputs[0])
-    axes = list(range(2, imp.em.ndim(x)))
+    rank = imp.em.ndim(x)
+    if rank < 3:
+        raise FrontendError(f"X has rank {rank}, expected at least 3")
     name = "mean" if node.op_type == "GlobalAveragePool" else "max"
-    return imp.em.op(name, x, axis=axes, keepdims=True)
+    return imp.em.op(name, x, axis=list(range(2, rank)), keepdims=True)
 
 
 SUPPORTED: list[str] = sorted(_CONVERTERS)
-"""The ONNX operators (default domain) the importer converts."""
+"""The ONNX operators (default domain) the importer converts directly; operators ONNX
+defines as functions of these import as the function body."""

@@ -20,6 +20,7 @@ from xrelax.frontend.common import ModelBuilder, Names, UnsupportedOperatorsErro
         ("val_21", "val21"),
         ("0.bias", "_0_bias"),
         ("a-b", "a_b"),
+        ("1", "v1"),
     ],
 )
 def test_sanitize_name(name: str, expected: str) -> None:

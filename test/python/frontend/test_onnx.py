@@ -95,14 +95,14 @@ def test_dim_params_initializers_and_size_computations() -> None:
 
 
 def test_unsupported_operators_are_reported_at_once() -> None:
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N"])
     nodes = [
-        helper.make_node("Det", ["x"], ["a"]),
-        helper.make_node("Relu", ["a"], ["b"]),
-        helper.make_node("Det", ["b"], ["c"]),
-        helper.make_node("Hardmax", ["c"], ["d"]),
-        helper.make_node("MaxPool", ["d"], ["y"], kernel_shape=[2], ceil_mode=1),
+        helper.make_node("Hardmax", ["x"], ["h"]),
+        helper.make_node("Det", ["h"], ["a"]),
+        helper.make_node("Relu", ["x"], ["r"]),
+        helper.make_node("Det", ["r"], ["b"]),
+        helper.make_node("Add", ["a", "b"], ["y"]),
     ]
     model = helper.make_model(helper.make_graph(nodes, "g", [x], [y]))
     with pytest.raises(UnsupportedOperatorsError) as info:
