@@ -11,6 +11,12 @@ Buffers are 1-D ``uint8`` arrays, 64-byte aligned from :data:`MIN_ALIGNED` bytes
 pooled by exact size from :data:`MIN_POOLED` on. The pool keeps
 at most :data:`MAX_CACHED` bytes (over that it is emptied first). Safe to share between
 threads: taking is a ``list.pop``, giving back a ``list.append``.
+
+The pool hands its memory to one owner at a time, whatever its callers do: each taking
+of a pooled size gets a new :class:`PoolBuffer` object, marked as lent until it is given
+back, and giving back anything else (a buffer given back already, even if the pool has
+lent its memory again since; a view or copy of one; an array the pool never made) is a
+``VMError``, never a second owner for the same memory.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import ctypes
 from typing import Any
 
 import numpy as np
+
+from xrelax.backends.vm.error import VMError
 
 ALIGNMENT = 64
 MIN_POOLED = 1 << 18
@@ -29,6 +37,12 @@ two cache lines); smaller ones, whose allocation costs more than their traffic, 
 not."""
 MAX_CACHED = 1 << 28
 """At most 256 MiB of free buffers stay in the pool."""
+
+
+class PoolBuffer(np.ndarray):
+    """One lending of pooled memory: ``lent`` is in its ``__dict__`` from :func:`take`
+    until :func:`give`, then ``returned`` (views and copies of it have neither)."""
+
 
 _free: dict[int, list[np.ndarray]] = {}
 _cached = [0]  # bytes held by ``_free``
@@ -45,31 +59,48 @@ def aligned_bytes(nbytes: int) -> np.ndarray:
 def take(nbytes: int) -> np.ndarray:
     """A buffer of ``nbytes`` bytes: below :data:`MIN_ALIGNED`, a fresh ``np.empty`` (as
     aligned as malloc makes it, 16 bytes; a quarter of the cost of aligning it);
-    otherwise an ``ALIGNMENT``-aligned one, pooled if there is one."""
+    otherwise an ``ALIGNMENT``-aligned one, from :data:`MIN_POOLED` on a pooled one if
+    there is one."""
     if nbytes < MIN_ALIGNED:
         return np.empty(nbytes, np.uint8)
+    if nbytes < MIN_POOLED:
+        return aligned_bytes(nbytes)
     free = _free.get(nbytes)
+    memory = None
     if free:
         try:
-            buffer = free.pop()
+            memory = free.pop()
         except IndexError:  # another thread took the last one
             pass
         else:
             _cached[0] -= nbytes
-            return buffer
-    return aligned_bytes(nbytes)
+    buffer = (aligned_bytes(nbytes) if memory is None else memory).view(PoolBuffer)
+    buffer.__dict__["lent"] = True
+    return buffer
 
 
 def give(buffer: np.ndarray) -> None:
     """Return a buffer from :func:`take` (nothing may use it any more); small ones are
-    left to the garbage collector."""
+    left to the garbage collector. Giving back a pooled-size buffer that is not out of
+    the pool (given back already, or never taken from it) is a ``VMError``."""
     nbytes = buffer.nbytes
     if nbytes < MIN_POOLED:
         return
+    # one dict operation tests and clears the mark: two threads cannot both give it back
+    if type(buffer) is not PoolBuffer or buffer.__dict__.pop("lent", None) is None:
+        raise VMError(_refusal(buffer))
+    buffer.__dict__["returned"] = True
     if _cached[0] + nbytes > MAX_CACHED:
         clear()
-    _free.setdefault(nbytes, []).append(buffer)
+    _free.setdefault(nbytes, []).append(buffer.view(np.ndarray))
     _cached[0] += nbytes
+
+
+def _refusal(buffer: np.ndarray) -> str:
+    what = f"a buffer of {buffer.nbytes} bytes"
+    if type(buffer) is PoolBuffer and "returned" in buffer.__dict__:
+        return f"{what} was given back to the buffer pool twice"
+    return f"{what} was given back to the buffer pool, which did not lend it"
 
 
 def give_all(buffers: list[np.ndarray]) -> None:
@@ -94,4 +125,4 @@ def empty(nbytes: int, shape: tuple[int, ...], dtype: Any, taken: list[np.ndarra
     pooled buffer, which is appended to ``taken`` for the caller to :func:`give` back."""
     buffer = take(nbytes)
     taken.append(buffer)
-    return buffer.view(dtype).reshape(shape)
+    return buffer.view(dtype, np.ndarray).reshape(shape)

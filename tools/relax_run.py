@@ -148,20 +148,27 @@ def flatten_results(value: Any) -> list[Any]:
     return [value]
 
 
-def _register_missing(exe: Any) -> None:
-    """Register a no-op (with a warning) for each packed function nobody provides."""
+def _missing_as_noops(exe: Any) -> dict[str, Any]:
+    """A no-op (announced by a warning) for each packed function nobody provides, for
+    this run's VM only: the process-wide registry stays as it was."""
     from xrelax.backends.kernels.compiler import load_executable_kernels
-    from xrelax.backends.vm import list_funcs, register_func
+    from xrelax.backends.vm import list_funcs
 
     known = {f.name for f in exe.global_funcs} | set(list_funcs())
     known |= set(load_executable_kernels(exe))
+    noops = {}
     for name in exe.func_names:
         if name not in known:
             print(
                 f"relax-run: warning: packed function '{name}' is not registered; using a no-op",
                 file=sys.stderr,
             )
-            register_func(name, lambda *args: None)
+            noops[name] = _noop
+    return noops
+
+
+def _noop(*args: Any) -> None:
+    """What a missing packed function does under ``--allow-missing-packed``."""
 
 
 def _interpret(args: argparse.Namespace) -> Any:
@@ -205,10 +212,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         if args.save_executable:
             _writing(args.save_executable, lambda: exe.save(args.save_executable))
         inputs = _read_inputs(args.inputs, args.entry, _param_names(exe, args.entry), args.params)
-        if args.allow_missing_packed:
-            _register_missing(exe)
+        noops = _missing_as_noops(exe) if args.allow_missing_packed else {}
         try:
-            result = xrelax.VirtualMachine(exe)[args.entry](*inputs)
+            result = xrelax.VirtualMachine(exe, packed_funcs=noops)[args.entry](*inputs)
         except VMError as err:
             raise RunError(str(err)) from None
     outputs = flatten_results(result)

@@ -236,15 +236,26 @@ def match_prim(
     return integer
 
 
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+INT64_RANGE = f"[{INT64_MIN}, {INT64_MAX}]"
+"""Prim values and dimensions are int64 (the shape heap's and the kernels' integers)."""
+
+
 def prim_int(value: Any, err_ctx: str) -> int:
-    """``value`` as a Python int: an int, a numpy integer or a 0-d integer array."""
-    if type(value) is int:
-        return value
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
-    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
-        return int(value)
-    raise VMError(_in(err_ctx, f"expected an integer, got {_describe(value)}"))
+    """``value`` as a Python int: an int, a numpy integer or a 0-d integer array, in the
+    int64 range."""
+    if type(value) is not int:
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            if value.dtype.kind not in "iu":
+                raise VMError(_in(err_ctx, f"expected an integer, got {value.dtype.name}"))
+            value = value[()]
+        if not isinstance(value, int | np.integer) or isinstance(value, bool | np.bool_):
+            raise VMError(_in(err_ctx, f"expected an integer, got {_describe(value)}"))
+        value = int(value)
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise VMError(_in(err_ctx, f"expected an int64 in {INT64_RANGE}, got {value}"))
+    return value
 
 
 @register_func("vm.builtin.make_prim")
@@ -292,14 +303,25 @@ def _label(label: str) -> str:
 
 # -- checks -----------------------------------------------------------------------------
 
+TENSOR_KINDS = "biuf"
+"""The numpy dtype kinds of relax tensors (no complex, object, string or time values)."""
+
 
 @register_func("vm.builtin.check_tensor_info")
 def check_tensor_info(value: Any, ndim: int, dtype: str, err_ctx: str) -> None:
-    """Check ``value`` is a tensor of rank ``ndim`` (-1: any) and ``dtype`` ("": any)."""
+    """Check ``value`` is a tensor of rank ``ndim`` (-1: any) and ``dtype`` ("": any of relax's)."""
     if type(value) is not np.ndarray and not isinstance(value, np.ndarray):
         raise VMError(_in(err_ctx, f"expected a tensor, got {_describe(value)}"))
     if ndim != -1 and value.ndim != ndim:
         raise VMError(_in(err_ctx, f"expected rank {ndim}, got rank {value.ndim}"))
+    if not dtype and value.dtype.kind not in TENSOR_KINDS:
+        raise VMError(
+            _in(
+                err_ctx,
+                "expected a tensor of a boolean, integer or floating-point dtype, "
+                f"got {value.dtype.name}",
+            )
+        )
     # ``dtype.name`` costs microseconds; the identity test covers native dtypes.
     # A dtype equal to the expected one but another object passes; another byte order
     # does not (kernels read some buffers as raw memory of the native dtype).
@@ -312,11 +334,14 @@ def check_tensor_info(value: Any, ndim: int, dtype: str, err_ctx: str) -> None:
 
 @register_func("vm.builtin.check_shape_info")
 def check_shape_info(value: Any, ndim: int, err_ctx: str) -> None:
-    """Check ``value`` is a shape of rank ``ndim`` (-1: any)."""
+    """Check ``value`` is a shape of rank ``ndim`` (-1: any) of int64 dimensions."""
     if not _is_shape(value):
         raise VMError(_in(err_ctx, f"expected a shape, got {_describe(value)}"))
     if ndim != -1 and len(value) != ndim:
         raise VMError(_in(err_ctx, f"expected a shape of rank {ndim}, got rank {len(value)}"))
+    if value and (min(value) < INT64_MIN or max(value) > INT64_MAX):
+        i, dim = next((i, d) for i, d in enumerate(value) if not INT64_MIN <= d <= INT64_MAX)
+        raise VMError(_in(err_ctx, f"dimension {i}: expected an int64 in {INT64_RANGE}, got {dim}"))
 
 
 @register_func("vm.builtin.check_tuple_info")

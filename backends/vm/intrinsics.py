@@ -82,6 +82,8 @@ def _check_tensor_info(site: CallSite, names: Globals) -> list[str] | None:
         if expected is None:
             return None
         failed.append(f"{value}.dtype is not {expected}")
+    else:
+        failed.append(f"{value}.dtype.kind not in {builtins.TENSOR_KINDS!r}")
     return [f"if {' or '.join(failed)}: {site.call}"]
 
 
@@ -125,13 +127,16 @@ def _match_prim(site: CallSite, names: Globals) -> list[str] | None:
     ((kind, slot, _),) = pattern
     failed = [f"type({value}) is not int"]
     stores = []
+    # an expected value is an int64: any other fails the comparison
     if kind == builtins.MATCH_EQUAL_IMM:
         failed.append(f"{value} != {slot}")
     elif kind == builtins.MATCH_EQUAL_HEAP:
         failed.append(f"{value} != {heap}[{slot}]")
     elif kind == builtins.MATCH_STORE:
-        failed.append(f"{value} < 0")
+        failed.append(f"not 0 <= {value} <= {builtins.INT64_MAX}")
         stores.append(f"{heap}[{slot}] = {value}")
+    else:
+        failed.append(f"not {builtins.INT64_MIN} <= {value} <= {builtins.INT64_MAX}")
     return [
         f"if {' or '.join(failed)}: {site.call}",
         f"else: {'; '.join([*stores, site.lhs + value])}",
@@ -217,6 +222,8 @@ def checked_match(check: CallSite, match: CallSite, names: Globals) -> list[str]
     failed, stores = parts
     if dtype:
         failed.insert(1, f"{value}.dtype is not {names.dtype(dtype)}")
+    else:
+        failed.insert(1, f"{value}.dtype.kind not in {builtins.TENSOR_KINDS!r}")
     lines = [f"if {' or '.join(failed)}: {check.call}; {match.call}"]
     if stores:
         lines.append(f"else: {'; '.join(stores)}")

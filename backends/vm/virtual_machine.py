@@ -1,7 +1,8 @@
 """The Relax virtual machine.
 
-Loading an executable validates it, resolves every packed function once, and compiles
-each VM function into one Python function: registers become local variables, constants
+Loading an executable validates it, resolves every packed function once, verifies the
+lifetimes of its storages and tensors (:mod:`verifier`), and compiles each VM function
+into one Python function: registers become local variables, constants
 and packed functions are module-level names, and control flow becomes a block
 dispatch loop. Running a VM function is then a plain Python call with no decoding,
 lookup or validation on the way. The builtins every call runs (parameter checks, shape
@@ -17,9 +18,12 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+
 from . import builtins, intrinsics
 from .error import AllocationError, VMError
 from .executable import Arg, ArgKind, Call, Executable, Goto, If, Instruction, Ret, VMFunction
+from .verifier import block_leaders, verify_lifetimes
 
 __all__ = ["KernelLoader", "VMError", "VirtualMachine"]
 
@@ -33,9 +37,12 @@ class VirtualMachine:
 
     Packed functions are looked up once, at construction, among the executable's own
     functions, then the kernels ``kernel_loader(exe.library)`` returns (by default the
-    tir -> numpy kernel backend compiles the library), then the global registry.
-    A name found nowhere is an error unless ``allow_missing`` is set, in which
-    case calling it fails at run time.
+    tir -> numpy kernel backend compiles the library), then ``packed_funcs`` (functions
+    for this VM only), then the global registry. A name found nowhere is an error
+    unless ``allow_missing`` is set, in which case calling it fails at run time.
+
+    Running a function never changes the executable: its constant arrays are read-only
+    to the VM.
     """
 
     def __init__(
@@ -44,6 +51,7 @@ class VirtualMachine:
         kernel_loader: KernelLoader | None = None,
         *,
         allow_missing: bool = False,
+        packed_funcs: Mapping[str, Callable[..., Any]] | None = None,
     ) -> None:
         self.executable = exe
         funcs = _function_table(exe)
@@ -51,7 +59,9 @@ class VirtualMachine:
         kernels = _load_kernels(exe, kernel_loader)
         index_of = {func.name: k for k, (func, _) in enumerate(funcs)}
         _check_vm_calls(exe, funcs, code, index_of)
-        resolved = _resolve(exe, funcs, code, index_of, kernels, allow_missing)
+        resolved = _resolve(exe, funcs, code, index_of, kernels, packed_funcs or {}, allow_missing)
+        for (func, _), instrs in zip(funcs, code, strict=True):
+            verify_lifetimes(func, instrs, resolved)
         compiler = _Compiler(exe, [f for f, _ in funcs], resolved)
         for k, instrs in enumerate(code):
             compiler.function(k, instrs)
@@ -205,6 +215,7 @@ def _resolve(
     code: list[list[Instruction]],
     index_of: dict[str, int],
     kernels: Mapping[str, Callable],
+    packed_funcs: Mapping[str, Callable],
     allow_missing: bool,
 ) -> list[int | Callable]:
     """Per func_names entry: a VM function index, or the packed function to call."""
@@ -222,6 +233,8 @@ def _resolve(
             resolved.append(index_of[name])
         elif name in kernels:
             resolved.append(kernels[name])
+        elif name in packed_funcs:
+            resolved.append(packed_funcs[name])
         elif name in builtins._REGISTRY:
             resolved.append(builtins._REGISTRY[name])
         elif j not in users or allow_missing:
@@ -239,19 +252,6 @@ def _missing(name: str) -> Callable[..., Any]:
 
 
 # -- compilation to Python --------------------------------------------------------------
-
-
-def _leaders(instrs: list[Instruction]) -> set[int]:
-    """The pcs that start a basic block (jump targets and the pcs after jumps)."""
-    leaders = {0}
-    for pc, ins in enumerate(instrs):
-        if isinstance(ins, Goto):
-            leaders.add(pc + ins.offset)
-        elif isinstance(ins, If):
-            leaders.add(pc + ins.false_offset)
-        if isinstance(ins, Goto | If | Ret) and pc + 1 < len(instrs):
-            leaders.add(pc + 1)
-    return leaders
 
 
 _ELIDED = (builtins.free_tensor,)
@@ -277,7 +277,7 @@ class _Compiler:
         return "\n".join(self.lines) + "\n"
 
     def namespace(self) -> dict[str, Any]:
-        ns: dict[str, Any] = {f"c{i}": c for i, c in enumerate(self.exe.constants)}
+        ns: dict[str, Any] = {f"c{i}": _read_only(c) for i, c in enumerate(self.exe.constants)}
         for j, target in enumerate(self.resolved):
             if not isinstance(target, int):
                 ns[f"p{j}"] = target
@@ -306,7 +306,7 @@ class _Compiler:
         self._emit(0, f"def F{k}({params}):  # {func.name!r}")
         self._emit(1, "try:")
         targets = [self.resolved[ins.func_idx] if isinstance(ins, Call) else None for ins in instrs]
-        leaders = _leaders(instrs)
+        leaders = block_leaders(instrs)
         self.code = instrs
         self.list_heaps = intrinsics.list_heaps(instrs, targets, leaders)
         self.merged = {
@@ -340,7 +340,7 @@ class _Compiler:
         The blocks are flat ``if`` statements in pc order, so forward control flow falls
         into the next test; only backward jumps restart the loop with ``continue``.
         """
-        starts = sorted(_leaders(instrs))
+        starts = sorted(block_leaders(instrs))
         self._emit(2, "_b = 0")
         self._emit(2, "while True:")
         for n, start in enumerate(starts):
@@ -534,6 +534,17 @@ class _Compiler:
         if missing:
             raise VMError(f"{func.name}: missing argument '{missing[0]}'")
         return tuple(values)
+
+
+def _read_only(value: Any) -> Any:
+    """A constant as the VM's code sees it: arrays (also in tuples) as read-only views."""
+    if isinstance(value, np.ndarray):
+        view = value.view()
+        view.flags.writeable = False
+        return view
+    if isinstance(value, tuple):
+        return tuple(_read_only(v) for v in value)
+    return value
 
 
 _UNSET = object()

@@ -1,5 +1,6 @@
 """The buffer pool: large buffers are reused by exact size, small ones never pooled, the
-pool bounded; the VM gives a killed storage back."""
+pool bounded; the VM gives a killed storage back; memory is lent to one owner at a time,
+whatever is given back."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 import xrelax
 from xrelax.backends import buffer_pool
+from xrelax.backends.vm import VMError
 
 
 @pytest.fixture(autouse=True)
@@ -23,8 +25,9 @@ def test_a_given_back_buffer_is_taken_again_by_exact_size():
     assert first.nbytes == size and first.ctypes.data % buffer_pool.ALIGNMENT == 0
     buffer_pool.give(first)
     assert buffer_pool.cached_bytes() == size
-    assert buffer_pool.take(size + 64) is not first
-    assert buffer_pool.take(size) is first
+    assert not np.shares_memory(buffer_pool.take(size + 64), first)
+    again = buffer_pool.take(size)
+    assert again is not first and again.ctypes.data == first.ctypes.data
     assert buffer_pool.cached_bytes() == 0
 
 
@@ -35,9 +38,47 @@ def test_small_buffers_are_not_pooled():
 
 def test_the_pool_is_bounded(monkeypatch):
     monkeypatch.setattr(buffer_pool, "MAX_CACHED", 3 * buffer_pool.MIN_POOLED)
-    for _ in range(4):
-        buffer_pool.give(buffer_pool.aligned_bytes(buffer_pool.MIN_POOLED))
-    assert buffer_pool.cached_bytes() <= 3 * buffer_pool.MIN_POOLED
+    taken = [buffer_pool.take(buffer_pool.MIN_POOLED) for _ in range(4)]
+    buffer_pool.give_all(taken)
+    assert buffer_pool.cached_bytes() == buffer_pool.MIN_POOLED  # emptied at the fourth
+
+
+def test_a_buffer_given_back_twice_is_refused_even_after_its_memory_is_lent_again():
+    size = buffer_pool.MIN_POOLED
+    first = buffer_pool.take(size)
+    buffer_pool.give(first)
+    with pytest.raises(VMError) as info:
+        buffer_pool.give(first)
+    assert str(info.value) == ("a buffer of 262144 bytes was given back to the buffer pool twice")
+    second = buffer_pool.take(size)  # the same memory, to a new owner
+    assert second.ctypes.data == first.ctypes.data
+    with pytest.raises(VMError, match="given back to the buffer pool twice"):
+        buffer_pool.give(first)
+    assert buffer_pool.cached_bytes() == 0
+    third = buffer_pool.take(size)
+    assert not np.shares_memory(third, second)
+
+
+@pytest.mark.parametrize(
+    "foreign",
+    [
+        lambda lent: np.zeros(buffer_pool.MIN_POOLED, np.uint8),  # an array of the caller
+        lambda lent: lent[:],  # a view of a lent buffer
+        lambda lent: lent.copy(),
+        lambda lent: lent.view(np.float32),
+        lambda lent: buffer_pool.aligned_bytes(buffer_pool.MIN_POOLED),
+    ],
+)
+def test_only_a_lent_buffer_is_taken_back(foreign):
+    lent = buffer_pool.take(buffer_pool.MIN_POOLED)
+    with pytest.raises(VMError) as info:
+        buffer_pool.give(foreign(lent))
+    assert str(info.value) == (
+        "a buffer of 262144 bytes was given back to the buffer pool, which did not lend it"
+    )
+    assert buffer_pool.cached_bytes() == 0
+    buffer_pool.give(lent)
+    assert buffer_pool.cached_bytes() == buffer_pool.MIN_POOLED
 
 
 def test_empty_views_a_pooled_buffer_and_records_it():

@@ -198,13 +198,16 @@ def test_free_and_move_are_handled_inline() -> None:
     ib = ExecBuilder()
     with ib.function("main", num_inputs=1):
         ib.emit_call("vm.builtin.move", args=[ib.r(0)], dst=ib.r(1))
-        ib.emit_call("vm.builtin.free_tensor", args=[ib.r(0)])
-        ib.emit_call("vm.builtin.free_storage", args=[ib.r(1)], dst=ib.r(2))
+        ib.emit_call("vm.builtin.alloc_storage", args=[ib.imm(8), "uint8"], dst=ib.r(4))
+        ib.emit_call("vm.builtin.free_storage", args=[ib.r(4)], dst=ib.r(2))
         ib.emit_call("vm.builtin.make_tuple", args=[ib.r(1), ib.r(2)], dst=ib.r(3))
+        ib.emit_call("vm.builtin.free_tensor", args=[ib.r(1)])
         ib.emit_ret(ib.r(3))
+    vm = VirtualMachine(ib.get())
     x = np.zeros(2)
-    moved, freed = VirtualMachine(ib.get())["main"](x)
+    moved, freed = vm["main"](x)
     assert moved is x and freed is None
+    assert "r1 = r0" in vm.source and "free_tensor" not in vm.source
 
 
 def test_tuple_result() -> None:
