@@ -383,10 +383,83 @@ def broadcast_load(x: te.Tensor, indices: Sequence[sympy.Expr]) -> te.Expr:
     return x[broadcast_indices(x.shape, indices)]
 
 
+# --------------------------------------------------------------------------- accumulation
+# How arithmetic over many elements is done (docs/semantics.md), as the frameworks do it:
+# f16 and bf16 accumulate in f32 and round once; integer sums wrap in their own type
+# (the same bits as an i64 sum cast back); integer means are exact, truncated toward
+# zero, and refused over no elements.
+
+
+def accumulator(dtype: Attribute) -> Attribute:
+    """The float type arithmetic over many elements of ``dtype`` runs in: f32 for f16
+    and bf16, the type itself otherwise."""
+    return dtypes.F32 if dtype in (dtypes.F16, dtypes.BF16) else dtype
+
+
+def numpy_accumulator(dtype: np.dtype) -> np.dtype:
+    """:func:`accumulator` of a numpy dtype."""
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
+def widened(x: te.Tensor, name: str = "wide") -> te.Tensor:
+    """``x`` in its :func:`accumulator` type (itself when that is its type)."""
+    wide = accumulator(x.dtype)
+    if wide == x.dtype:
+        return x
+    return te.compute(x.shape, lambda *i: te.cast(x[i], wide), name)
+
+
+def sum_of(value: te.Expr, axes: Sequence[te.IterVar]) -> te.Expr:
+    """The sum of ``value`` over the reduction ``axes``, accumulated in its
+    :func:`accumulator` type and rounded once to its own."""
+    wide = accumulator(value.dtype)
+    return te.cast(te.sum(te.cast(value, wide), list(axes)), value.dtype)
+
+
 def mean_of(value: te.Expr, axes: Sequence[te.IterVar], count: sympy.Expr) -> te.Expr:
-    """The mean of ``value`` over the reduction ``axes`` (``count`` elements). Floats
-    stay in their type; integers are summed in i64 and the quotient truncates toward
-    zero, as the reference's float64 mean cast back does."""
-    wide = value.dtype if dtypes.is_float(value.dtype) else dtypes.I64
-    total = te.sum(te.cast(value, wide), list(axes))
-    return te.cast(total / te.index(count, wide), value.dtype)
+    """The mean of ``value`` over the reduction ``axes`` (``count`` elements): floats in
+    their :func:`accumulator` type (no elements: NaN), integers exactly and truncated
+    toward zero (the caller ensures ``count >= 1``)."""
+    dtype, axes = value.dtype, list(axes)
+    if dtypes.is_float(dtype):
+        wide = accumulator(dtype)
+        return te.cast(te.sum(te.cast(value, wide), axes) / te.index(count, wide), dtype)
+    n = te.index(count)
+    if dtype != dtypes.I64:
+        # The i64 sum of fewer than 2**32 elements of 32 bits or less is exact.
+        return te.cast(te.sum(te.cast(value, dtypes.I64), axes) / n, dtype)
+    # An i64 sum may overflow: sum the quotients and the remainders by the count apart.
+    quotients = te.sum(te.floordiv(value, n), axes)
+    remainders = te.sum(te.floormod(value, n), axes)
+    floor = quotients + te.floordiv(remainders, n)
+    inexact = te.floormod(remainders, n) != 0
+    return floor + te.cast((floor < 0) & inexact, dtypes.I64)
+
+
+def reference_mean(
+    x: np.ndarray, axis: tuple[int, ...] | None, count: Any, keepdims: bool = False
+) -> np.ndarray:
+    """numpy's counterpart of :func:`mean_of`: the mean of ``x`` over ``axis`` (None:
+    all) with ``count`` elements (an int, or an array broadcasting against ``x`` with the
+    reduced axes kept), in x's element type (floats summed in f64, rounded once)."""
+    if np.issubdtype(x.dtype, np.floating):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = x.sum(axis=axis, dtype=np.float64, keepdims=True) / np.asarray(count)
+        return _dropped(total, axis, keepdims).astype(x.dtype)
+    n = np.asarray(count, np.int64)
+    if x.dtype != np.int64:
+        total = x.sum(axis=axis, dtype=np.int64, keepdims=True)
+        quotient = np.abs(total) // n * np.sign(total)
+        return _dropped(quotient, axis, keepdims).astype(x.dtype)
+    quotients = np.floor_divide(x, n).sum(axis=axis, keepdims=True)
+    remainders = np.mod(x, n).sum(axis=axis, keepdims=True)
+    floor = quotients + remainders // n
+    value = floor + ((floor < 0) & (remainders % n != 0))
+    return _dropped(value, axis, keepdims)
+
+
+def _dropped(value: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:
+    """``value``, reduced with its axes kept, without them unless ``keepdims``."""
+    if keepdims:
+        return value
+    return value.reshape(()) if axis is None else np.squeeze(value, axis=axis)

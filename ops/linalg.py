@@ -19,10 +19,12 @@ from xrelax.ops.base import (
     OUTPUT,
     OperatorOp,
     Props,
+    accumulator,
     broadcast_dims,
     broadcast_indices,
     check_dtype,
     expect_tensor,
+    numpy_accumulator,
     numpy_result,
     require_equal,
     result_dims,
@@ -41,7 +43,8 @@ def _matmul_rank(lhs_rank: int, rhs_rank: int) -> int:
 @irdl_op_definition
 class MatmulOp(OperatorOp):
     """``relax.matmul``: numpy's matmul (batched, broadcasting leading dims, 1-D operands
-    promoted to a matrix and the added dimension dropped)."""
+    promoted to a matrix and the added dimension dropped); f16 and bf16 accumulate in
+    f32."""
 
     name = "relax.matmul"
 
@@ -83,7 +86,8 @@ class MatmulOp(OperatorOp):
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         a, b = inputs
-        return numpy_result(np.matmul(a, b), a.dtype)
+        wide = numpy_accumulator(a.dtype)
+        return numpy_result(np.matmul(a.astype(wide), b.astype(wide)), a.dtype)
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
@@ -91,13 +95,17 @@ class MatmulOp(OperatorOp):
         dims = result_dims(result_type)
         k = te.reduce_axis(0, a.shape[-1], "k")
         batch = len(dims) - (a.ndim >= 2) - (b.ndim >= 2)
+        wide = accumulator(a.dtype)
 
         def body(*i: sympy.Expr) -> te.Expr:
             rows = i[batch : batch + 1] if a.ndim >= 2 else ()
             columns = i[len(i) - 1 :] if b.ndim >= 2 else ()
             lhs = (*broadcast_indices(a.shape[:-2], i[:batch]), *rows, k)
             rhs = (*broadcast_indices(b.shape[:-2], i[:batch]), k, *columns)
-            return te.sum(a[lhs] * b[rhs], axis=k)
+            if wide == a.dtype:
+                return te.sum(a[lhs] * b[rhs], axis=k)
+            product = te.cast(a[lhs], wide) * te.cast(b[rhs], wide)
+            return te.cast(te.sum(product, axis=k), a.dtype)
 
         return te.compute(dims, body, OUTPUT)
 

@@ -32,6 +32,7 @@ from xrelax.ops.base import (
     OUTPUT,
     OperatorOp,
     Props,
+    accumulator,
     check_dtype,
     dims_product,
     expect_tensor,
@@ -43,12 +44,14 @@ from xrelax.ops.base import (
     prop_float,
     prop_int,
     prop_ints,
+    reference_mean,
     require_equal,
     require_le,
     require_props,
     result_dims,
     same_dtype,
     tensor,
+    widened,
 )
 
 # ------------------------------------------------------------------------------ softmax
@@ -71,7 +74,8 @@ def _axis_max(x: np.ndarray, axis: int) -> np.ndarray:
 
 class SoftmaxFamilyOp(OperatorOp):
     """``%r = relax.NAME %x {axis = -1 : i64}``: a normalisation along ``axis``
-    (absent: -1) of a floating-point tensor; same shape and dtype."""
+    (absent: -1) of a floating-point tensor; same shape and dtype (f16 and bf16 computed
+    in f32)."""
 
     x = operand_def(TensorType)
     axis = opt_prop_def(I64_PROP)
@@ -99,6 +103,7 @@ class SoftmaxFamilyOp(OperatorOp):
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
         (x,) = inputs
+        dtype, x = x.dtype, widened(x)
         axis = normalize_axis(prop_int(props, "axis", -1), x.ndim)
         rest = [d for a, d in enumerate(x.shape) if a != axis]
 
@@ -116,7 +121,9 @@ class SoftmaxFamilyOp(OperatorOp):
         total = te.compute(rest, lambda *i: te.sum(shifted[along(i, k2)], k2), "sum")
         return te.compute(
             result_dims(result_type),
-            lambda *i: cls.TE_FN(x[i] - top[others(i)], shifted[i], total[others(i)]),
+            lambda *i: te.cast(
+                cls.TE_FN(x[i] - top[others(i)], shifted[i], total[others(i)]), dtype
+            ),
             OUTPUT,
         )
 
@@ -146,7 +153,7 @@ class LogSoftmaxOp(SoftmaxFamilyOp):
 class LayerNormOp(OperatorOp):
     """``relax.layer_norm``: (x - mean) / sqrt(var + epsilon) * gamma + beta, the moments
     taken over ``axes``; gamma and beta have the sizes of x along ``axes``, in that order
-    (``epsilon`` absent: 1e-5)."""
+    (``epsilon`` absent: 1e-5); f16 and bf16 are computed in f32."""
 
     name = "relax.layer_norm"
 
@@ -214,7 +221,8 @@ class LayerNormOp(OperatorOp):
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
-        x, gamma, beta = inputs
+        dtype = inputs[0].dtype
+        x, gamma, beta = (widened(t, f"wide_{t.name}") for t in inputs)
         axes = normalize_axes(prop_ints(props, "axes"), x.ndim, "axes")
         epsilon = te.const(prop_float(props, "epsilon", 1e-5), x.dtype)
         kept = [a for a in range(x.ndim) if a not in axes]
@@ -242,7 +250,7 @@ class LayerNormOp(OperatorOp):
         def body(*i: sympy.Expr) -> te.Expr:
             outer, inner = [i[a] for a in kept], [i[a] for a in axes]
             normalised = (x[i] - mean[outer]) / te.sqrt(variance[outer] + epsilon)
-            return normalised * gamma[inner] + beta[inner]
+            return te.cast(normalised * gamma[inner] + beta[inner], dtype)
 
         return te.compute(result_dims(result_type), body, OUTPUT)
 
@@ -448,7 +456,9 @@ class ConvOp(OperatorOp):
         groups = prop_int(props, "groups", 1)
         out_channels, channels, *kernel = weight.shape
         dims = result_dims(result_type)
-        if _banded_depthwise(window, groups, weight.shape, x.shape, dims):
+        wide = accumulator(x.dtype)
+        banded = _banded_depthwise(window, groups, weight.shape, x.shape, dims)
+        if banded and wide == x.dtype:
             return _banded_depthwise_te(x, weight, window, dims)
         rc = te.reduce_axis(0, channels, "rc")
         taps = [te.reduce_axis(0, k, f"r{a}") for a, k in enumerate(kernel)]
@@ -458,7 +468,10 @@ class ConvOp(OperatorOp):
             # Output channel o reads the input channels of its group.
             channel = symbolic.floordiv(o, per_group) * channels + rc if groups > 1 else rc
             value = window.load(x, (b, channel), positions, taps, 0)
-            return te.sum(value * weight[(o, rc, *taps)], [rc, *taps])
+            if wide == x.dtype:
+                return te.sum(value * weight[(o, rc, *taps)], [rc, *taps])
+            product = te.cast(value, wide) * te.cast(weight[(o, rc, *taps)], wide)
+            return te.cast(te.sum(product, [rc, *taps]), x.dtype)
 
         return te.compute(dims, body, OUTPUT)
 
@@ -642,16 +655,17 @@ class MaxPool2dOp(Pool2dOp):
 @irdl_op_definition
 class AvgPool2dOp(Pool2dOp):
     """``relax.avg_pool2d``: the mean of each window over its elements inside the input
-    (TVM Relax's default ``count_include_pad = false``); integers truncate toward zero."""
+    (TVM Relax's default ``count_include_pad = false``), as ``relax.mean`` computes a
+    mean (f16 in f32; integers exact, truncated toward zero)."""
 
     name = "relax.avg_pool2d"
 
     @classmethod
     def pool(cls, x: np.ndarray, window: Window, pool_size: list[int]) -> np.ndarray:
-        total = window.gather(x.astype(np.float64), pool_size, 0).sum(axis=_WINDOW_AXES)
-        inside = np.ones((1, 1, *x.shape[2:]))
-        count = window.gather(inside, pool_size, 0).sum(axis=_WINDOW_AXES)
-        return total / np.maximum(count, 1)
+        inside = np.ones((1, 1, *x.shape[2:]), np.int64)
+        count = window.gather(inside, pool_size, 0).sum(axis=_WINDOW_AXES, keepdims=True)
+        windows = window.gather(x, pool_size, 0)
+        return reference_mean(windows, _WINDOW_AXES, np.maximum(count, 1))
 
     @classmethod
     def pool_te(

@@ -17,6 +17,7 @@ from xrelax.ops import te
 from xrelax.ops.base import (
     ANY_DTYPE,
     I64_ARRAY_PROP,
+    INTEGER,
     NUMERIC,
     OUTPUT,
     DtypeKind,
@@ -30,8 +31,10 @@ from xrelax.ops.base import (
     numpy_result,
     prop_bool,
     prop_ints,
+    reference_mean,
     require_le,
     result_dims,
+    sum_of,
     tensor,
 )
 
@@ -49,6 +52,8 @@ class ReduceOp(OperatorOp):
     DTYPES: ClassVar[DtypeKind] = NUMERIC
     HAS_IDENTITY: ClassVar[bool] = True
     """False when the reduction of no elements is undefined (max, min): it is an error."""
+    INTEGER_NEEDS_ELEMENTS: ClassVar[bool] = False
+    """True when the reduction of no integers is undefined (mean): it is an error."""
     NUMPY_FN: ClassVar[Callable[..., np.ndarray]]
     TE_FN: ClassVar[Callable[[te.Expr, list[te.IterVar]], te.Expr]]
 
@@ -61,7 +66,10 @@ class ReduceOp(OperatorOp):
         reduced = None
         if x.ndim is not None:
             reduced = set(range(x.ndim) if axis is None else normalize_axes(axis, x.ndim))
-            if not cls.HAS_IDENTITY and x.dims is not None:
+            needs_elements = not cls.HAS_IDENTITY or (
+                cls.INTEGER_NEEDS_ELEMENTS and x.known_dtype in INTEGER.members
+            )
+            if needs_elements and x.dims is not None:
                 count = dims_product([x.dims[a] for a in sorted(reduced)])
                 require_le(1, count, f"{cls.name}: the reduced axes are not empty")
         if axis is None and not keepdims:
@@ -111,21 +119,37 @@ class ReduceOp(OperatorOp):
         return te.compute(result_dims(result_type), body, OUTPUT)
 
 
+def _sum(x: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:
+    """The sum, rounded once to x's type: floats in f64, integers in numpy's i64 (which
+    wraps to the same bits as a sum in x's type)."""
+    wide = np.float64 if np.issubdtype(x.dtype, np.floating) else None
+    return np.sum(x, axis=axis, dtype=wide, keepdims=keepdims)
+
+
+def _mean(x: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:
+    reduced = range(x.ndim) if axis is None else axis
+    count = int(np.prod([x.shape[a] for a in reduced], dtype=np.int64))
+    return reference_mean(x, axis, count, keepdims)
+
+
 @irdl_op_definition
 class SumOp(ReduceOp):
-    """``relax.sum``: the sum of the elements, in the element type of x."""
+    """``relax.sum``: the sum of the elements, in the element type of x (f16 and bf16
+    accumulate in f32)."""
 
     name = "relax.sum"
-    NUMPY_FN = staticmethod(np.sum)
-    TE_FN = staticmethod(te.sum)
+    NUMPY_FN = staticmethod(_sum)
+    TE_FN = staticmethod(sum_of)
 
 
 @irdl_op_definition
 class MeanOp(ReduceOp):
-    """``relax.mean``: the mean of the elements (integers: truncated toward zero)."""
+    """``relax.mean``: the mean of the elements, in the element type of x (f16 and bf16
+    accumulate in f32; integers: exact, truncated toward zero, and at least one)."""
 
     name = "relax.mean"
-    NUMPY_FN = staticmethod(np.mean)
+    NUMPY_FN = staticmethod(_mean)
+    INTEGER_NEEDS_ELEMENTS: ClassVar[bool] = True
 
     @classmethod
     def reduce(cls, value: te.Expr, axes: list[te.IterVar], count: sympy.Expr) -> te.Expr:

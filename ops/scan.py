@@ -26,12 +26,14 @@ from xrelax.ops.base import (
     OUTPUT,
     OperatorOp,
     Props,
+    accumulator,
     check_dtype,
     dims_product,
     expect_dtype,
     expect_tensor,
     known_shape,
     normalize_axis,
+    numpy_accumulator,
     numpy_result,
     prop_bool,
     prop_int,
@@ -55,8 +57,8 @@ def _accumulator(x_dtype: Attribute, props: Props) -> Attribute:
 class CumsumOp(OperatorOp):
     """``relax.cumsum``: the running sums of x along ``axis`` (absent: of x flattened);
     ``exclusive`` leaves out each element itself (the first sum is 0); ``dtype`` is the
-    type the sums are computed and returned in (absent: x's, i64 for booleans and
-    integers narrower than 64 bits)."""
+    type the sums are returned in (absent: x's, i64 for booleans and integers narrower
+    than 64 bits); f16 and bf16 sums accumulate in f32."""
 
     name = "relax.cumsum"
 
@@ -90,9 +92,18 @@ class CumsumOp(OperatorOp):
         (x,) = inputs
         dtype = dtypes.numpy_dtype(_accumulator(dtypes.from_numpy(x.dtype), props))
         axis = prop_int(props, "axis")
-        sums = np.cumsum(x, axis=axis, dtype=dtype)
+        sums = np.cumsum(x, axis=axis, dtype=numpy_accumulator(dtype))
         if prop_bool(props, "exclusive"):
-            sums = sums - (x.reshape(-1) if axis is None else x).astype(dtype)
+            # Each sum moves one place along: the first is 0 (subtracting x from the
+            # inclusive sums is not exact, and inf - inf is NaN).
+            along = 0 if axis is None else normalize_axis(axis, x.ndim)
+            shifted = np.zeros_like(sums)
+            inner = [slice(None)] * sums.ndim
+            inner[along] = slice(1, None)
+            outer = list(inner)
+            outer[along] = slice(None, -1)
+            shifted[tuple(inner)] = sums[tuple(outer)]
+            sums = shifted
         return numpy_result(sums, dtype)
 
     @classmethod
@@ -103,6 +114,7 @@ class CumsumOp(OperatorOp):
             x, axis = reshaped(x, (dims_product(x.shape),), "flat"), 0
         axis = normalize_axis(axis, x.ndim)
         dtype = result_type.dtype
+        wide = accumulator(dtype)
         exclusive = prop_bool(props, "exclusive")
         size = x.shape[axis]
 
@@ -111,8 +123,8 @@ class CumsumOp(OperatorOp):
             # masked to 0: a full-length reduction, which vectorizes.
             k = te.reduce_axis(0, size, "k")
             keep = k < i[axis] if exclusive else k <= i[axis]
-            element = te.cast(x[(*i[:axis], k, *i[axis + 1 :])], dtype)
-            return te.sum(te.if_then_else(keep, element, te.const(0, dtype)), k)
+            element = te.cast(x[(*i[:axis], k, *i[axis + 1 :])], wide)
+            return te.cast(te.sum(te.if_then_else(keep, element, te.const(0, wide)), k), dtype)
 
         return te.compute(result_dims(result_type), body, OUTPUT)
 

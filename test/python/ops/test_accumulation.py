@@ -1,0 +1,168 @@
+"""The accumulation rules (docs/semantics.md) on every path: the VM with and without
+fusion, the safety net (rank-only types) and the interpreter give the framework's value
+for sums, means, normalisations and contractions at the edges of their element types."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xrelax
+from xrelax.backends.interpreter import InterpreterError
+from xrelax.transforms.relax_to_vm import DEFAULT_PIPELINE
+
+NO_FUSION = ",".join(
+    p
+    for p in DEFAULT_PIPELINE
+    if p not in ("relax-fuse-ops", "relax-fuse-tir", "tir-inline-copies")
+)
+I64_MAX, I64_MIN = 2**63 - 1, -(2**63)
+
+
+def program(
+    op: str, args: list[np.ndarray], result: tuple[int, ...], attrs: str, known: bool
+) -> str:
+    """``@main`` applying ``relax.<op>`` to its parameters (``known``: exact shapes, else
+    rank-only types, which run the operator on the safety net)."""
+
+    def type_(shape: tuple[int, ...], dtype: np.dtype) -> str:
+        element = {"float16": "f16", "float32": "f32", "float64": "f64"}.get(
+            dtype.name, f"i{dtype.itemsize * 8}"
+        )
+        dims = f"[{', '.join(map(str, shape))}]" if known else f"ndim={len(shape)}"
+        return f"!relax.tensor<{dims}, {element}>"
+
+    params = ", ".join(f"%a{k}: {type_(a.shape, a.dtype)}" for k, a in enumerate(args))
+    operands = ", ".join(f"%a{k}" for k in range(len(args)))
+    operand_types = ", ".join(type_(a.shape, a.dtype) for a in args)
+    out = type_(result, args[0].dtype)
+    return f"""relax.func @main({params}) -> {out} {{
+  %r = relax.{op} {operands}{attrs} : ({operand_types}) -> {out}
+  relax.return %r : {out}
+}}"""
+
+
+def run_every_path(op: str, args: list[np.ndarray], result: tuple[int, ...], attrs: str = ""):
+    """The results of the VM (fused, unfused), the safety net and the interpreter."""
+    known = xrelax.parse(program(op, args, result, attrs, known=True))
+    net = xrelax.parse(program(op, args, result, attrs, known=False))
+    return {
+        "vm": xrelax.VirtualMachine(xrelax.compile(known))["main"](*args),
+        "vm-no-fusion": xrelax.VirtualMachine(xrelax.compile(known, NO_FUSION))["main"](*args),
+        "safety-net": xrelax.VirtualMachine(xrelax.compile(net))["main"](*args),
+        "interpreter": xrelax.interpret(known, "main", *args),
+    }
+
+
+def assert_every_path(op, args, result, attrs, expected, rtol=0.0):
+    for path, value in run_every_path(op, args, result, attrs).items():
+        assert value.dtype == np.asarray(expected).dtype, path
+        np.testing.assert_allclose(value, expected, rtol=rtol, err_msg=path)
+
+
+@pytest.mark.parametrize(
+    ("values", "mean"),
+    [
+        ([2**62, 2**62], 2**62),  # the i64 sum overflows; the mean does not
+        ([I64_MAX, I64_MAX, I64_MAX], I64_MAX),
+        ([I64_MIN, I64_MIN, 5], -6148914691236517203),  # truncated toward zero
+        ([-7, 0, 0, 0], -1),
+        ([7, 0, 0, 0], 1),
+    ],
+)
+def test_i64_mean_is_exact(values, mean):
+    x = np.array(values, np.int64)
+    assert_every_path("mean", [x], (), "", np.array(mean, np.int64))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32])
+def test_narrow_integer_mean_sums_in_i64(dtype):
+    top = np.iinfo(dtype).max
+    x = np.array([top, top, top - 3], dtype)
+    assert_every_path("mean", [x], (), "", np.array(top - 1, dtype))
+
+
+def test_i64_avg_pool_is_exact():
+    x = np.full((1, 1, 2, 2), 2**62, np.int64)
+    attrs = " {pool_size = array<i64: 2, 2>}"
+    assert_every_path("avg_pool2d", [x], (1, 1, 1, 1), attrs, np.full((1, 1, 1, 1), 2**62))
+
+
+def test_mean_of_no_integers_is_refused():
+    x = np.zeros((2, 0), np.int32)
+    module = xrelax.parse(program("mean", [x], (2,), " {axis = array<i64: 1>}", known=False))
+    with pytest.raises(xrelax.VMError, match="relax.mean: the reduced axes are not empty"):
+        xrelax.VirtualMachine(xrelax.compile(module))["main"](x)
+    with pytest.raises(InterpreterError, match="the reduced axes are not empty"):
+        xrelax.interpret(module, "main", x)
+    with pytest.raises(xrelax.CompileError, match="the reduced axes are not empty: 1 <= 0"):
+        xrelax.parse(program("mean", [x], (2,), " {axis = array<i64: 1>}", known=True))
+
+
+def test_mean_of_no_floats_is_nan():
+    x = np.zeros((2, 0), np.float32)
+    assert_every_path("mean", [x], (2,), " {axis = array<i64: 1>}", np.full(2, np.nan, np.float32))
+
+
+F16_BIG = np.array([60000, 60000], np.float16)
+ONES = np.ones((1, 3, 1, 1), np.float16)
+
+
+@pytest.mark.parametrize(
+    ("op", "args", "result", "attrs", "expected"),
+    [
+        ("mean", [F16_BIG], (), "", np.array(60000, np.float16)),
+        (
+            "sum",
+            [np.array([60000, 60000, -60000], np.float16)],
+            (),
+            "",
+            np.array(60000, np.float16),
+        ),
+        (
+            "layer_norm",
+            [np.array([[0, 600]], np.float16), np.ones(2, np.float16), np.zeros(2, np.float16)],
+            (1, 2),
+            " {axes = array<i64: 1>}",
+            np.array([[-1, 1]], np.float16),
+        ),
+        (
+            "matmul",
+            [np.array([[60000, 60000, -60000]], np.float16), np.ones((3, 1), np.float16)],
+            (1, 1),
+            "",
+            np.array([[60000]], np.float16),
+        ),
+        (
+            "conv2d",
+            [np.array([60000, 60000, -60000], np.float16).reshape(1, 3, 1, 1), ONES],
+            (1, 1, 1, 1),
+            "",
+            np.full((1, 1, 1, 1), 60000, np.float16),
+        ),
+        (
+            "cumsum",
+            [np.array([60000, 60000, -60000], np.float16)],
+            (3,),
+            " {axis = 0 : i64}",
+            # Each running sum is rounded once: 120000 is inf in f16, then 60000 again.
+            np.array([60000, np.inf, 60000], np.float16),
+        ),
+        (
+            "avg_pool2d",
+            [np.full((1, 1, 2, 2), 60000, np.float16)],
+            (1, 1, 1, 1),
+            " {pool_size = array<i64: 2, 2>}",
+            np.full((1, 1, 1, 1), 60000, np.float16),
+        ),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
+def test_f16_accumulates_in_f32(op, args, result, attrs, expected):
+    assert_every_path(op, args, result, attrs, expected, rtol=1e-3)
+
+
+def test_exclusive_cumsum_of_infinity():
+    x = np.array([np.inf, 1, 2], np.float32)
+    attrs = " {axis = 0 : i64, exclusive = true}"
+    assert_every_path("cumsum", [x], (3,), attrs, np.array([0, np.inf, np.inf], np.float32))
