@@ -25,12 +25,14 @@ from xrelax.ops.base import (
     DtypeKind,
     OperatorOp,
     Props,
+    accumulator,
     broadcast_load,
     broadcast_shape,
     check_dtype,
     expect_dtype,
     expect_tensor,
     known_shape,
+    numpy_accumulator,
     numpy_result,
     require_props,
     result_dims,
@@ -84,9 +86,12 @@ def _te_minimum(a: te.Expr, b: te.Expr) -> te.Expr:
 
 def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if np.issubdtype(a.dtype, np.integer):
-        # Integer division truncates toward zero, as TIR's Div does.
-        with np.errstate(divide="ignore"):
-            return np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b))
+        # Integer division truncates toward zero, as TIR's Div does: the floored quotient,
+        # plus one where it was inexact and the signs differ (|INT_MIN| does not exist).
+        with np.errstate(divide="ignore", over="ignore"):
+            quotient = np.floor_divide(a, b)
+            inexact = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+        return np.where(inexact, quotient + 1, quotient).astype(quotient.dtype)
     return np.true_divide(a, b)
 
 
@@ -122,9 +127,26 @@ class UnaryOp(OperatorOp):
 
 
 class FloatUnaryOp(UnaryOp):
-    """A unary map defined on floating-point tensors only."""
+    """A unary map defined on floating-point tensors only; f16 and bf16 are computed in
+    f32 and rounded once (``gelu``'s ``1 + erf`` in f16 cancels to 0)."""
 
     DTYPES: ClassVar[DtypeKind] = FLOAT
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        result = cls.NUMPY_FN(x.astype(numpy_accumulator(x.dtype), copy=False))
+        return numpy_result(result, None if result.dtype == np.bool_ else x.dtype)
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        wide, dtype = accumulator(x.dtype), result_type.dtype  # type: ignore[attr-defined]
+        return te.compute(
+            result_dims(result_type),
+            lambda *i: te.cast(cls.TE_FN(te.cast(x[i], wide)), dtype),
+            OUTPUT,
+        )
 
 
 @irdl_op_definition

@@ -1,8 +1,11 @@
-"""The accumulation rules (docs/semantics.md) on every path: the VM with and without
-fusion, the safety net (rank-only types) and the interpreter give the framework's value
-for sums, means, normalisations and contractions at the edges of their element types."""
+"""The rules of docs/semantics.md on every path: the VM with and without fusion, the
+safety net (rank-only types) and the interpreter give the framework's value for
+arithmetic, sums, means, normalisations and contractions at the edges of their element
+types."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -166,3 +169,22 @@ def test_exclusive_cumsum_of_infinity():
     x = np.array([np.inf, 1, 2], np.float32)
     attrs = " {axis = 0 : i64, exclusive = true}"
     assert_every_path("cumsum", [x], (3,), attrs, np.array([0, np.inf, np.inf], np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_integer_division_truncates_at_the_type_limits(dtype):
+    low = np.iinfo(dtype).min
+    a = np.array([1, -1, 7, -7, low, 5], dtype)
+    b = np.array([low, low, -2, 2, 1, 0], dtype)
+    # |INT_MIN| does not exist: 1 / INT_MIN is 0, not sign(1) * sign(INT_MIN) * (1 // INT_MIN).
+    assert_every_path("divide", [a, b], (6,), "", np.array([0, 0, -3, -3, low, 0], dtype))
+
+
+def test_f16_gelu_is_computed_in_f32():
+    x = np.array([-2.5, -3.75, 1.0], np.float16)
+    expected = (
+        0.5
+        * x.astype(np.float64)
+        * (1 + np.array([math.erf(v / math.sqrt(2)) for v in x.astype(np.float64)]))
+    ).astype(np.float16)
+    assert_every_path("gelu", [x], (3,), "", expected, rtol=2e-3)
