@@ -8,7 +8,10 @@ Annotations are comments in the input::
 
 An annotation expects a diagnostic of its severity whose message contains the text
 between ``{{`` and ``}}`` on the designated line. Every annotation must be matched
-and every emitted diagnostic must be expected.
+and every emitted diagnostic must be expected. An annotation without its closing
+``}}``, or designating a line outside the input, is itself a located error.
+
+Scanning and matching take time linear in the input and the diagnostics.
 """
 
 from __future__ import annotations
@@ -18,11 +21,12 @@ from dataclasses import dataclass
 
 from xrelax.diagnostics import Diagnostic, Location
 
-_ANNOTATION = re.compile(
+_HEAD = re.compile(
     r"expected-(?P<severity>error|warning|note|remark)"
     r"(?:\s*@(?P<where>[+-]\d+|below|above))?"
-    r"\s*\{\{(?P<message>.*?)\}\}"
+    r"\s*\{\{"
 )
+"""An annotation up to its opening ``{{`` (the message runs to the next ``}}``)."""
 
 
 @dataclass
@@ -36,30 +40,75 @@ class Expectation:
     matched: bool = False
 
 
-def parse_expectations(text: str, line_offset: int = 0) -> list[Expectation]:
-    """The annotations of ``text`` (whose first line is ``line_offset + 1``)."""
+def parse_expectations(
+    text: str, line_offset: int = 0, file: str = "<stdin>"
+) -> tuple[list[Expectation], list[Diagnostic]]:
+    """The annotations of ``text`` (whose first line is ``line_offset + 1``), and an error
+    for each malformed one."""
     lines = text.splitlines()
-    annotated = [bool(_ANNOTATION.search(line)) for line in lines]
-    expectations: list[Expectation] = []
+    found: list[tuple[int, int, re.Match[str], str | None]] = []
+    malformed: list[Diagnostic] = []
     for index, line in enumerate(lines):
-        for match in _ANNOTATION.finditer(line):
-            where = match.group("where")
-            target = index
-            if where == "below":
-                target = next((j for j in range(index + 1, len(lines)) if not annotated[j]), index)
-            elif where == "above":
-                target = next((j for j in range(index - 1, -1, -1) if not annotated[j]), index)
-            elif where is not None:
-                target = index + int(where)
-            expectations.append(
-                Expectation(
-                    match.group("severity"),
-                    match.group("message"),
-                    target + 1 + line_offset,
-                    index + 1 + line_offset,
+        pos = 0
+        while (head := _HEAD.search(line, pos)) is not None:
+            close = line.find("}}", head.end())
+            if close < 0:
+                where = Location(file, index + 1 + line_offset, head.start() + 1)
+                severity = head.group("severity")
+                message = f"unterminated 'expected-{severity}' annotation: no '}}}}' after '{{{{'"
+                malformed.append(Diagnostic("error", message, where))
+                break
+            found.append((index, head.start(), head, line[head.end() : close]))
+            pos = close + 2
+    annotated = {index for index, *_ in found}
+    below = _next_unannotated(len(lines), annotated, range(len(lines) - 1, -1, -1))
+    above = _next_unannotated(len(lines), annotated, range(len(lines)))
+    expectations: list[Expectation] = []
+    for index, column, head, message in found:
+        where = head.group("where")
+        target: int | None = index
+        if where == "below":
+            target = below[index]
+        elif where == "above":
+            target = above[index]
+        elif where is not None:
+            # a designation beyond the input (or too long to be a line number) matches
+            # nothing: say so where it is written
+            shift = int(where) if len(where) <= 19 else None
+            target = None if shift is None or not 0 <= index + shift < len(lines) else index + shift
+        if target is None:
+            shown = where if len(where) <= 20 else where[:20] + "..."
+            malformed.append(
+                Diagnostic(
+                    "error",
+                    f"'expected-{head.group('severity')} @{shown}' designates a line outside "
+                    "the input",
+                    Location(file, index + 1 + line_offset, column + 1),
                 )
             )
-    return expectations
+            continue
+        expectations.append(
+            Expectation(
+                head.group("severity"),
+                message,
+                target + 1 + line_offset,
+                index + 1 + line_offset,
+            )
+        )
+    return expectations, malformed
+
+
+def _next_unannotated(count: int, annotated: set[int], order: range) -> list[int]:
+    """For each line, the nearest line without an annotation strictly after it in
+    ``order`` (the line itself when there is none), in one pass."""
+    nearest = list(range(count))
+    candidate: int | None = None
+    for index in order:
+        if candidate is not None:
+            nearest[index] = candidate
+        if index not in annotated:
+            candidate = index
+    return nearest
 
 
 def check_diagnostics(
@@ -67,18 +116,14 @@ def check_diagnostics(
 ) -> list[Diagnostic]:
     """The errors of the check: unexpected diagnostics and unmatched expectations."""
     problems: list[Diagnostic] = []
+    by_line: dict[tuple[str, int], list[Expectation]] = {}
+    for expectation in expectations:
+        by_line.setdefault((expectation.severity, expectation.line), []).append(expectation)
     for diagnostic in diagnostics:
         line = diagnostic.location.line if diagnostic.location else None
+        candidates = by_line.get((diagnostic.severity, line), ()) if line is not None else ()
         match = next(
-            (
-                e
-                for e in expectations
-                if not e.matched
-                and e.severity == diagnostic.severity
-                and e.line == line
-                and e.message in diagnostic.message
-            ),
-            None,
+            (e for e in candidates if not e.matched and e.message in diagnostic.message), None
         )
         if match is not None:
             match.matched = True

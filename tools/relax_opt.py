@@ -124,17 +124,19 @@ class RelaxOptMain(xDSLOptMain):
         )
         failed = False
         outputs: list[str] = []
+        source_lines = text.splitlines()
         for chunk, offset in chunks:
             diagnostics: list[Diagnostic] = []
             with collect_warnings() as warnings:
                 module = self._process(chunk, name, offset, instrumentation, diagnostics)
             diagnostics = warnings + diagnostics
             for diagnostic in diagnostics:
-                if diagnostic.source_line is None and diagnostic.location is not None:
-                    diagnostic.source_line = _line(text, diagnostic.location.line)
+                line = diagnostic.location.line if diagnostic.location is not None else 0
+                if diagnostic.source_line is None and 0 < line <= len(source_lines):
+                    diagnostic.source_line = source_lines[line - 1]
             if self.args.verify_diagnostics:
-                expected = parse_expectations(chunk, offset)
-                for problem in check_diagnostics(expected, diagnostics, name):
+                expected, malformed = parse_expectations(chunk, offset, name)
+                for problem in malformed + check_diagnostics(expected, diagnostics, name):
                     print(problem, file=sys.stderr)
                     failed = True
             else:
@@ -247,11 +249,6 @@ def _split(text: str) -> list[tuple[str, int]]:
 def _is_blank(text: str) -> bool:
     """True when ``text`` holds only whitespace and ``//`` comments."""
     return all(not line.strip() or line.lstrip().startswith("//") for line in text.splitlines())
-
-
-def _line(text: str, line: int) -> str | None:
-    lines = text.splitlines()
-    return lines[line - 1] if 0 < line <= len(lines) else None
 
 
 class UsageError(Exception):

@@ -4,6 +4,7 @@ or unbounded time or memory; each is now a one-line error (or works) at bounded 
 from __future__ import annotations
 
 import struct
+import time
 import tracemalloc
 import zlib
 from pathlib import Path
@@ -103,6 +104,42 @@ def test_unterminated_string_is_a_quick_error() -> None:
     text = 'vm.func @f(%x) {\n  %c = vm.const "' + "a" * 100_000 + "\n  vm.ret %x\n}\n"
     with pytest.raises(xrelax.CompileError, match="before closing string literal"):
         xrelax.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("annotations", "message"),
+    [
+        (
+            "// " + "expected-error {{ " * 19_000,
+            "unterminated 'expected-error' annotation: no '}}' after '{{'",
+        ),
+        ("// expected-error @+" + "9" * 340_000 + " {{x}}", None),
+        ("// expected-error @below {{never}}\n" * 30_000, None),
+    ],
+    ids=["unterminated", "huge line offset", "many @below"],
+)
+def test_annotation_scanning_is_linear(tmp_path: Path, capsys, annotations, message) -> None:
+    """Large annotated inputs: 340 KB with an unterminated annotation took 110 s."""
+    source = tmp_path / "big.mlir"
+    source.write_text(
+        annotations + f"\nrelax.func @f(%x: {T}) -> {T} {{\n  relax.return %x : {T}\n}}\n"
+    )
+    assert source.stat().st_size > 300_000
+    start = time.perf_counter()
+    assert relax_opt([str(source), "--verify-diagnostics"]) == 1
+    assert time.perf_counter() - start < 5
+    errors = capsys.readouterr().err.splitlines()
+    assert "Traceback" not in "\n".join(errors)
+    if message is not None:
+        assert errors == [f"{source}:1:4: error: {message}"]
+    elif "@below" in annotations:
+        assert len(errors) == 30_000
+        assert errors[-1] == f'{source}:30000:1: error: expected error "never" was not produced'
+    else:
+        assert errors == [
+            f"{source}:1:4: error: 'expected-error @+{'9' * 19}...' designates a line "
+            "outside the input"
+        ]
 
 
 def test_nesting_within_the_bound_compiles_and_runs() -> None:

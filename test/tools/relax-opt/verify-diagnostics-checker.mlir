@@ -45,3 +45,22 @@ relax.func @matched(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], i32> {
   // expected-error @below {{does not match the deduced type}}
   relax.return %x : !relax.tensor<[n], f32>
 }
+
+// -----
+
+// An annotation without its closing braces is a located error (and scanning stays
+// linear however many follow on the line).
+// CHECK: verify-diagnostics-checker.mlir:[[# @LINE + 2]]:6: error: unterminated 'expected-error' annotation: no {{.*}} after {{.*}}
+relax.func @unterminated(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {
+  // expected-error {{never closed expected-error {{ expected-error {{
+  relax.return %x : !relax.tensor<[n], f32>
+}
+
+// -----
+
+// So is a designation past the end of the input.
+// CHECK: verify-diagnostics-checker.mlir:[[# @LINE + 2]]:6: error: 'expected-error @+30' designates a line outside the input
+relax.func @past_the_end(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {
+  // expected-error @+30 {{nothing there}}
+  relax.return %x : !relax.tensor<[n], f32>
+}
