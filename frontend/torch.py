@@ -27,6 +27,7 @@ y = vm["main"](x.numpy(), **imported.params)
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -40,7 +41,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.block_builder import BlockBuilder
-from xrelax.dialects.relax import RelaxError
+from xrelax.dialects.relax import RelaxError, TensorType
 from xrelax.frontend import torch_inplace
 from xrelax.frontend.common import (
     FrontendError,
@@ -61,6 +62,9 @@ _DTYPES: dict[torch.dtype, Attribute] = {
     torch.int8: dtypes.I8,
     torch.bool: dtypes.I1,
 }
+
+_SYMBOLIC_NUMBERS: dict[type, Any] = {torch.SymInt: 0, torch.SymFloat: 0.0, torch.SymBool: False}
+"""A number of each symbolic type, for type promotion."""
 
 _POISON = object()
 """The value of a node whose operator is unsupported (and of everything using it)."""
@@ -85,10 +89,17 @@ def from_exported_program(program: ExportedProgram) -> ImportedModel:
     return _Importer(program).run()
 
 
-def _converts(*names: str) -> Callable[[_Converter], _Converter]:
+_HALF_IN_FLOAT: set[_Converter] = set()
+"""Converters of compositions and reductions, which torch computes in float32 for
+float16 tensors (rounding once): the importer does the same."""
+
+
+def _converts(*names: str, half_in_float: bool = False) -> Callable[[_Converter], _Converter]:
     def register(fn: _Converter) -> _Converter:
         for name in names:
             _CONVERTERS[name] = fn
+        if half_in_float:
+            _HALF_IN_FLOAT.add(fn)
         return fn
 
     return register
@@ -131,6 +142,8 @@ class _Importer:
         self.seen: dict[torch.fx.Node, int] = {}
         """The version of its memory a view's value was computed from."""
         self.em: Emitter
+        self.half_in_float = False
+        """Whether the node being converted computes float16 in float32."""
 
     # ------------------------------------------------------------------ signature
 
@@ -151,8 +164,10 @@ class _Importer:
                 value = node.meta.get("val")
                 if not isinstance(value, torch.Tensor):
                     raise FrontendError(f"input '{node.name}' is not a tensor ({value!r})")
+                if value.dtype not in _DTYPES:
+                    raise FrontendError(f"input '{node.name}' has element type {value.dtype}")
                 dims = [self._expr(d) for d in value.shape]
-                name = self.builder.add_input(node.name, dims, self._dtype(value.dtype, node))
+                name = self.builder.add_input(node.name, dims, _DTYPES[value.dtype])
                 self.param_names[node.name] = name
             elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
                 weights.append((spec, node))
@@ -196,6 +211,8 @@ class _Importer:
         value = source.get(spec.target, self.program.constants.get(spec.target))
         if not isinstance(value, torch.Tensor):
             raise FrontendError(f"no tensor value for '{spec.target}'")
+        if value.layout != torch.strided:
+            raise FrontendError(f"weight '{spec.target}' is a {value.layout} tensor (not dense)")
         value = value.detach().cpu()
         if value.dtype not in _DTYPES or value.dtype == torch.bfloat16:
             raise FrontendError(f"weight '{spec.target}' has element type {value.dtype}")
@@ -254,15 +271,37 @@ class _Importer:
         if _poisoned(args):
             return _POISON
         try:
-            result = converter(self, node, args)
+            if converter in _HALF_IN_FLOAT and _holds(args, dtypes.F16):
+                result = self._in_float(node, converter, args)
+            else:
+                result = converter(self, node, args)
+            value = node.meta.get("val")
+            if isinstance(result, SSAValue) and isinstance(value, torch.Tensor):
+                result = self._checked(result, value)
         except Unsupported as err:
             self.builder.unsupported[f"{_target_name(node)} ({err.what})"] += 1
             return _POISON
         except (FrontendError, RelaxError) as err:
             raise FrontendError(f"node '{node.name}' ({_target_name(node)}): {err}") from None
+        return result
+
+    def _in_float(self, node: torch.fx.Node, converter: _Converter, args: dict[str, Any]) -> Any:
+        """``converter`` on ``args`` whose float16 tensors are made float32, its results
+        rounded to the types torch gives: torch computes these operators of float16
+        tensors in float32 (its ``opmath`` type) and rounds once."""
+        self.half_in_float = True
+        try:
+            result = converter(self, node, _retyped(args, dtypes.F16, dtypes.F32, self.em))
+        finally:
+            self.half_in_float = False
         value = node.meta.get("val")
         if isinstance(result, SSAValue) and isinstance(value, torch.Tensor):
-            result = self._checked(node, result, value)
+            return self.cast(result, self._dtype(value.dtype))
+        if isinstance(result, list) and isinstance(value, list | tuple):
+            return [
+                self.cast(r, self._dtype(v.dtype)) if isinstance(r, SSAValue) else r
+                for r, v in zip(result, value, strict=True)
+            ]
         return result
 
     # ------------------------------------------------------------------ in place, views
@@ -369,14 +408,10 @@ class _Importer:
                 return [self._value(a) for a in node.args[0]]
         raise FrontendError(f"subgraph '{graph_module}' has no output")
 
-    def _checked(self, node: torch.fx.Node, result: SSAValue, value: torch.Tensor) -> SSAValue:
+    def _checked(self, result: SSAValue, value: torch.Tensor) -> SSAValue:
         """``result`` with the shape torch gives the node (the dtypes must agree)."""
-        dtype = self._dtype(value.dtype, node)
-        if self.em.dtype(result) != dtype:
-            raise FrontendError(
-                f"internal error: node '{node.name}' ({_target_name(node)}) gives "
-                f"{result.type}, torch says {value.dtype}"
-            )
+        if self.em.dtype(result) != _DTYPES.get(value.dtype):
+            raise FrontendError(f"internal error: gives {result.type}, torch says {value.dtype}")
         return self.em.match(result, [self._expr(d) for d in value.shape])
 
     def _bind(self, node: torch.fx.Node, schema: Any = None) -> dict[str, Any]:
@@ -403,6 +438,17 @@ class _Importer:
         if isinstance(arg, list | tuple):
             return [self._value(a) for a in arg]
         return arg
+
+    def promoted(self, node: torch.fx.Node, *names: str) -> Attribute:
+        """The element type torch promotes the node's arguments ``names`` to."""
+        schema = node.target._schema
+        values = []
+        for index, arg in enumerate(schema.arguments):
+            if arg.name in names:
+                value = node.args[index] if index < len(node.args) else node.kwargs[arg.name]
+                value = value.meta["val"] if isinstance(value, torch.fx.Node) else value
+                values.append(_SYMBOLIC_NUMBERS.get(type(value), value))
+        return self._dtype(torch.result_type(*values))
 
     # ------------------------------------------------------------------ conversions
 
@@ -434,9 +480,9 @@ class _Importer:
             return symbolic.smin(*args)
         raise FrontendError(f"cannot express the symbolic size {value} in relax")
 
-    def _dtype(self, dtype: torch.dtype, node: torch.fx.Node) -> Attribute:
+    def _dtype(self, dtype: torch.dtype) -> Attribute:
         if dtype not in _DTYPES:
-            raise FrontendError(f"node '{node.name}' has element type {dtype}")
+            raise Unsupported(f"element type {dtype}")
         return _DTYPES[dtype]
 
     def out_dims(self, node: torch.fx.Node) -> list[sympy.Expr]:
@@ -444,12 +490,35 @@ class _Importer:
         return [self._expr(d) for d in node.meta["val"].shape]
 
     def out_dtype(self, node: torch.fx.Node) -> Attribute:
-        """The element type torch gives the node's (tensor) result."""
-        return self._dtype(node.meta["val"].dtype, node)
+        """The element type torch gives the node's (tensor) result (float32 for float16
+        while the node is computed in float32)."""
+        dtype = self._dtype(node.meta["val"].dtype)
+        return dtypes.F32 if self.half_in_float and dtype == dtypes.F16 else dtype
 
     def cast(self, x: SSAValue, dtype: Attribute) -> SSAValue:
         """``x`` in element type ``dtype``."""
         return self.em.cast(x, dtype)
+
+
+def _holds(value: Any, dtype: Attribute) -> bool:
+    """Whether the arguments ``value`` hold a tensor of element type ``dtype``."""
+    if isinstance(value, SSAValue):
+        return isinstance(value.type, TensorType) and value.type.known_dtype == dtype
+    if isinstance(value, list | dict):
+        items = value.values() if isinstance(value, dict) else value
+        return any(_holds(v, dtype) for v in items)
+    return False
+
+
+def _retyped(value: Any, old: Attribute, new: Attribute, em: Emitter) -> Any:
+    """The arguments ``value`` with the tensors of element type ``old`` cast to ``new``."""
+    if isinstance(value, SSAValue):
+        return em.cast(value, new) if _holds(value, old) else value
+    if isinstance(value, dict):
+        return {k: _retyped(v, old, new, em) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_retyped(v, old, new, em) for v in value]
+    return value
 
 
 def _poisoned(value: Any) -> bool:
@@ -486,7 +555,9 @@ def _dim_names(inputs: Sequence[torch.fx.Node]) -> dict[Any, str]:
 
 
 def _unary(relax_name: str) -> _Converter:
-    return lambda imp, node, a: imp.em.op(relax_name, a["self"])
+    # torch computes the floating-point functions of integers and booleans in its
+    # default float type: the result type says which.
+    return lambda imp, node, a: imp.em.op(relax_name, imp.cast(a["self"], imp.out_dtype(node)))
 
 
 for _aten, _relax in {
@@ -499,9 +570,20 @@ for _aten, _relax in {
     "rsqrt": "rsqrt",
     "neg": "negative",
     "abs": "abs",
-    "silu": "silu",
+    "sin": "sin",
+    "cos": "cos",
+    "erf": "erf",
 }.items():
     _converts(f"aten.{_aten}")(_unary(_relax))
+_converts("aten.silu", half_in_float=True)(_unary("silu"))
+
+
+@_converts("aten.isnan")
+def _isnan(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    x = a["self"]
+    if dtypes.is_float(imp.em.dtype(x)):
+        return imp.em.op("isnan", x)
+    return imp.em.full(imp.em.dims(x), False, dtypes.I1)
 
 
 @_converts("aten.clone", "aten.contiguous", "aten.alias", "aten.detach", "aten.lift_fresh_copy")
@@ -516,7 +598,7 @@ def _dropout(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return a["input"]
 
 
-@_converts("aten.gelu")
+@_converts("aten.gelu", half_in_float=True)
 def _gelu(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if a["approximate"] == "tanh":
         return imp.em.gelu_tanh(a["self"])
@@ -530,12 +612,12 @@ def _clamp(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return imp.em.clamp(a["self"], low, high)
 
 
-@_converts("aten.hardsigmoid")
+@_converts("aten.hardsigmoid", half_in_float=True)
 def _hardsigmoid(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return imp.em.hard_sigmoid(a["self"])
 
 
-@_converts("aten.hardswish")
+@_converts("aten.hardswish", half_in_float=True)
 def _hardswish(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return imp.em.hard_swish(a["self"])
 
@@ -552,12 +634,14 @@ def _leaky_relu(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return em.op("where", positive, x, em.op("multiply", x, em.scalar(a["negative_slope"], x)))
 
 
-@_converts("aten._safe_softmax")
+@_converts("aten._safe_softmax", half_in_float=True)
 def _safe_softmax(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return imp.em.safe_softmax(imp.cast(a["self"], imp.out_dtype(node)), a["dim"])
 
 
-@_converts("aten.softmax", "aten._softmax", "aten.log_softmax", "aten._log_softmax")
+@_converts(
+    "aten.softmax", "aten._softmax", "aten.log_softmax", "aten._log_softmax", half_in_float=True
+)
 def _softmax(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     x = imp.cast(a["self"], imp.out_dtype(node))
     name = "log_softmax" if "log" in _converter_key(node) else "softmax"
@@ -583,27 +667,62 @@ _COMPARE = {
 }
 
 
+_BOOLEAN = {
+    "add": "bitwise_or",
+    "multiply": "bitwise_and",
+    "maximum": "bitwise_or",
+    "minimum": "bitwise_and",
+}
+"""The arithmetic of booleans in torch: ``True + True`` is ``True``."""
+
+
 def _binary(relax_name: str) -> _Converter:
     def convert(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
         em, dtype = imp.em, imp.out_dtype(node)
         lhs, rhs = a["self"], a["other"] if "other" in a else a["exponent"]
-        if not isinstance(lhs, SSAValue):
-            lhs = em.const(lhs, dtype)
-        lhs = imp.cast(lhs, dtype)
-        rhs = imp.cast(em.operand(rhs, lhs), dtype)
-        if a.get("alpha") not in (None, 1):
-            rhs = em.op("multiply", rhs, em.operand(a["alpha"], rhs))
         if a.get("rounding_mode") is not None:
             raise Unsupported(f"rounding_mode={a['rounding_mode']!r}")
+        lhs, rhs = _operands(imp, lhs, rhs, dtype)
+        if a.get("alpha") not in (None, 1):
+            scale = "bitwise_and" if dtypes.is_bool(dtype) else "multiply"
+            rhs = em.op(scale, rhs, em.operand(a["alpha"], rhs))
+        if dtypes.is_bool(dtype) and relax_name in _BOOLEAN:
+            return em.op(_BOOLEAN[relax_name], lhs, rhs)
+        if relax_name == "power" and not (dtypes.is_float(dtype) or dtypes.is_bool(dtype)):
+            return _integer_power(em, lhs, rhs)
         return em.op(relax_name, lhs, rhs)
 
     return convert
 
 
+def _operands(imp: _Importer, lhs: Any, rhs: Any, dtype: Attribute) -> tuple[SSAValue, SSAValue]:
+    """Two operands of a binary operator (tensors, numbers, sizes) as tensors of ``dtype``."""
+    em = imp.em
+    if not isinstance(lhs, SSAValue):
+        lhs = em.full([], lhs, dtype)
+    lhs = imp.cast(lhs, dtype)
+    return lhs, imp.cast(em.operand(rhs, lhs), dtype)
+
+
+def _integer_power(em: Emitter, base: SSAValue, exponent: SSAValue) -> SSAValue:
+    """torch's power of integers: a negative exponent gives 0, except for a base of 1
+    (1) and -1 (1 or -1 as the exponent is even or odd)."""
+    zero, one = em.scalar(0, base), em.scalar(1, base)
+    positive = em.op("power", base, em.op("maximum", exponent, zero))
+    odd = em.op("not_equal", em.op("fmod", exponent, em.scalar(2, base)), zero)
+    minus_one = em.op("negative", one)
+    unit = em.op("where", em.op("equal", base, one), one, zero)
+    unit = em.op(
+        "where", em.op("equal", base, minus_one), em.op("where", odd, minus_one, one), unit
+    )
+    return em.op("where", em.op("less", exponent, zero), unit, positive)
+
+
 def _compare(relax_name: str) -> _Converter:
     def convert(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-        em, lhs = imp.em, a["self"]
-        return em.op(relax_name, lhs, em.operand(a["other"], lhs))
+        # torch compares in the type both operands promote to
+        dtype = imp.promoted(node, "self", "other")
+        return imp.em.op(relax_name, *_operands(imp, a["self"], a["other"], dtype))
 
     return convert
 
@@ -641,8 +760,7 @@ def _logical_not(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 def _any(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     em = imp.em
     x = imp.cast(a["self"], dtypes.I32)
-    dim = a.get("dim")
-    axes = None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    axes = _reduced_axes(em, x, a.get("dim"))
     total = em.op("max", x, axis=axes, keepdims=bool(a.get("keepdim", False)))
     return em.op("not_equal", total, em.scalar(0, total))
 
@@ -650,18 +768,18 @@ def _any(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 # ------------------------------------------------------------------ linear algebra
 
 
-@_converts("aten.linear")
+@_converts("aten.linear", half_in_float=True)
 def _linear(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return imp.em.linear(a["input"], a["weight"], a["bias"])
 
 
-@_converts("aten.matmul", "aten.mm", "aten.bmm")
+@_converts("aten.matmul", "aten.mm", "aten.bmm", half_in_float=True)
 def _matmul(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     rhs = a["other"] if "other" in a else a["mat2"]
     return imp.em.op("matmul", a["self"], rhs)
 
 
-@_converts("aten.addmm")
+@_converts("aten.addmm", half_in_float=True)
 def _addmm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return imp.em.gemm(a["mat1"], a["mat2"], a["self"], alpha=a["alpha"], beta=a["beta"])
 
@@ -673,6 +791,12 @@ def _addmm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 def _t(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     x = a["self"]
     return imp.em.permute(x, list(reversed(range(imp.em.ndim(x)))))
+
+
+@_converts("aten.mT", "aten.mH", "aten.adjoint")
+def _matrix_transpose(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    # the conjugate of a real matrix is itself
+    return imp.em.transpose(a["self"], -2, -1)
 
 
 @_converts("aten.transpose", "aten.swapaxes")
@@ -852,7 +976,13 @@ def _contiguous(shape: Sequence[int]) -> list[int]:
 
 @_converts("aten.index_select")
 def _index_select(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    return imp.em.op("take", a["self"], a["index"], axis=a["dim"] % imp.em.ndim(a["self"]))
+    # torch counts indices from the start only (a negative one is an error), and reads a
+    # 0-d tensor or index as one of one element.
+    em, x, index = imp.em, a["self"], a["index"]
+    x = em.reshape(x, [1]) if em.ndim(x) == 0 else x
+    index = em.reshape(index, [1]) if em.ndim(index) == 0 else index
+    taken = em.op("take", x, index, axis=a["dim"] % em.ndim(x), negative_indices=False)
+    return em.reshape(taken, imp.out_dims(node))
 
 
 @_converts(
@@ -871,7 +1001,10 @@ def _wrapped_subgraph(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) ->
 
 @_converts("operator.getitem")
 def _getitem(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    return a["0"][a["1"]]
+    item = a["0"][a["1"]]
+    if isinstance(item, _Unconverted) and node.users:
+        raise Unsupported(item.what)
+    return item
 
 
 @_converts("aten.tril", "aten.triu")
@@ -886,48 +1019,96 @@ def _triangle(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 def _reduce(relax_name: str) -> _Converter:
     def convert(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
         x = imp.cast(a["self"], imp.out_dtype(node))
-        dim = a.get("dim")
-        axes = None if dim is None or dim == [] else [dim] if isinstance(dim, int) else list(dim)
+        axes = _reduced_axes(imp.em, x, a.get("dim"))
         return imp.em.op(relax_name, x, axis=axes, keepdims=bool(a.get("keepdim", False)))
 
     return convert
 
 
-for _aten, _relax in {"mean": "mean", "sum": "sum", "amax": "max", "amin": "min"}.items():
+def _reduced_axes(em: Emitter, x: SSAValue, dim: Any) -> list[int] | None:
+    """The axes a torch reduction over ``dim`` reduces (None: all). torch lets a 0-d
+    tensor be reduced over dimension 0 or -1, and reads ``dim=[]`` as all dimensions."""
+    if dim is None or dim == [] or em.ndim(x) == 0:
+        return None
+    return [dim] if isinstance(dim, int) else list(dim)
+
+
+for _aten, _relax in {"mean": "mean", "sum": "sum"}.items():
+    _converts(f"aten.{_aten}", half_in_float=True)(_reduce(_relax))
+for _aten, _relax in {"amax": "max", "amin": "min"}.items():
     _converts(f"aten.{_aten}")(_reduce(_relax))
 
 
 # ------------------------------------------------------------------ neural network
 
 
-@_converts("aten.conv1d", "aten.conv2d", "aten.convolution", "aten._convolution")
+def _batched(em: Emitter, x: SSAValue, rank: int, apply: Callable[[SSAValue], Any]) -> Any:
+    """``apply`` to ``x``, which torch lets come without its batch axis (of rank
+    ``rank - 1``): then to ``x`` with a batch of one, the axis dropped after."""
+    if em.ndim(x) != rank - 1:
+        return apply(x)
+    return em.squeeze(apply(em.unsqueeze(x, [0])), [0])
+
+
+@_converts(
+    "aten.conv1d", "aten.conv2d", "aten.convolution", "aten._convolution", half_in_float=True
+)
 def _conv(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if a.get("transposed"):
         raise Unsupported("transposed=True")
     if isinstance(a["padding"], str):
         raise Unsupported(f"padding={a['padding']!r}")
-    return imp.em.conv(
-        a["input"], a["weight"], a["bias"], a["stride"], a["padding"], a["dilation"], a["groups"]
+    weight = a["weight"]
+    return _batched(
+        imp.em,
+        a["input"],
+        imp.em.ndim(weight),
+        lambda x: imp.em.conv(
+            x, weight, a["bias"], a["stride"], a["padding"], a["dilation"], a["groups"]
+        ),
     )
 
 
-@_converts("aten.batch_norm", "aten._native_batch_norm_legit_no_training")
+@_converts("aten.batch_norm", "aten._native_batch_norm_legit_no_training", half_in_float=True)
 def _batch_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em = imp.em
     if a.get("training"):
         raise Unsupported("training=True")
-    y = imp.em.batch_norm(
+    y = em.batch_norm(
         a["input"], a["running_mean"], a["running_var"], a["weight"], a["bias"], a["eps"]
     )
-    return y if _converter_key(node) == "aten.batch_norm" else [y, None, None]
+    if _converter_key(node) == "aten.batch_norm":
+        return y
+    # In inference the saved mean and inverse deviation are empty.
+    return [y, *(em.full([0], 0, em.dtype(y)) if k in _items_used(node) else None for k in (1, 2))]
 
 
-@_converts("aten.layer_norm", "aten.native_layer_norm")
+@_converts("aten.layer_norm", "aten.native_layer_norm", half_in_float=True)
 def _layer_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    x = a["input"]
-    ndim = imp.em.ndim(x)
+    em, x = imp.em, a["input"]
+    ndim = em.ndim(x)
     axes = list(range(ndim - len(a["normalized_shape"]), ndim))
-    y = imp.em.layer_norm(x, axes, a["weight"], a["bias"], a["eps"])
-    return y if _converter_key(node) == "aten.layer_norm" else [y, None, None]
+    y = em.layer_norm(x, axes, a["weight"], a["bias"], a["eps"])
+    if _converter_key(node) == "aten.layer_norm":
+        return y
+    if not {1, 2} & _items_used(node):
+        return [y, None, None]
+    mean = em.op("mean", x, axis=axes, keepdims=True)
+    centered = em.op("subtract", x, mean)
+    variance = em.op("mean", em.op("multiply", centered, centered), axis=axes, keepdims=True)
+    return [y, mean, em.op("rsqrt", em.op("add", variance, em.scalar(a["eps"], variance)))]
+
+
+def _items_used(node: torch.fx.Node) -> set[int]:
+    """The positions of the node's tuple result that other nodes take."""
+    return {u.args[1] for u in node.users if u.target is operator.getitem and u.users}
+
+
+class _Unconverted:
+    """A result of an operator that is not converted: using it is unsupported."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
 
 
 @_converts("aten.max_pool2d", "aten.max_pool2d_with_indices")
@@ -936,18 +1117,30 @@ def _max_pool2d(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
         raise Unsupported("dilation")
     kernel = _pair(a["kernel_size"])
     strides = _pair(a["stride"]) or kernel
-    y = imp.em.max_pool2d(a["self"], kernel, strides, _pair(a["padding"]), a["ceil_mode"])
-    return y if _converter_key(node) == "aten.max_pool2d" else [y, None]
+    padding = _pair(a["padding"])
+    y = _batched(
+        imp.em,
+        a["self"],
+        4,
+        lambda x: imp.em.max_pool2d(x, kernel, strides, padding, a["ceil_mode"]),
+    )
+    if _converter_key(node) == "aten.max_pool2d":
+        return y
+    return [y, _Unconverted(f"the indices of {_target_name(node)}")]
 
 
-@_converts("aten.avg_pool2d")
+@_converts("aten.avg_pool2d", half_in_float=True)
 def _avg_pool2d(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if a["divisor_override"] is not None:
         raise Unsupported("divisor_override")
     kernel = _pair(a["kernel_size"])
     strides = _pair(a["stride"]) or kernel
-    return imp.em.avg_pool2d(
-        a["self"], kernel, strides, _pair(a["padding"]), a["count_include_pad"], a["ceil_mode"]
+    padding, include, ceil = _pair(a["padding"]), a["count_include_pad"], a["ceil_mode"]
+    return _batched(
+        imp.em,
+        a["self"],
+        4,
+        lambda x: imp.em.avg_pool2d(x, kernel, strides, padding, include, ceil),
     )
 
 
@@ -957,12 +1150,15 @@ def _pair(values: Any) -> list[int]:
     return values * 2 if len(values) == 1 else values
 
 
-@_converts("aten.adaptive_avg_pool2d", "aten._adaptive_avg_pool2d")
+@_converts("aten.adaptive_avg_pool2d", "aten._adaptive_avg_pool2d", half_in_float=True)
 def _adaptive_avg_pool2d(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    return imp.em.adaptive_avg_pool2d(a["self"], _pair(a["output_size"]))
+    output = _pair(a["output_size"])
+    if not all(isinstance(o, int) or o is None for o in output):
+        raise Unsupported("a symbolic output size")
+    return _batched(imp.em, a["self"], 4, lambda x: imp.em.adaptive_avg_pool2d(x, output))
 
 
-@_converts("aten.scaled_dot_product_attention")
+@_converts("aten.scaled_dot_product_attention", half_in_float=True)
 def _attention(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if a["is_causal"] and a["attn_mask"] is not None:
         raise Unsupported("attn_mask with is_causal=True")
@@ -977,10 +1173,11 @@ def _attention(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 
 @_converts("aten.embedding")
 def _embedding(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    return imp.em.op("take", a["weight"], a["indices"], axis=0)
+    # a negative index is an error in torch
+    return imp.em.op("take", a["weight"], a["indices"], axis=0, negative_indices=False)
 
 
-@_converts("aten.lstm", "aten.gru")
+@_converts("aten.lstm", "aten.gru", half_in_float=True)
 def _recurrent(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     em, x = imp.em, a["input"]
     cell = _converter_key(node).removeprefix("aten.")
@@ -1051,15 +1248,6 @@ def _arange(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
         raise Unsupported("fractional bounds")
     start, end, step = (imp.em.prim(int(b) if isinstance(b, float) else b) for b in bounds)
     return imp.em.op("arange", start, end, step, dtype=imp.out_dtype(node))
-
-
-@_converts("aten.sin", "aten.cos", "aten.erf", "aten.isnan")
-def _math(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    name = _converter_key(node).removeprefix("aten.")
-    x = a["self"]
-    if name != "isnan":
-        x = imp.cast(x, imp.out_dtype(node))
-    return imp.em.op(name, x)
 
 
 @_converts("aten.fmod", "aten.remainder")
@@ -1161,12 +1349,37 @@ def _index(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 
 @_converts("aten.gather")
 def _gather(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    return imp.em.op("gather_elements", a["self"], a["index"], axis=a["dim"])
+    # torch counts indices from the start only (a negative one is an error), and reads a
+    # 0-d tensor as one of one element.
+    em, x, index = imp.em, a["self"], a["index"]
+    if em.ndim(x) == 0:
+        x, index = em.reshape(x, [1]), em.reshape(index, [-1])
+    gathered = em.op("gather_elements", x, index, axis=a["dim"], negative_indices=False)
+    return em.reshape(gathered, imp.out_dims(node))
 
 
-@_converts("aten.cumsum")
+@_converts("aten.take_along_dim")
+def _take_along_dim(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    # x and indices broadcast against each other except along dim, where, unlike in
+    # gather, a negative index counts from the end; without dim, both are flattened and
+    # gathered from (a negative index is an error).
+    em, x, indices, dim = imp.em, a["self"], a["indices"], a["dim"]
+    if dim is None:
+        flat = [em.reshape(x, [-1]), em.reshape(indices, [-1])]
+        return em.op("gather_elements", *flat, axis=0, negative_indices=False)
+    dims = imp.out_dims(node)
+    dim %= len(dims)
+    sizes = [*dims[:dim], em.dims(x)[dim], *dims[dim + 1 :]]
+    x, indices = em.broadcast_to(x, sizes), em.broadcast_to(indices, dims)
+    return em.op("gather_elements", x, indices, axis=dim)
+
+
+@_converts("aten.cumsum", half_in_float=True)
 def _cumsum(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    return imp.em.op("cumsum", a["self"], axis=a["dim"], dtype=imp.out_dtype(node))
+    x = imp.cast(a["self"], imp.out_dtype(node))
+    if imp.em.ndim(x) == 0:  # torch's dimension 0 (or -1) of a 0-d tensor
+        return x
+    return imp.em.op("cumsum", x, axis=a["dim"])
 
 
 @_converts("aten.diff")
@@ -1194,12 +1407,14 @@ def _diff(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 def _min_max(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     name = _converter_key(node).removeprefix("aten.")
     if "other" in a:
-        dtype = imp.out_dtype(node)
-        x = imp.cast(a["self"], dtype)
-        return imp.em.op(f"{name}imum", x, imp.cast(imp.em.operand(a["other"], x), dtype))
-    if "dim" in a:
-        raise Unsupported("the indices of a min/max along a dimension")
-    return imp.em.op(name, a["self"])
+        return _binary(f"{name}imum")(imp, node, a)
+    if "dim" not in a:
+        return imp.em.op(name, a["self"])
+    x = a["self"]
+    values = imp.em.op(
+        name, x, axis=_reduced_axes(imp.em, x, a["dim"]), keepdims=bool(a["keepdim"])
+    )
+    return [values, _Unconverted(f"the indices of {_target_name(node)}")]
 
 
 @_converts("aten.repeat")

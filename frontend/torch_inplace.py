@@ -69,7 +69,16 @@ _RESHAPING_VIEWS = {
     "aten.unsqueeze",
     "aten.squeeze",
 }
-_PERMUTING_VIEWS = {"aten.permute", "aten.transpose", "aten.swapaxes", "aten.t", "aten.numpy_T"}
+_PERMUTING_VIEWS = {
+    "aten.permute",
+    "aten.transpose",
+    "aten.swapaxes",
+    "aten.t",
+    "aten.numpy_T",
+    "aten.mT",
+    "aten.mH",
+    "aten.adjoint",
+}
 _SPLITTING_VIEWS = {
     "aten.split",
     "aten.split_with_sizes",
@@ -199,6 +208,8 @@ def _unpermute(em: Emitter, key: str, args: dict[str, Any], base: Any, value: An
         return em.permute(value, inverse)
     if key in ("aten.t", "aten.numpy_T"):
         return em.permute(value, list(reversed(range(ndim))))
+    if key in ("aten.mT", "aten.mH", "aten.adjoint"):
+        return em.transpose(value, -2, -1)
     first, second = (
         (args["dim0"], args["dim1"]) if "dim0" in args else (args["axis0"], args["axis1"])
     )
