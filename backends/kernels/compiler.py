@@ -39,7 +39,7 @@ from xrelax.backends.kernels.signature import (
     emit_contiguity,
     parameter_names,
 )
-from xrelax.backends.kernels.source import Source
+from xrelax.backends.kernels.source import GLOBAL_NAMES, Source
 from xrelax.backends.kernels.tree import Scalar
 from xrelax.backends.kernels.vectorize import vectorize_nest
 from xrelax.diagnostics import LocatingParser, verify_module
@@ -111,6 +111,17 @@ def _load(mlir_text: str) -> dict[str, Kernel]:
     }
 
 
+_GLOBALS = {
+    "np": np,
+    "ndarray": np.ndarray,
+    "rt": runtime,
+    "pool": buffer_pool,
+    "FP_STATE": runtime.FP_STATE,
+    "FP_IGNORE": runtime.FP_IGNORE,
+}
+assert _GLOBALS.keys() == GLOBAL_NAMES, "source.GLOBAL_NAMES names the kernels' globals"
+
+
 def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
     src = Source()
     kname = src.fresh("name")
@@ -152,15 +163,7 @@ def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
     text = src.text()
     filename = f"<xrelax-kernel-{next(_file_ids)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = {
-        "np": np,
-        "ndarray": np.ndarray,
-        "rt": runtime,
-        "pool": buffer_pool,
-        "FP_STATE": runtime.FP_STATE,
-        "FP_IGNORE": runtime.FP_IGNORE,
-        **src.namespace,
-    }
+    namespace = {**_GLOBALS, **src.namespace}
     exec(compile(text, filename, "exec"), namespace)
     return CompiledKernel(
         namespace[function],

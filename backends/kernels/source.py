@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
 from collections import Counter
@@ -14,10 +15,12 @@ import sympy
 
 from xrelax.dialects import symbolic
 
-RESERVED = {
-    *("np", "ndarray", "rt", "FP_STATE", "FP_IGNORE"),
-    *("range", "min", "max", "int", "len", "type", "isinstance", "None", "True", "False"),
-}
+GLOBAL_NAMES = frozenset({"np", "ndarray", "rt", "pool", "FP_STATE", "FP_IGNORE"})
+"""The module-level names every kernel's code reads (the compiler's namespace)."""
+
+RESERVED = GLOBAL_NAMES | frozenset(dir(builtins)) | frozenset(keyword.kwlist)
+"""Names generated code never binds: a symbolic variable or buffer named ``pool`` or
+``range`` gets another Python name."""
 
 
 class Source:

@@ -683,3 +683,16 @@ def test_float32_erf_within_7_ulps_of_math_erf():
     special = erf(np.array([np.inf, -np.inf, 0.0, np.nan], np.float32))
     assert special[:3].tolist() == [1.0, -1.0, 0.0] and np.isnan(special[3])
     assert erf(np.float32(0.5)) == pytest.approx(math.erf(0.5), rel=1e-6)
+
+
+@pytest.mark.parametrize("name", ["pool", "rt", "np", "FP_STATE", "range", "print"])
+def test_a_symbolic_variable_may_be_named_like_a_name_kernels_use(name):
+    # The kernel's code reads the buffer pool as `pool`, numpy as `np`, ...: a symbolic
+    # variable of the same name gets another Python name (the local buffers of size
+    # [pool] of 256 KiB and more come from the buffer pool).
+    kernel = kernel_of(CHAIN.replace("[n]", f"[{name}]").replace("[0, n)", f"[0, {name})"))
+    a = RNG.random(70_000).astype(np.float32)
+    b = np.empty_like(a)
+    kernel(a, b)
+    u = 2 * a + 1
+    np.testing.assert_allclose(b, u * u + u, rtol=1e-6)
