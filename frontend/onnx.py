@@ -2116,12 +2116,26 @@ def _softmax(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: 
     em, x = imp.em, imp.tensor(inputs[0])
     rank = em.ndim(x)
     axis = _axis(attrs.get("axis", -1 if imp.opset >= 13 else 1), max(rank, 1))
-    name = "softmax" if node.op_type == "Softmax" else "log_softmax"
+    log = node.op_type == "LogSoftmax"
     if imp.opset >= 13 or axis == rank - 1:
-        return em.op(name, x, axis=axis)
+        return _softmax_along(imp, x, axis, log)
     dims = list(em.dims(x))
     flat = em.reshape(x, _flattened(dims, {"axis": axis}))
-    return em.reshape(em.op(name, flat, axis=1), dims)
+    return em.reshape(_softmax_along(imp, flat, 1, log), dims)
+
+
+def _softmax_along(imp: _Importer, x: SSAValue, axis: int, log: bool) -> SSAValue:
+    """(Log)softmax along ``axis`` in x's precision: a float16 softmax rounds each step
+    to float16, as ONNX specifies (relax.softmax computes it in float32)."""
+    em = imp.em
+    if em.dtype(x) != dtypes.F16:
+        return em.op("log_softmax" if log else "softmax", x, axis=axis)
+    shifted = em.op("subtract", x, em.op("max", x, axis=[axis], keepdims=True))
+    exponentials = em.op("exp", shifted)
+    total = em.op("sum", exponentials, axis=[axis], keepdims=True)
+    if log:
+        return em.op("subtract", shifted, em.op("log", total))
+    return em.op("divide", exponentials, total)
 
 
 @_converts("BatchNormalization")
