@@ -61,6 +61,9 @@ def interpret(module: ModuleOp, entry: str, *args: Any) -> Any:
             (result,) = interpreter.call_op(func, args)
     except InterpretationError as err:
         raise InterpreterError(str(err)) from err
+    except symbolic.SymbolicError as err:
+        # A symbolic size that cannot be evaluated (a division by a variable that is 0).
+        raise InterpreterError(f"{entry}: {err}") from None
     except RecursionError:
         raise InterpreterError(
             f"{entry}: calls nested too deeply (recursion deeper than Python allows)"

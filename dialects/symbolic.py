@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -441,7 +441,11 @@ def evaluate(expr: sympy.Expr, bindings: Mapping[str, int]) -> int:
     if missing:
         names = ", ".join(sorted(missing))
         raise SymbolicError(f"no value for symbolic variable(s) {names} in {format_expr(expr)}")
-    value = expr.xreplace({sym(k): sympy.Integer(v) for k, v in bindings.items()})
+    try:
+        value = expr.xreplace({sym(k): sympy.Integer(v) for k, v in bindings.items()})
+    except SymbolicError as err:  # floordiv or floormod by a variable that is 0
+        used = ", ".join(f"{name} = {bindings[name]}" for name in sorted(free_vars(expr)))
+        raise SymbolicError(f"{format_expr(expr)} divides by zero ({used})") from err
     if not value.is_Integer:
         raise SymbolicError(f"{format_expr(expr)} does not evaluate to an integer")
     return int(value)
@@ -543,27 +547,40 @@ _FUNCTION_NAMES: dict[type, str] = {
 }
 
 
-def to_python(expr: sympy.Expr, names: Mapping[str, str] | None = None) -> str:
-    """A Python expression computing ``expr``; ``names`` renames variables."""
+def to_python(
+    expr: sympy.Expr,
+    names: Mapping[str, str] | None = None,
+    on_zero: Callable[[sympy.Expr], str] | None = None,
+) -> str:
+    """A Python expression computing ``expr``; ``names`` renames variables. Where
+    ``on_zero`` is given, a division whose divisor is not a constant evaluates
+    ``on_zero(division)`` (code that raises) when the divisor is 0; else it raises
+    Python's ``ZeroDivisionError``."""
     names = names or {}
-    if expr.is_Integer:
-        return str(int(expr))
-    if expr.is_Symbol:
-        return names.get(expr.name, expr.name)
-    if expr.is_Add:
-        return "(" + " + ".join(to_python(a, names) for a in expr.args) + ")"
-    if expr.is_Mul:
-        return "(" + " * ".join(to_python(a, names) for a in expr.args) + ")"
-    if expr.is_Pow:
-        return f"({to_python(expr.base, names)} ** {int(expr.exp)})"
-    if isinstance(expr, FloorDiv):
-        return f"({to_python(expr.args[0], names)} // {to_python(expr.args[1], names)})"
-    if isinstance(expr, FloorMod):
-        return f"({to_python(expr.args[0], names)} % {to_python(expr.args[1], names)})"
-    if isinstance(expr, sympy.Min | sympy.Max):
-        fn = "min" if isinstance(expr, sympy.Min) else "max"
-        return f"{fn}({', '.join(to_python(a, names) for a in expr.args)})"
-    raise SymbolicError(f"cannot translate symbolic expression {expr}")
+
+    def code(e: sympy.Expr) -> str:
+        if e.is_Integer:
+            return str(int(e))
+        if e.is_Symbol:
+            return names.get(e.name, e.name)
+        if e.is_Add:
+            return "(" + " + ".join(code(a) for a in e.args) + ")"
+        if e.is_Mul:
+            return "(" + " * ".join(code(a) for a in e.args) + ")"
+        if e.is_Pow:
+            return f"({code(e.base)} ** {int(e.exp)})"
+        if isinstance(e, FloorDiv | FloorMod):
+            a, b = (code(x) for x in e.args)
+            quotient = f"{a} {'//' if isinstance(e, FloorDiv) else '%'} {b}"
+            if on_zero is None or e.args[1].is_Integer:
+                return f"({quotient})"
+            return f"({quotient} if {b} else {on_zero(e)})"
+        if isinstance(e, sympy.Min | sympy.Max):
+            fn = "min" if isinstance(e, sympy.Min) else "max"
+            return f"{fn}({', '.join(code(a) for a in e.args)})"
+        raise SymbolicError(f"cannot translate symbolic expression {e}")
+
+    return code(expr)
 
 
 # ----------------------------------------------------------------------------- parsing

@@ -482,15 +482,17 @@ class ConcatOp(OperatorOp):
         pieces = pieces or [(inputs[-1], starts[-1])]
 
         def body(*i: sympy.Expr) -> te.Expr:
-            # The last tensor, then each earlier one where the index falls before its end.
-            value = None
-            for x, start in reversed(pieces):
-                index = (*i[:axis], i[axis] - start, *i[axis + 1 :])
-                if value is None:
-                    value = x[index]
-                else:
-                    value = te.if_then_else(i[axis] < start + x.shape[axis], x[index], value)
-            return value
+            def pick(low: int, high: int) -> te.Expr:
+                """The element of ``pieces[low:high]`` the index falls in: a balanced tree
+                of selects (a chain of 400 operands nested 400 deep)."""
+                if high - low == 1:
+                    x, start = pieces[low]
+                    return x[(*i[:axis], i[axis] - start, *i[axis + 1 :])]
+                middle = (low + high) // 2
+                before = i[axis] < pieces[middle][1]
+                return te.if_then_else(before, pick(low, middle), pick(middle, high))
+
+            return pick(0, len(pieces))
 
         return te.compute(result_dims(result_type), body, OUTPUT)
 

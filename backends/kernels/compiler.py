@@ -124,7 +124,7 @@ assert _GLOBALS.keys() == GLOBAL_NAMES, "source.GLOBAL_NAMES names the kernels' 
 
 def _generate(func: PrimFuncOp, vectorize: bool) -> CompiledKernel:
     src = Source()
-    kname = src.fresh("name")
+    kname = src.kernel_name
     function = src.fresh("kernel")
     unchecked = src.fresh("kernel_unchecked")
     params = parameter_names(src, func)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -252,6 +252,12 @@ def check_buffer(name: str, index: int, label: str, value: Any, rank: int, dtype
             f"{where}: expected rank {rank}, got rank {value.ndim} (shape {value.shape})"
         )
     raise KernelError(f"{where}: expected dtype {dtype}, got {value.dtype}")
+
+
+def division_error(name: str, division: str, values: dict[str, int]) -> NoReturn:
+    """A symbolic expression dividing by a variable that is 0 at run time."""
+    shown = ", ".join(f"{var} = {value}" for var, value in values.items())
+    raise KernelError(f"kernel @{name}: {division} divides by zero ({shown})")
 
 
 def dim_error(

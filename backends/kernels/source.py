@@ -33,6 +33,8 @@ class Source:
         self.namespace: dict[str, Any] = {}
         self._constants: dict[tuple[str, str], str] = {}
         self.py_names: dict[str, str] = {}
+        self.kernel_name = self.fresh("name")
+        """The Python name of the kernel's first parameter: its name, for its errors."""
         """Python names of the symbolic variables known at run time."""
         self._pure: set[str] = set()
         self.contiguous: set[str] = set()
@@ -108,7 +110,14 @@ class Source:
         mapping = dict(self.py_names)
         if names:
             mapping.update(names)
-        return symbolic.to_python(sympy.expand(expr), mapping)
+        return symbolic.to_python(sympy.expand(expr), mapping, self._division_error)
+
+    def _division_error(self, division: sympy.Expr) -> str:
+        """Code raising the kernel's error for ``division`` by a divisor of 0."""
+        variables = sorted(symbolic.free_vars(division))
+        values = ", ".join(f"{v!r}: {self.py_names.get(v, v)}" for v in variables)
+        text = symbolic.format_expr(division)
+        return f"rt.division_error({self.kernel_name}, {text!r}, {{{values}}})"
 
     def text(self) -> str:
         """The source, without the side-effect-free assignments nothing reads."""

@@ -413,3 +413,46 @@ def test_relax_run_refuses(tmp_path: Path, capsys) -> None:
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "Traceback" not in err
         assert re.search(case.error, err), err
+
+
+DIVISION_CASES = {
+    "reshape-to-zero-rows": (
+        f"""relax.func @main(%x: {T("n, 4")}, %s: !relax.shape<[k]>) -> {T("ndim=2")} {{
+  %sh = relax.shape [k, -1] : !relax.shape<[k, -1]>
+  %r = relax.reshape %x, %sh : ({T("n, 4")}, !relax.shape<[k, -1]>) -> {T("ndim=2")}
+  relax.return %r : {T("ndim=2")}
+}}""",
+        (f32(2, 4), (0,)),
+        r"floordiv\(n \* 4, k\) divides by zero \(k = 0, n = 2\)|the entries other than -1 "
+        r"are not 0: expected 1 <= k, got k = 0",
+    ),
+    "arange-step-zero": (
+        """relax.func @main(%a: !relax.prim<i64, a>, %b: !relax.prim<i64, b>, %c: !relax.prim<i64, c>) -> !relax.tensor<ndim=1, i64> {
+  %r = relax.arange %a, %b, %c : (!relax.prim<i64, a>, !relax.prim<i64, b>, !relax.prim<i64, c>) -> !relax.tensor<ndim=1, i64>
+  relax.return %r : !relax.tensor<ndim=1, i64>
+}""",
+        (0, 5, 0),
+        r"divides by zero \(a = 0, b = 5, c = 0\)|a symbolic step is positive: expected 1 <= c, "
+        r"got c = 0",
+    ),
+    "floordiv-by-a-zero-size": (
+        """relax.func @main(%s: !relax.shape<[n, m]>) -> !relax.shape<[floordiv(n, m)]> {
+  %r = relax.shape [floordiv(n, m)] : !relax.shape<[floordiv(n, m)]>
+  relax.return %r : !relax.shape<[floordiv(n, m)]>
+}""",
+        ((4, 0),),
+        r"floordiv\(n, m\) divides by zero \(m = 0, n = 4\)",
+    ),
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("name", DIVISION_CASES)
+def test_a_symbolic_division_by_zero_is_refused(name: str, path: str) -> None:
+    # Sizes that make a symbolic divisor 0: one line naming the function and the
+    # division or the fact it breaks, never Python's ZeroDivisionError.
+    text, args, error = DIVISION_CASES[name]
+    case = Case(name, text, args, args, error)
+    message = _refusal(lambda: PATHS[path](case)(*args))
+    assert message.startswith("main: ") and "ZeroDivisionError" not in message, message
+    assert re.search(error, message), message

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from legalcheck import (
@@ -19,6 +20,7 @@ from legalcheck import (
     tensor,
 )
 
+import xrelax
 from xrelax.ops.manipulate import (
     MANIPULATE_OPS,
     ConcatOp,
@@ -222,3 +224,21 @@ def test_family_is_covered():
         SplitOp,
         StridedSliceOp,
     }
+
+
+def test_concat_of_400_operands():
+    # The kernel selects its operand by a balanced tree of selects (a chain of 400
+    # selects, nested 400 deep, exceeded Python's recursion limit while legalizing).
+    count = 400
+    params = ", ".join(f"%x{k}: !relax.tensor<[2], f32>" for k in range(count))
+    operands = ", ".join(f"%x{k}" for k in range(count))
+    types = ", ".join(["!relax.tensor<[2], f32>"] * count)
+    module = xrelax.parse(
+        f"""relax.func @main({params}) -> !relax.tensor<[{2 * count}], f32> {{
+  %r = relax.concat {operands} {{axis = 0 : i64}} : ({types})
+  relax.return %r : !relax.tensor<[{2 * count}], f32>
+}}"""
+    )
+    args = [np.full(2, k, np.float32) for k in range(count)]
+    result = xrelax.VirtualMachine(xrelax.compile(module))["main"](*args)
+    np.testing.assert_array_equal(result, np.concatenate(args))
