@@ -123,11 +123,19 @@ def validated(model: onnx.ModelProto) -> onnx.ModelProto:
         if not node.name:
             node.name = f"#{index}"
     try:
-        # Inference first: it fills in graph outputs declared without a shape, which
-        # the checker requires and onnxruntime does not.
         inferred = onnx.shape_inference.infer_shapes(
             named, check_type=True, strict_mode=True, data_prop=True
         )
+        # The checker requires a shape on each graph output, onnxruntime does not:
+        # inference filled in those it could; the others claim nothing it contradicts.
+        for output in inferred.graph.output:
+            if output.type.HasField("tensor_type"):
+                output.type.tensor_type.shape.SetInParent()
+        for output in model.graph.output:
+            if output.type.tensor_type.elem_type == onnx.TensorProto.UNDEFINED and (
+                output.type.HasField("tensor_type")
+            ):
+                raise FrontendError(f"graph output '{output.name}' has element type UNDEFINED")
         onnx.checker.check_model(inferred, full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as err:
         raise FrontendError(_validation_message(str(err))) from None
@@ -239,38 +247,12 @@ class _Importer:
         return dims, _dtype(tensor_type.elem_type, f"input '{value.name}'")
 
     def _initializer(self, tensor: onnx.TensorProto) -> _Value:
-        """An initializer's value, its data checked against its dims and element type;
-        one of more than one element becomes a weight parameter."""
-        name = tensor.name
-        try:
-            np_dtype = helper.tensor_dtype_to_np_dtype(tensor.data_type)
-        except (KeyError, ValueError, TypeError):
-            raise FrontendError(f"initializer '{name}' has no valid element type") from None
-        type_name = onnx.TensorProto.DataType.Name(tensor.data_type)
-        if any(d < 0 for d in tensor.dims):
-            raise FrontendError(
-                f"initializer '{name}' has a negative dimension: {list(tensor.dims)}"
-            )
-        elements = math.prod(tensor.dims)
-        if tensor.data_type in _UNREPRESENTABLE:
-            return _Unrepresentable(f"a {type_name} tensor")
-        if tensor.HasField("raw_data") or tensor.data_location == onnx.TensorProto.EXTERNAL:
-            expected = elements * np_dtype.itemsize
-            if len(tensor.raw_data) != expected:
-                raise FrontendError(
-                    f"initializer '{name}' of shape {list(tensor.dims)} ({type_name}) needs "
-                    f"{expected} bytes of data, has {len(tensor.raw_data)}"
-                )
-        check_allocation(elements, np_dtype, f"initializer '{name}'")
-        try:
-            array = numpy_helper.to_array(tensor)
-        except ValueError:
-            raise FrontendError(
-                f"initializer '{name}': its data does not fill its shape {list(tensor.dims)}"
-            ) from None
-        if array.size > 1 and _relax_dtype(array.dtype) is not None:
-            return _Known(array, self.builder.add_weight(name, array))
-        return _Known(array)
+        """An initializer's value; one of more than one element of a type relax has
+        becomes a weight parameter."""
+        array = _tensor_array(tensor, f"initializer '{tensor.name}'")
+        if isinstance(array, np.ndarray) and array.size > 1 and _relax_dtype(array.dtype):
+            return _Known(array, self.builder.add_weight(tensor.name, array))
+        return array if isinstance(array, _Unrepresentable) else _Known(array)
 
     def scalar(self, value: _Value, what: str) -> SSAValue:
         """A 0-d operand as a prim value when known at import time (a size, a number),
@@ -298,7 +280,11 @@ class _Importer:
             result = self.env[value.name]
             if result is _POISON:
                 return []
-            outputs.append(self.tensor(result))
+            try:
+                outputs.append(self.tensor(result))
+            except Unsupported as err:
+                self.builder.unsupported[f"graph output '{value.name}' ({err.what})"] += 1
+                return []
         return outputs
 
     def _convert(self, node: onnx.NodeProto, label: str, opset: int, depth: int) -> None:
