@@ -67,21 +67,43 @@ class Seed:
     text: str
 
 
+class CorpusError(Exception):
+    """The corpus cannot be read (a missing path, an unreadable file, no program)."""
+
+
 def load_corpus(paths: Sequence[Path] = DEFAULT_CORPUS) -> list[Seed]:
-    """The chunks (split on ``// -----``) of every ``.mlir`` file under ``paths``, sorted."""
+    """The chunks (split on ``// -----``) of every ``.mlir`` file under ``paths``, sorted.
+    Raises a one-line :class:`CorpusError` when a path is missing or unreadable or no
+    program is found (the default corpus is installed with the package)."""
     files: list[Path] = []
     for path in paths:
-        files += [path] if path.is_file() else sorted(path.rglob("*.mlir"))
+        if path.is_file():
+            files.append(path)
+        elif path.is_dir():
+            try:
+                files += sorted(path.rglob("*.mlir"))
+            except OSError as err:
+                raise CorpusError(f"cannot read corpus '{path}': {err.strerror}") from None
+        elif path.exists():
+            raise CorpusError(f"corpus '{path}' is neither a file nor a directory")
+        else:
+            raise CorpusError(f"corpus '{path}': no such file or directory")
     seeds = []
     for file in files:
         if "Output" in file.parts:
             continue
-        chunks = re.split(r"^// -----\s*$", file.read_text(errors="replace"), flags=re.M)
-        for index, chunk in enumerate(chunks):
+        try:
+            source = file.read_text(errors="replace")
+        except OSError as err:
+            raise CorpusError(f"cannot read corpus file '{file}': {err.strerror}") from None
+        for index, chunk in enumerate(re.split(r"^// -----\s*$", source, flags=re.M)):
             lines = [ln for ln in chunk.splitlines() if not ln.lstrip().startswith("//")]
             text = "\n".join(lines).strip()
             if text:
-                seeds.append(Seed(f"{file.relative_to(file.parents[1])}#{index}", text + "\n"))
+                seeds.append(Seed(f"{file.parent.name}/{file.name}#{index}", text + "\n"))
+    if not seeds:
+        where = ", ".join(f"'{p}'" for p in paths)
+        raise CorpusError(f"no program in the corpus ({where}): it needs .mlir files")
     return seeds
 
 

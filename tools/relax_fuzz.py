@@ -6,8 +6,10 @@ outcomes and the failing mutants.
     relax-fuzz --seed 2024 --start 7050 --count 1 --show     # one mutant again
 
 ``--jobs J`` runs ``J`` worker processes under a watchdog: a worker that dies or stops
-answering is a crash or a hang, and a new worker carries on. The exit code is 1 when
-any mutant failed.
+answering is a crash or a hang, and a new worker carries on. The default corpus (the
+examples and lit inputs) is installed with the package; ``--corpus`` replaces it. The
+exit code is 1 when any mutant failed, 2 when the campaign cannot run (a bad flag, a
+missing or empty corpus, a log that cannot be written): one line on stderr.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import resource
 import subprocess
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,12 +30,19 @@ from typing import Any
 from xrelax.fuzz import (
     DEFAULT_CORPUS,
     FAILURES,
+    CorpusError,
     Fuzzer,
     Outcome,
     Report,
     load_corpus,
     peak_rss_mb,
 )
+from xrelax.tools.cli import int_in, one_line_errors, seconds_up_to, stdout_closed
+
+MAX_JOBS = 256
+MAX_TIMEOUT = 1e6
+"""Seconds; the alarm of a mutant must fit the platform's timer."""
+MAX_MEMORY_MB = 1 << 40
 
 # ------------------------------------------------------------------------------ workers
 
@@ -54,12 +64,34 @@ def _worker(args: argparse.Namespace) -> int:
 
 
 def _limit_address_space(extra_mb: int) -> None:
-    """Cap the worker's address space so that a runaway allocation fails, not the machine."""
+    """Cap the worker's address space so that a runaway allocation fails, not the machine
+    (never above the hard limit the worker inherited)."""
     with open("/proc/self/statm") as stream:
         pages = int(stream.read().split()[0])
     current = pages * os.sysconf("SC_PAGE_SIZE")
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
     limit = current + extra_mb * 2**20
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+class _Pending:
+    """The indices still to check, taken one at a time (a campaign of any size costs no
+    memory up front)."""
+
+    def __init__(self, indices: Any) -> None:
+        self._indices = indices
+        self._next = next(indices, None)
+
+    def __bool__(self) -> bool:
+        return self._next is not None
+
+    def pop(self) -> int:
+        index = self._next
+        assert index is not None
+        self._next = next(self._indices, None)
+        return index
 
 
 class _Pool:
@@ -95,7 +127,8 @@ class _Pool:
     def run(self, start: int, count: int, report: Report, log: Any) -> None:
         import selectors
 
-        pending = list(range(start + count - 1, start - 1, -1))
+        indices = iter(range(start, start + count))
+        pending = _Pending(indices)
         workers: dict[Any, tuple[subprocess.Popen, int, float]] = {}
         selector = selectors.DefaultSelector()
         watchdog = self.args.timeout * 3 + 30
@@ -116,7 +149,7 @@ class _Pool:
             selector.register(proc.stdout, selectors.EVENT_READ)
             feed(proc)
 
-        for _ in range(min(self.args.jobs, len(pending))):
+        for _ in range(min(self.args.jobs, count)):
             start_worker()
         done = 0
         while selector.get_map():
@@ -156,8 +189,7 @@ class _Pool:
         report.add(record["index"], outcome, record.get("seed", ""), record.get("text", ""))
         report.peak_rss_mb = max(report.peak_rss_mb, record.get("rss", 0.0))
         if log is not None:
-            log.write(json.dumps(record) + "\n")
-            log.flush()
+            log.write(record)
 
     def _fuzzer(self) -> Fuzzer:
         if not hasattr(self, "_cached"):
@@ -171,16 +203,22 @@ class _Pool:
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="relax-fuzz", description=__doc__.split("\n\n")[0].split(": ", 1)[1].replace("\n", " ")
+        description=__doc__.split("\n\n")[0].split(": ", 1)[1].replace("\n", " ")
     )
+    one_line_errors(parser, "relax-fuzz")
+    count = int_in(0, sys.maxsize)
     parser.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
-    parser.add_argument("--count", type=int, default=1000, help="number of mutants")
-    parser.add_argument("--start", type=int, default=0, help="index of the first mutant")
-    parser.add_argument("--jobs", type=int, default=0, help="worker processes (0: in-process)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per mutant")
+    parser.add_argument("--count", type=count, default=1000, help="number of mutants")
+    parser.add_argument("--start", type=count, default=0, help="index of the first mutant")
+    parser.add_argument(
+        "--jobs", type=int_in(0, MAX_JOBS), default=0, help="worker processes (0: in-process)"
+    )
+    parser.add_argument(
+        "--timeout", type=seconds_up_to(MAX_TIMEOUT), default=10.0, help="seconds per mutant"
+    )
     parser.add_argument(
         "--memory-limit-mb",
-        type=int,
+        type=int_in(1, MAX_MEMORY_MB),
         default=4096,
         help="address space a worker may add before allocations fail (with --jobs)",
     )
@@ -188,7 +226,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--corpus",
         action="append",
         default=None,
-        help="a .mlir file or a directory of them (repeatable; default: examples/ and test/)",
+        help="a .mlir file or a directory of them (repeatable; default: the examples and "
+        "lit inputs installed with xrelax)",
     )
     parser.add_argument("--log", help="write one JSON line per mutant to this file")
     parser.add_argument("--show", action="store_true", help="print each failing mutant in full")
@@ -198,27 +237,81 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+class _LogError(Exception):
+    """The log cannot be written."""
+
+
+class _Log:
+    """The ``--log`` file: one JSON line per record, flushed (a campaign cut short keeps
+    what it found)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            self.stream = open(path, "w")  # noqa: SIM115 - closed by close()
+        except OSError as err:
+            raise self._error(err) from None
+
+    def write(self, record: dict[str, Any]) -> None:
+        try:
+            self.stream.write(json.dumps(record) + "\n")
+            self.stream.flush()
+        except OSError as err:
+            raise self._error(err) from None
+
+    def close(self) -> None:
+        try:
+            self.stream.close()
+        except OSError as err:
+            raise self._error(err) from None
+
+    def _error(self, err: OSError) -> _LogError:
+        return _LogError(f"cannot write log '{self.path}': {err.strerror}")
+
+
+def _campaign(args: argparse.Namespace) -> Report:
+    corpus = load_corpus([Path(p) for p in args.corpus])
+    with contextlib.ExitStack() as stack:
+        log = None
+        if args.log is not None:
+            log = _Log(args.log)
+            stack.callback(log.close)
+        if args.jobs:
+            report = Report()
+            _Pool(args).run(args.start, args.count, report, log)
+            return report
+        report = Fuzzer(corpus, args.seed, args.timeout).run(args.start, args.count)
+        if log is not None:
+            for finding in report.findings:
+                log.write({"index": finding.index, "kind": finding.outcome.kind})
+        return report
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point: run the mutants, print the table and the findings; the exit
-    code is 1 when any mutant failed."""
+    code is 1 when any mutant failed, 2 when the campaign cannot run."""
     args = _parse_args(argv)
     if args.worker:
         return _worker(args)
-    report = Report()
+    try:
+        return _run(args)
+    except (CorpusError, _LogError) as err:
+        print(f"relax-fuzz: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return stdout_closed()
+    except Exception as err:  # noqa: BLE001 - an internal error is still one line
+        print(f"relax-fuzz: internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        if os.environ.get("XRELAX_DEBUG"):
+            traceback.print_exc()
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
     started = time.monotonic()
-    with contextlib.ExitStack() as stack:
-        log = stack.enter_context(open(args.log, "w")) if args.log else None
-        if args.jobs:
-            _Pool(args).run(args.start, args.count, report, log)
-        else:
-            corpus = [Path(p) for p in args.corpus]
-            fuzzer = Fuzzer(load_corpus(corpus), args.seed, args.timeout)
-            report = fuzzer.run(args.start, args.count)
-            if log is not None:
-                for finding in report.findings:
-                    log.write(
-                        json.dumps({"index": finding.index, "kind": finding.outcome.kind}) + "\n"
-                    )
+    report = _campaign(args)
     elapsed = time.monotonic() - started
     print(report.table())
     print(

@@ -23,13 +23,16 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
+from xrelax.tools.cli import one_line_errors, stdout_closed
+
 
 class ImportFailure(Exception):
     """A user-facing failure: printed as one line."""
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="relax-import", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    one_line_errors(parser, "relax-import")
     parser.add_argument("model", help="a .pt2 (torch.export.save) or .onnx model")
     parser.add_argument("-o", "--output", default="-", help="the .mlir to write (default: stdout)")
     parser.add_argument(
@@ -51,8 +54,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     from xrelax.frontend import FrontendError, import_model, save_params
 
-    if not Path(args.model).is_file():
-        raise ImportFailure(f"cannot open '{args.model}': no such file")
+    model = Path(args.model)
+    if not model.is_file():
+        why = "not a file" if model.exists() else "no such file"
+        raise ImportFailure(f"cannot open '{args.model}': {why}")
     try:
         imported = import_model(args.model, trust_pickle=args.trust_pickle)
     except FrontendError as err:
@@ -89,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return stdout_closed()
     except Exception as err:  # noqa: BLE001 - an internal error is still one line
         message = str(err).splitlines()[0] if str(err) else ""
         print(f"relax-import: internal error: {type(err).__name__}: {message}", file=sys.stderr)

@@ -35,6 +35,7 @@ from xrelax.diagnostics import (
     verify_module,
 )
 from xrelax.plugins import PluginError
+from xrelax.tools.cli import one_line_errors, stdout_closed
 from xrelax.tools.expected_diagnostics import check_diagnostics, parse_expectations
 from xrelax.transforms.pass_manager import (
     Instrumentation,
@@ -65,8 +66,19 @@ class RelaxOptMain(xDSLOptMain):
         for name, factory in all_passes().items():
             self.register_pass(name, factory)
 
+    def register_all_targets(self) -> None:
+        """Only ``mlir``: xDSL's other targets print dialects relax IR never lowers to."""
+        super().register_all_targets()
+        self.available_targets = {"mlir": self.available_targets["mlir"]}
+
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        one_line_errors(arg_parser, "relax-opt")
+        # ``-t`` takes exactly "mlir" (its printing options are flags): xDSL would parse
+        # anything else as a target spec and raise a BaseException on a malformed one
+        for action in arg_parser._actions:  # noqa: SLF001 - argparse has no public lookup
+            if action.dest == "target":
+                action.choices = list(self.available_targets)
         arg_parser.add_argument(
             "--load-pass-plugin",
             action="append",
@@ -265,6 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return stdout_closed()
     except Exception as err:  # noqa: BLE001 - an internal error is still one line
         print(f"relax-opt: internal error: {type(err).__name__}: {err}", file=sys.stderr)
         if os.environ.get("XRELAX_DEBUG"):

@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from xrelax.tools.cli import one_line_errors, stdout_closed
+
 SAVED_MAGIC = b"XRLXVMEX"
 
 
@@ -33,7 +35,8 @@ class RunError(Exception):
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="relax-run", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    one_line_errors(parser, "relax-run")
     parser.add_argument("file", help="relax or vm .mlir, or a saved executable")
     parser.add_argument("--entry", default="main", help="function to run (default: main)")
     parser.add_argument("--inputs", help=".npz with one array per parameter, by name")
@@ -84,7 +87,6 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def _load_executable(path: str, pipeline: str, verify_each: bool) -> Any:
     import xrelax
     from xrelax.backends.vm import Executable
-    from xrelax.diagnostics import decode_source
 
     try:
         with open(path, "rb") as stream:
@@ -93,8 +95,26 @@ def _load_executable(path: str, pipeline: str, verify_each: bool) -> Any:
         raise RunError(f"cannot open '{path}': {err.strerror}") from None
     if data.startswith(SAVED_MAGIC):
         return Executable.from_bytes(data)
-    module = xrelax.parse(decode_source(data, path), path)
-    return xrelax.compile(module, pipeline if _has_relax(module) else "", verify_each=verify_each)
+    module = _parse(data, path)
+    relax = _has_relax(module)
+    exe = xrelax.compile(module, pipeline if relax else "", verify_each=verify_each)
+    if relax and not exe.global_funcs:
+        raise RunError(
+            f"the pipeline '{pipeline}' lowers no relax function to the VM "
+            "(end it with relax-to-vm)"
+        )
+    return exe
+
+
+def _parse(data: bytes, path: str) -> Any:
+    """The module in ``data``; a file holding no program is an error of its own."""
+    import xrelax
+    from xrelax.diagnostics import decode_source
+
+    text = decode_source(data, path)
+    if all(not line.strip() or line.lstrip().startswith("//") for line in text.splitlines()):
+        raise RunError(f"'{path}' holds no program")
+    return xrelax.parse(text, path)
 
 
 def _has_relax(module: Any) -> bool:
@@ -112,12 +132,21 @@ def _param_names(exe: Any, entry: str) -> list[str]:
 
 
 def _read_npz(path: str | None, what: str) -> dict[str, np.ndarray]:
+    """The arrays of the ``.npz`` file at ``path`` by name (none without a path)."""
     if path is None:
         return {}
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            return {key: npz[key] for key in npz.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as err:
+        with open(path, "rb") as stream:
+            if stream.read(2) != b"PK":
+                raise RunError(f"cannot read {what} '{path}': not an .npz file (numpy.savez)")
+            stream.seek(0)
+            with np.load(stream, allow_pickle=False) as npz:
+                return {key: npz[key] for key in npz.files}
+    except OSError as err:
+        raise RunError(f"cannot read {what} '{path}': {err.strerror}") from None
+    except MemoryError:
+        raise RunError(f"cannot read {what} '{path}': an array is too large to load") from None
+    except (ValueError, EOFError, zipfile.BadZipFile, zlib.error) as err:
         raise RunError(f"cannot read {what} '{path}': {err}") from None
 
 
@@ -174,7 +203,6 @@ def _noop(*args: Any) -> None:
 def _interpret(args: argparse.Namespace) -> Any:
     import xrelax
     from xrelax.backends.interpreter import InterpreterError
-    from xrelax.diagnostics import decode_source
     from xrelax.dialects.relax import FuncOp
 
     try:
@@ -182,7 +210,7 @@ def _interpret(args: argparse.Namespace) -> Any:
             data = stream.read()
     except OSError as err:
         raise RunError(f"cannot open '{args.file}': {err.strerror}") from None
-    module = xrelax.parse(decode_source(data, args.file), args.file)
+    module = _parse(data, args.file)
     funcs = [op for op in module.ops if isinstance(op, FuncOp)]
     func = next((f for f in funcs if f.sym_name.data == args.entry), None)
     if func is None:
@@ -220,12 +248,18 @@ def run(argv: Sequence[str] | None = None) -> int:
     outputs = flatten_results(result)
     if args.outputs:
         arrays = {f"out{i}": np.asarray(o) for i, o in enumerate(outputs)}
-        _writing(args.outputs, lambda: np.savez(args.outputs, **arrays))
+        _writing(args.outputs, lambda: _save_npz(args.outputs, arrays))
     if args.print:
         for index, value in enumerate(outputs):
             array = np.asarray(value)
             print(f"out{index}: {array.dtype}{list(array.shape)} = {array.tolist()}")
     return 0
+
+
+def _save_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` to ``path`` itself (``np.savez`` given a name would add ``.npz``)."""
+    with open(path, "wb") as stream:
+        np.savez(stream, **arrays)
 
 
 def _writing(path: str, write: Any) -> None:
@@ -253,6 +287,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return stdout_closed()
     except Exception as err:  # noqa: BLE001 - an internal error is still one line
         print(f"relax-run: internal error: {type(err).__name__}: {err}", file=sys.stderr)
         if os.environ.get("XRELAX_DEBUG"):

@@ -35,6 +35,14 @@
 // RUN: echo "relax.func @f(" | not relax-opt 2>&1 | filecheck %s --check-prefix=SYNTAX
 // SYNTAX: <stdin>:2:1: error:
 // SYNTAX-NOT: Traceback
+// RUN: not relax-opt %s -t llvm 2>&1 | filecheck %s --check-prefix=TARGET
+// TARGET: relax-opt: error: argument -t/--target: invalid choice: 'llvm' (choose from 'mlir') (see --help)
+// TARGET-NOT: usage
+// RUN: not relax-opt %s -t 'mlir{' 2>&1 | filecheck %s --check-prefix=SPEC
+// SPEC: relax-opt: error: argument -t/--target: invalid choice: 'mlir{' (choose from 'mlir') (see --help)
+// RUN: not relax-opt %s --bogus 2>&1 | filecheck %s --check-prefix=FLAG
+// FLAG: relax-opt: error: unrecognized arguments: --bogus (see --help)
+// FLAG-NOT: usage
 // RUN: echo "" | relax-opt | filecheck %s --check-prefix=EMPTY
 // EMPTY: builtin.module {
 // EMPTY-NEXT: }
