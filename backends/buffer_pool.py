@@ -8,9 +8,10 @@ pool do. Buffers below :data:`MIN_POOLED` bytes come from ``np.empty`` (malloc r
 small blocks itself).
 
 Buffers are 1-D ``uint8`` arrays, 64-byte aligned from :data:`MIN_ALIGNED` bytes on and
-pooled by exact size from :data:`MIN_POOLED` on. The pool keeps
-at most :data:`MAX_CACHED` bytes (over that it is emptied first). Safe to share between
-threads: taking is a ``list.pop``, giving back a ``list.append``.
+pooled by exact size from :data:`MIN_POOLED` on. The pool keeps at most
+:data:`MAX_CACHED` bytes (over that it is emptied first; a larger buffer is left to the
+garbage collector). Safe to share between threads: taking is a ``list.pop``, giving
+back a ``list.append``.
 
 The pool hands its memory to one owner at a time, whatever its callers do: each taking
 of a pooled size gets a new :class:`PoolBuffer` object, marked as lent until it is given
@@ -90,6 +91,8 @@ def give(buffer: np.ndarray) -> None:
     if type(buffer) is not PoolBuffer or buffer.__dict__.pop("lent", None) is None:
         raise VMError(_refusal(buffer))
     buffer.__dict__["returned"] = True
+    if nbytes > MAX_CACHED:
+        return  # the pool never holds more than its bound, even for one buffer
     if _cached[0] + nbytes > MAX_CACHED:
         clear()
     _free.setdefault(nbytes, []).append(buffer.view(np.ndarray))

@@ -43,6 +43,13 @@ def test_the_pool_is_bounded(monkeypatch):
     assert buffer_pool.cached_bytes() == buffer_pool.MIN_POOLED  # emptied at the fourth
 
 
+def test_a_buffer_larger_than_the_bound_is_not_kept(monkeypatch):
+    monkeypatch.setattr(buffer_pool, "MAX_CACHED", 3 * buffer_pool.MIN_POOLED)
+    buffer_pool.give(buffer_pool.take(buffer_pool.MIN_POOLED))
+    buffer_pool.give(buffer_pool.take(4 * buffer_pool.MIN_POOLED))
+    assert buffer_pool.cached_bytes() == buffer_pool.MIN_POOLED
+
+
 def test_a_buffer_given_back_twice_is_refused_even_after_its_memory_is_lent_again():
     size = buffer_pool.MIN_POOLED
     first = buffer_pool.take(size)
