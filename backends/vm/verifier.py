@@ -34,7 +34,7 @@ from typing import Any
 
 from . import builtins
 from .error import VMError
-from .executable import Arg, ArgKind, Call, Goto, If, Instruction, Ret, VMFunction
+from .executable import ArgKind, Call, Goto, If, Instruction, Ret, VMFunction
 
 __all__ = ["WORK_PER_WORD", "block_leaders", "verify_lifetimes"]
 
@@ -89,29 +89,27 @@ def verify_lifetimes(
     """Check the storage and tensor lifetimes of ``func``, whose decoded (and validated)
     instructions are ``instrs``; ``resolved[j]`` is what function index ``j`` calls.
     Raises a one-line ``VMError``."""
-    name = func.name
-    frees = False
+    frees = {j for j, target in enumerate(resolved) if any(target is f for f in _FREES)}
+    if not frees:
+        return
+    calls_free = False
     for pc, ins in enumerate(instrs):
-        if not isinstance(ins, Call):
+        if type(ins) is not Call:
             continue
         for arg in ins.args:
-            if arg.kind == ArgKind.FUNC_IDX and _is_free(resolved[arg.value]):
-                raise _error(name, pc, f"passes {_free_name(resolved[arg.value])} as a value")
-        if _is_free(resolved[ins.func_idx]):
-            frees = True
-            if len(ins.args) != 1 or ins.args[0].kind != ArgKind.REGISTER:
+            if arg.kind is ArgKind.FUNC_IDX and arg.value in frees:
+                raise _error(func.name, pc, f"passes {_free_name(resolved[arg.value])} as a value")
+        if ins.func_idx in frees:
+            calls_free = True
+            if len(ins.args) != 1 or ins.args[0].kind is not ArgKind.REGISTER:
                 raise _error(
-                    name,
+                    func.name,
                     pc,
                     f"calls {_free_name(resolved[ins.func_idx])} with "
                     f"{_describe_args(ins)}; it takes one register",
                 )
-    if frees:
+    if calls_free:
         _Lifetimes(func, instrs, resolved).run()
-
-
-def _is_free(target: Any) -> bool:
-    return any(target is f for f in _FREES)
 
 
 def _free_name(target: Callable[..., Any]) -> str:
@@ -180,17 +178,18 @@ class _Lifetimes:
         self.name = func.name
         self.instrs = instrs
         self.resolved = resolved
-        words = sum(1 + len(ins.args) if isinstance(ins, Call) else 1 for ins in instrs)
+        self.reads = [_reads(ins) for ins in instrs]
+        words = sum(1 + len(ins.args) if type(ins) is Call else 1 for ins in instrs)
         self.budget = WORK_PER_WORD * words
         self.work = 0
         aliases = _Classes(func.register_file_size)
         copies = _Classes(func.register_file_size)
         origins: dict[int, set[int]] = {reg: {_OTHER} for reg in range(func.num_args)}
         for pc, ins in enumerate(instrs):
-            if not isinstance(ins, Call) or ins.dst is None:
+            if type(ins) is not Call or ins.dst is None:
                 continue
             target = resolved[ins.func_idx]
-            regs = [a.value for a in _registers(ins)]
+            regs = self.reads[pc]
             if target is builtins.move and len(ins.args) == 1 and regs:
                 aliases.union(ins.dst, regs[0])
                 copies.union(ins.dst, regs[0])
@@ -199,7 +198,7 @@ class _Lifetimes:
                 pc if target is builtins.alloc_storage else _OTHER
             )
             if target is builtins.alloc_tensor:
-                if ins.args and ins.args[0].kind == ArgKind.REGISTER:
+                if ins.args and ins.args[0].kind is ArgKind.REGISTER:
                     aliases.union(ins.dst, ins.args[0].value)
             elif target not in _FRESH and target is not builtins.alloc_storage:
                 for reg in regs:
@@ -257,7 +256,7 @@ class _Lifetimes:
         last: dict[int, int] = {}
         for block, n in rank.items():
             for pc in range(starts[block], ends[block]):
-                for reg in _reads(self.instrs[pc]):
+                for reg in self.reads[pc]:
                     for key in (self.alias_of[reg], ~self.copy_of[reg]):
                         if last.get(key, -1) < n:
                             last[key] = n
@@ -278,7 +277,7 @@ class _Lifetimes:
         changes nothing); on an acyclic graph, without the classes no later block reads."""
         if known is None or known is state:
             return state
-        self._charge(len(known.freed) + len(state.freed) + len(known.written))
+        self._charge(len(known.freed) + len(state.freed) + len(known.written) + len(state.written))
         freed: dict[int, tuple[int, str]] = {}
         for source in (known, state):
             for key, why in source.freed.items():
@@ -319,9 +318,10 @@ class _Lifetimes:
     def _step(self, pc: int, state: _State) -> _State:
         """``state`` after instruction ``pc``."""
         ins = self.instrs[pc]
-        for reg in _reads(ins):
-            self._read(pc, reg, state)
-        if not isinstance(ins, Call):
+        if state.freed:
+            for reg in self.reads[pc]:
+                self._read(pc, reg, state)
+        if type(ins) is not Call:
             return state
         target = self.resolved[ins.func_idx]
         if target is builtins.free_storage:
@@ -335,11 +335,13 @@ class _Lifetimes:
                 )
             root = self.alias_of[reg]
             state = self._own(state)
+            self._charge(len(state.written))
             state.freed[root] = (pc, _FREED)
             state.written = {r for r in state.written if self.alias_of[r] != root}
         elif target is builtins.free_tensor:
             root = self.copy_of[ins.args[0].value]
             state = self._own(state)
+            self._charge(len(state.written))
             state.freed[~root] = (pc, _KILLED)
             state.written = {r for r in state.written if self.copy_of[r] != root}
         if ins.dst is not None and self._why(state, ins.dst) is not None:
@@ -368,17 +370,13 @@ class _Lifetimes:
 
 def _reads(ins: Instruction) -> list[int]:
     """The registers ``ins`` reads."""
-    if isinstance(ins, Call):
-        return [a.value for a in ins.args if a.kind == ArgKind.REGISTER]
+    if type(ins) is Call:
+        return [a.value for a in ins.args if a.kind is ArgKind.REGISTER]
     if isinstance(ins, Ret):
         return [ins.result]
     if isinstance(ins, If):
         return [ins.cond]
     return []
-
-
-def _registers(ins: Call) -> list[Arg]:
-    return [a for a in ins.args if a.kind == ArgKind.REGISTER]
 
 
 def _reverse_postorder(successors: list[list[int]]) -> list[int]:
