@@ -591,7 +591,9 @@ def _identity(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return a["self"]
 
 
-@_converts("aten.dropout", "aten.feature_dropout", "aten.alpha_dropout")
+@_converts(
+    "aten.dropout", "aten.feature_dropout", "aten.alpha_dropout", "aten.feature_alpha_dropout"
+)
 def _dropout(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if a["train"]:
         raise Unsupported("train=True")
