@@ -33,7 +33,6 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-pytest.importorskip("expecttest")  # torch.testing._internal imports it
 
 import torch.utils._pytree as pytree  # noqa: E402
 from torch.export import Dim  # noqa: E402
