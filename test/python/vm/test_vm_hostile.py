@@ -158,6 +158,49 @@ def test_a_view_returned_after_its_storage_is_freed(benign) -> None:
     benign()
 
 
+def test_a_view_kept_through_a_packed_call_after_its_storage_is_freed(benign) -> None:
+    def body(ib: ExecBuilder) -> None:
+        storage(ib, 0)
+        tensor(ib, 1, of=0)
+        moved = [ib.f("vm.builtin.move"), ib.r(1), ()]
+        ib.emit_call("vm.builtin.call_tir_dyn", moved, dst=ib.r(2))
+        free(ib, 0)
+        ib.emit_ret(ib.r(2))
+
+    assert refused_at_load(hostile(body)) == (
+        "function 'main': instruction 4 reads %2 after instruction 3 freed its storage"
+    )
+    benign()
+
+
+@pytest.mark.parametrize(
+    ("freed_first", "message"),
+    [
+        (
+            False,
+            "function 'main': instruction 3 frees %2, which may not be a storage that "
+            "vm.builtin.alloc_storage of this function allocated",
+        ),
+        (
+            True,
+            "function 'main': instruction 4 frees the storage of %2 again (instruction 3 freed it)",
+        ),
+    ],
+)
+def test_a_storage_taken_out_of_a_tuple(benign, freed_first: bool, message: str) -> None:
+    def body(ib: ExecBuilder) -> None:
+        storage(ib, 0)
+        ib.emit_call("vm.builtin.make_tuple", [ib.r(0)], dst=ib.r(1))
+        ib.emit_call("vm.builtin.tuple_getitem", [ib.r(1), ib.imm(0)], dst=ib.r(2))
+        if freed_first:
+            free(ib, 0)
+        free(ib, 2)
+        ib.emit_ret(ib.r(1))
+
+    assert refused_at_load(hostile(body)) == message
+    benign()
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [
