@@ -278,6 +278,18 @@ def test_allow_missing_fails_at_run_time() -> None:
         run(1)
 
 
+def test_packed_funcs_belong_to_one_vm() -> None:
+    exe = _calls("test.vm.per_vm")
+    assert VirtualMachine(exe, packed_funcs={"test.vm.per_vm": lambda x: x * 3})["main"](2) == 6
+    with pytest.raises(VMError, match="missing packed function 'test.vm.per_vm'"):
+        VirtualMachine(exe)
+    # they come before the registry
+    register_func("vm.test.registered", lambda x: x + 1, override=True)
+    local = {"vm.test.registered": lambda x: x - 1}
+    assert VirtualMachine(_calls("vm.test.registered"), packed_funcs=local)["main"](2) == 1
+    assert VirtualMachine(_calls("vm.test.registered"))["main"](2) == 3
+
+
 def test_exception_in_packed_function_is_wrapped() -> None:
     def boom(x: object) -> None:
         raise ValueError(f"bad value\n{x}")
