@@ -41,8 +41,9 @@ MAX_CACHED = 1 << 28
 
 
 class PoolBuffer(np.ndarray):
-    """One lending of pooled memory: ``lent`` is in its ``__dict__`` from :func:`take`
-    until :func:`give`, then ``returned`` (views and copies of it have neither)."""
+    """One lending of pooled memory: from :func:`take` until :func:`give` its ``__dict__``
+    holds the ``memory`` it views (a plain array, what the pool keeps), then
+    ``returned`` (views and copies of it have neither)."""
 
 
 _free: dict[int, list[np.ndarray]] = {}
@@ -75,8 +76,10 @@ def take(nbytes: int) -> np.ndarray:
             pass
         else:
             _cached[0] -= nbytes
-    buffer = (aligned_bytes(nbytes) if memory is None else memory).view(PoolBuffer)
-    buffer.__dict__["lent"] = True
+    if memory is None:
+        memory = aligned_bytes(nbytes)
+    buffer = memory.view(PoolBuffer)
+    buffer.__dict__["memory"] = memory
     return buffer
 
 
@@ -87,15 +90,17 @@ def give(buffer: np.ndarray) -> None:
     nbytes = buffer.nbytes
     if nbytes < MIN_POOLED:
         return
-    # one dict operation tests and clears the mark: two threads cannot both give it back
-    if type(buffer) is not PoolBuffer or buffer.__dict__.pop("lent", None) is None:
+    # one dict operation takes the memory back: two threads cannot both give it back
+    marks = buffer.__dict__ if type(buffer) is PoolBuffer else {}
+    memory = marks.pop("memory", None)
+    if memory is None:
         raise VMError(_refusal(buffer))
-    buffer.__dict__["returned"] = True
+    marks["returned"] = True
     if nbytes > MAX_CACHED:
         return  # the pool never holds more than its bound, even for one buffer
     if _cached[0] + nbytes > MAX_CACHED:
         clear()
-    _free.setdefault(nbytes, []).append(buffer.view(np.ndarray))
+    _free.setdefault(nbytes, []).append(memory)
     _cached[0] += nbytes
 
 
