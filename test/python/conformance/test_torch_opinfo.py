@@ -79,7 +79,6 @@ EXTRA_OPINFOS = (
     "nn.functional.softsign",
     "nn.functional.tanhshrink",
     "nn.functional.local_response_norm",
-    "nn.functional.multi_head_attention_forward",
     "masked.sum",
     "masked.mean",
     "masked.amax",
