@@ -95,13 +95,20 @@ def match_value(
             raise InterpreterError(
                 f"{where}: expected dtype {dtypes.numpy_name(type_.dtype)}, got {value.dtype}"
             )
+        if value.dtype.kind not in "biuf":
+            raise InterpreterError(
+                f"{where}: expected a tensor of a boolean, integer or floating-point dtype, "
+                f"got {value.dtype.name}"
+            )
         _match_dims(value.shape, type_, env, where, deferred)
     elif isinstance(type_, ShapeType):
         if not isinstance(value, tuple):
             raise InterpreterError(f"{where}: expected a shape, got {type(value).__name__}")
+        for index, dim in enumerate(value):
+            _check_range(prim_int(dim, where), "int64", f"{where}: dimension {index}")
         _match_dims(value, type_, env, where, deferred)
     elif isinstance(type_, PrimType):
-        integer = prim_int(value, where)
+        integer = _check_range(prim_int(value, where), dtypes.numpy_name(type_.dtype), where)
         if type_.expr is not None:
             _match_prim(integer, type_.expr, env, where, deferred)
     elif isinstance(type_, TupleType):
@@ -109,6 +116,16 @@ def match_value(
             raise InterpreterError(f"{where}: expected a tuple of {len(type_.types)}")
         for index, (element, element_type) in enumerate(zip(value, type_.types, strict=True)):
             match_value(element, element_type, env, f"{where}[{index}]", deferred)
+
+
+def _check_range(integer: int, dtype: str, where: str) -> int:
+    """``integer``, unless it is outside the range of the integer ``dtype``."""
+    limits = np.iinfo(dtype)
+    if not limits.min <= integer <= limits.max:
+        raise InterpreterError(
+            f"{where}: expected an {dtype} in [{limits.min}, {limits.max}], got {integer}"
+        )
+    return integer
 
 
 def prim_int(value: Any, where: str) -> int:

@@ -83,6 +83,7 @@ from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.dominance import check_dominance
+from xrelax.dialects.relax import PrimType
 from xrelax.dialects.symbolic import Dims
 from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand, parse_type, print_dims
 from xrelax.dialects.traits import BindsSymbolicVars
@@ -721,9 +722,9 @@ class MatchPrimOp(_MatchOp):
     """``%j = vm.match_prim %i, %heap [store h0 "i"] "ctx" : T, H -> T2``.
 
     Checks that a prim value is an integer (an int, a numpy integer or a 0-d integer
-    array) and, with its one entry, stores it into a heap slot (binding a symbolic
-    variable, which must be non-negative), checks it, or skips it. The result is the
-    value as a Python int.
+    array) in the range of its type's element type and, with its one entry, stores it
+    into a heap slot (binding a symbolic variable, which must be non-negative), checks
+    it, or skips it. The result is the value as a Python int.
     """
 
     name = "vm.match_prim"
@@ -733,6 +734,13 @@ class MatchPrimOp(_MatchOp):
         super().verify_()
         if len(self.kinds) != 1:
             raise VerifyException("vm.match_prim matches one value (one entry)")
+
+    def call_args(self) -> list[CallArg]:
+        # A prim type narrower than i64 bounds the value: the builtin is told its dtype.
+        type_ = self.result.type
+        if isinstance(type_, PrimType) and type_.dtype != dtypes.I64:
+            return [*super().call_args(), const_arg(dtypes.numpy_name(type_.dtype))]
+        return super().call_args()
 
 
 class _CheckOp(VMBuiltinOp):

@@ -210,12 +210,22 @@ def match_shape(
 
 @register_func("vm.builtin.match_prim")
 def match_prim(
-    value: Any, heap: np.ndarray, pattern: tuple[tuple[int, int, str], ...], err_ctx: str
+    value: Any,
+    heap: np.ndarray,
+    pattern: tuple[tuple[int, int, str], ...],
+    err_ctx: str,
+    dtype: str = "int64",
 ) -> int:
-    """A prim value (an int, a numpy integer or a 0-d integer array) as an int, matched
-    against one ``(kind, value, label)`` entry: a stored value binds a symbolic variable,
-    which is non-negative."""
+    """A prim value (an int, a numpy integer or a 0-d integer array) of element type
+    ``dtype`` as an int, matched against one ``(kind, value, label)`` entry: a stored
+    value binds a symbolic variable, which is non-negative."""
     integer = prim_int(value, err_ctx)
+    if dtype != "int64":
+        limits = np.iinfo(dtype)
+        if not limits.min <= integer <= limits.max:
+            raise VMError(
+                _in(err_ctx, f"expected an {dtype} in [{limits.min}, {limits.max}], got {integer}")
+            )
     ((kind, slot, label),) = pattern
     if kind == MATCH_STORE:
         if integer < 0:

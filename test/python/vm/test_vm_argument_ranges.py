@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import xrelax
+from xrelax.backends.interpreter import InterpreterError
 from xrelax.backends.vm import VMError
 
 INT64 = "[-9223372036854775808, 9223372036854775807]"
@@ -141,3 +142,33 @@ def test_packed_function_results_outside_their_type() -> None:
         with pytest.raises(VMError) as info:
             vm[entry](x)
         assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("type_", "value", "expected"),
+    [
+        ("!relax.prim<i8>", 300, "an int8 in [-128, 127], got 300"),
+        ("!relax.prim<i16, n>", -40_000, "an int16 in [-32768, 32767], got -40000"),
+        ("!relax.prim<i32>", 2**31, "an int32 in [-2147483648, 2147483647], got 2147483648"),
+    ],
+)
+def test_a_prim_parameter_outside_its_narrower_type(type_: str, value: int, expected: str) -> None:
+    text = prim_identity(type_)
+    assert refusal(text, value) == f"main: parameter 'i': expected {expected}"
+    assert run(text, 7) == 7
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (prim_identity("!relax.prim<i64>"), 2**63),
+        (prim_identity("!relax.prim<i8>"), -129),
+        (SHAPE, (3, 2**64)),
+        (ANY_DTYPE, np.zeros(3, np.complex128)),
+    ],
+)
+def test_the_interpreter_refuses_what_the_vm_refuses(text: str, value: Any) -> None:
+    message = refusal(text, value)
+    with pytest.raises(InterpreterError) as info:
+        xrelax.interpret(xrelax.parse(text), "main", value)
+    assert str(info.value) == message
