@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
     IntAttr,
+    ModuleOp,
     StringAttr,
     TensorType,
 )
@@ -99,6 +100,11 @@ def op_location(op: Operation) -> Location | None:
     return None
 
 
+def _is_blank(text: str) -> bool:
+    """True when ``text`` holds only whitespace and ``//`` comments."""
+    return all(not line.strip() or line.lstrip().startswith("//") for line in text.splitlines())
+
+
 class LocatingParser(Parser):
     """An xDSL parser that records each parsed op's ``file:line:col``.
 
@@ -120,12 +126,16 @@ class LocatingParser(Parser):
         return Location(self.file_name, line + self.line_offset, column)
 
     def parse_module(self, allow_implicit_module: bool = True):
-        """Parse; a value used but never defined is reported at its first use.
+        """Parse; a value used but never defined is reported at its first use, and
+        blank input (whitespace and comments) is an empty module.
 
         Input nested more than :data:`MAX_NESTING` brackets deep is refused before
         parsing: every stage that follows (parser, verifier, passes, printer,
         interpreter) recurses over nesting, and this bound keeps them all within
         Python's recursion limit."""
+        if allow_implicit_module and _is_blank(self.lexer.input.content):
+            # xDSL's parser wants at least one op (mlir-opt reads blank input as a module).
+            return ModuleOp([])
         too_deep = nesting_overflow(self.lexer.input.content)
         if too_deep is not None:
             self.raise_error(

@@ -177,11 +177,7 @@ class RelaxOptMain(xDSLOptMain):
         parser: LocatingParser | None = None
         try:
             parser = LocatingParser(self.ctx, text, name, offset)
-            module = (
-                ModuleOp([])
-                if _is_blank(text)
-                else parser.parse_module(not self.args.no_implicit_module)
-            )
+            module = parser.parse_module(not self.args.no_implicit_module)
         except ParseError as err:
             diagnostics.append(parse_error_diagnostic(err, offset))
             return None
@@ -256,11 +252,6 @@ def _split(text: str) -> list[tuple[str, int]]:
             current.append(line)
     chunks.append(("".join(current), start))
     return chunks
-
-
-def _is_blank(text: str) -> bool:
-    """True when ``text`` holds only whitespace and ``//`` comments."""
-    return all(not line.strip() or line.lstrip().startswith("//") for line in text.splitlines())
 
 
 class UsageError(Exception):

@@ -160,6 +160,10 @@ class FoldConstantPass(ModulePass):
 
     max_elements: int = 1 << 16
 
+    def __post_init__(self) -> None:
+        if self.max_elements < 0:
+            raise ValueError(f"max_elements must be >= 0, got {self.max_elements}")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [FoldOperator(self.max_elements, op), FoldShapeOf(), FoldMatchShape()]
         PatternRewriteWalker(

@@ -62,6 +62,8 @@ def parse_passes(
         return []
     try:
         specs = list(parse_pipeline(spec))
+    except ValueError as err:  # a number Python will not convert (more than 4300 digits)
+        raise PipelineError(f"malformed pass pipeline: {err}") from None
     except ArgSpecParseError as err:
         # xDSL's message is several lines (location, source, caret, message): one line
         lines = [line.strip() for line in str(err).splitlines() if line.strip()]

@@ -17,5 +17,5 @@ relax.func @main(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {
   relax.call_dps @k(%x, %a) : (!relax.tensor<[n], f32>, !relax.tensor<[n], f32>)
   %b = relax.builtin.alloc_tensor : !relax.tensor<[n], f64>
   relax.memory.kill_storage %s : !relax.object
-  relax.return %a : !relax.tensor<[n], f32>
+  relax.return %x : !relax.tensor<[n], f32>
 }

@@ -99,3 +99,9 @@ def test_bad_pipeline() -> None:
     module = xrelax.parse(PROGRAM)
     with pytest.raises(CompileError, match="unknown pass 'nope'"):
         xrelax.apply(module, "nope")
+
+
+def test_blank_input_is_an_empty_module():
+    # As relax-opt and mlir-opt read it (xDSL's parser wants at least one op).
+    for text in ("", "  \n", "// only a comment\n"):
+        assert xrelax.print_module(xrelax.parse(text)) == "builtin.module {\n}\n"

@@ -48,6 +48,11 @@ def test_binary_input_and_unwritable_output(tmp_path: Path, capsys, monkeypatch)
         f"relax-opt: error: malformed pass pipeline '{pipeline[:77]}...' at character 8: "
         "Expected equals, space or end of arguments here"
     )
+    huge = "relax-fold-constant{max_elements=" + "9" * 5000 + "}"
+    assert relax_opt([str(source), "-p", huge]) == 1
+    assert one_line(capsys).startswith(
+        "relax-opt: error: malformed pass pipeline: Exceeds the limit (4300 digits)"
+    )
     missing = tmp_path / "missing" / "dir" / "out.mlir"
     assert relax_opt([str(source), "-o", str(missing)]) == 1
     assert one_line(capsys) == (

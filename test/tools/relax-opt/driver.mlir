@@ -30,6 +30,8 @@
 // BADPASS: relax-opt: error: unknown pass 'no-such-pass' (available: {{.*}}relax-normalize
 // RUN: not relax-opt %s -p 'relax-normalize{bogus=1}' 2>&1 | filecheck %s --check-prefix=BADOPT
 // BADOPT: relax-opt: error: bad options for pass 'relax-normalize'
+// RUN: not relax-opt %s -p 'relax-fold-constant{max_elements=-5}' 2>&1 | filecheck %s --check-prefix=NEGOPT
+// NEGOPT: relax-opt: error: bad options for pass 'relax-fold-constant': max_elements must be >= 0, got -5
 // RUN: not relax-opt %t.missing 2>&1 | filecheck %s --check-prefix=NOFILE
 // NOFILE: relax-opt: error: cannot open input file '{{.*}}missing': No such file or directory
 // RUN: echo "relax.func @f(" | not relax-opt 2>&1 | filecheck %s --check-prefix=SYNTAX
