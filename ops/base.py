@@ -441,10 +441,12 @@ def reference_mean(
 ) -> np.ndarray:
     """numpy's counterpart of :func:`mean_of`: the mean of ``x`` over ``axis`` (None:
     all) with ``count`` elements (an int, or an array broadcasting against ``x`` with the
-    reduced axes kept), in x's element type (floats summed in f64, rounded once)."""
+    reduced axes kept), in x's element type (floats summed in their accumulator type, as
+    numpy and torch do: the mean of f32 [3e38, 3e38] overflows to inf)."""
     if np.issubdtype(x.dtype, np.floating):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            total = x.sum(axis=axis, dtype=np.float64, keepdims=True) / np.asarray(count)
+        wide = numpy_accumulator(x.dtype)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            total = x.sum(axis=axis, dtype=wide, keepdims=True) / np.asarray(count, wide)
         return _dropped(total, axis, keepdims).astype(x.dtype)
     n = np.asarray(count, np.int64)
     if x.dtype != np.int64:

@@ -28,6 +28,7 @@ from xrelax.ops.base import (
     expect_tensor,
     mean_of,
     normalize_axes,
+    numpy_accumulator,
     numpy_result,
     prop_bool,
     prop_ints,
@@ -120,9 +121,9 @@ class ReduceOp(OperatorOp):
 
 
 def _sum(x: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:
-    """The sum, rounded once to x's type: floats in f64, integers in numpy's i64 (which
-    wraps to the same bits as a sum in x's type)."""
-    wide = np.float64 if np.issubdtype(x.dtype, np.floating) else None
+    """The sum, rounded once to x's type: floats in their accumulator type, integers in
+    numpy's i64 (which wraps to the same bits as a sum in x's type)."""
+    wide = numpy_accumulator(x.dtype) if np.issubdtype(x.dtype, np.floating) else None
     return np.sum(x, axis=axis, dtype=wide, keepdims=keepdims)
 
 

@@ -393,7 +393,9 @@ def _gather(ev: Evaluator, buffer: Buffer, node: Load, dest: Array | None = None
         f"np.clip({a.code}, 0, max({ev.src.py(size)} - 1, 0))"
         for a, size in zip(indices, buffer.dims, strict=True)
     )
-    code = f"np.where({valid}, {buffer.name}[{clipped}], {pad.code})"
+    # An empty buffer is all padding: no index, clipped or not, reads it.
+    read = f"{buffer.name}[{clipped}] if {buffer.name}.size else {pad.code}"
+    code = f"np.where({valid}, {read}, {pad.code})"
     return ev.bind(code, variables | pad.vars, buffer.dtype, owned=True)
 
 

@@ -188,3 +188,15 @@ def test_f16_gelu_is_computed_in_f32():
         * (1 + np.array([math.erf(v / math.sqrt(2)) for v in x.astype(np.float64)]))
     ).astype(np.float16)
     assert_every_path("gelu", [x], (3,), "", expected, rtol=2e-3)
+
+
+def test_f32_mean_accumulates_in_f32_as_numpy_and_torch():
+    x = np.array([3.0625412e38, 3.0625412e38], np.float32)
+    assert_every_path("mean", [x], (), "", np.array(np.inf, np.float32))
+
+
+def test_grouped_convolution_of_an_empty_padded_input():
+    # Every tap reads padding: no index, clipped or not, may read the empty buffer.
+    x, w = np.zeros((1, 2, 0), np.float32), np.ones((2, 1, 1), np.float32)
+    attrs = " {padding = array<i64: 0, 1>, groups = 2 : i64}"
+    assert_every_path("conv1d", [x, w], (1, 2, 1), attrs, np.zeros((1, 2, 1), np.float32))
