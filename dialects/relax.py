@@ -496,6 +496,32 @@ def check_region_results(
         check_declared_type(type_, value.type, f"{what} #{index}")
 
 
+def numpy_unsupported(func: FuncOp) -> tuple[Operation, str, Attribute] | None:
+    """Where ``func`` first has a value whose element type numpy cannot hold (``bf16``):
+    the op (``func`` for a parameter), what the value is, and the element type; None if
+    everything ``func`` computes can run on numpy."""
+
+    def unsupported(type_: Attribute) -> Attribute | None:
+        if isinstance(type_, TupleType):
+            return next((d for t in type_.types if (d := unsupported(t)) is not None), None)
+        if not isinstance(type_, TensorType | PrimType) or type_.dtype == UNKNOWN_DTYPE:
+            return None
+        try:
+            dtypes.numpy_name(type_.dtype)
+        except dtypes.UnsupportedDtype:
+            return type_.dtype
+        return None
+
+    for arg in func.body.block.args:
+        if (dtype := unsupported(arg.type)) is not None:
+            return func, f"parameter %{arg.name_hint or arg.index}", dtype
+    for op in func.body.walk():
+        for result in op.results:
+            if (dtype := unsupported(result.type)) is not None:
+                return op, op.name, dtype
+    return None
+
+
 def show_type(type_: Attribute) -> str:
     """The textual form of a type, for messages."""
     stream = StringIO()

@@ -15,7 +15,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import VerifyException
 
+from xrelax.diagnostics import IRError
 from xrelax.dialects.relax import FuncOp
 
 
@@ -57,6 +59,9 @@ def lower_function_bodies(module: ModuleOp, patterns: Sequence[RewritePattern]) 
             for pattern in patterns:
                 try:
                     pattern.match_and_rewrite(op, rewriter)
+                except VerifyException as err:
+                    # a refusal of this op (e.g. an element type numpy cannot hold): located
+                    raise IRError(op, str(err)) from err
                 except Exception as err:
                     # as xDSL's walker reports a pattern's failure
                     op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)

@@ -2,7 +2,7 @@
 // Hostile input (issue 15) through relax-to-vm: what once ended in an internal error
 // compiles, or is a located error (diagnostics come before the output).
 
-// CHECK: compile.mlir:[[# @LINE + 1]]:1: error: 'relax.builtin.alloc_tensor' op element type bf16 is not supported by numpy, which the VM, the kernels and the interpreter run on
+// CHECK: compile.mlir:[[# @LINE + 1]]:1: error: 'relax.func' op parameter %x: element type bf16 is not supported by numpy, which the VM, the kernels and the interpreter run on
 relax.func @bf16(%x: !relax.tensor<[n], bf16>) -> !relax.tensor<[n], bf16> {
   %y = relax.add %x, %x : (!relax.tensor<[n], bf16>, !relax.tensor<[n], bf16>) -> !relax.tensor<[n], bf16>
   relax.return %y : !relax.tensor<[n], bf16>
