@@ -331,13 +331,41 @@ class DivideOp(BinaryOp):
     TE_FN = staticmethod(operator.truediv)
 
 
+def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if not np.issubdtype(a.dtype, np.integer):
+        return np.power(a, b)
+    # numpy refuses a negative integer exponent; C, torch and TVM truncate 1 / a ** -b.
+    with np.errstate(over="ignore"):
+        powers = np.power(a, np.maximum(b, 0))
+    return np.where(b >= 0, powers, _inverse_power(a, b, np.where, a.dtype.type))
+
+
+def _inverse_power(a: Any, b: Any, select: Any, scalar: Any) -> Any:
+    """``a ** b`` for a negative integer ``b``, truncated: 1 for a = 1, ±1 for a = -1
+    (the sign by b's parity), 0 otherwise (also for a = 0, as torch gives)."""
+    odd = (b % 2) != 0
+    minus_one = select(odd, scalar(-1), scalar(1))
+    return select(a == 1, scalar(1), select(a == -1, minus_one, scalar(0)))
+
+
+def _te_power(a: te.Expr, b: te.Expr) -> te.Expr:
+    if dtypes.is_float(a.dtype):
+        return te.power(a, b)
+    zero = te.const(0, b.dtype)
+    powers = te.power(a, te.maximum(b, zero))
+    inverse = _inverse_power(a, b, te.if_then_else, lambda v: te.const(v, a.dtype))
+    return te.if_then_else(b >= zero, powers, inverse)
+
+
 @irdl_op_definition
 class PowerOp(BinaryOp):
-    """``relax.power``: a to the power of b."""
+    """``relax.power``: a to the power of b; an integer power with a negative exponent
+    truncates ``1 / a ** -b`` (1, ±1 for a = -1, else 0), as C and torch do (numpy
+    refuses it)."""
 
     name = "relax.power"
-    NUMPY_FN = staticmethod(np.power)
-    TE_FN = staticmethod(te.power)
+    NUMPY_FN = staticmethod(_power)
+    TE_FN = staticmethod(_te_power)
 
 
 @irdl_op_definition

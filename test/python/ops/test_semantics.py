@@ -231,3 +231,11 @@ def test_bf16_is_refused_where_it_appears(params, body, what):
         InterpreterError, match=f"^main: {what}: element type bf16 is not supported"
     ):
         xrelax.interpret(module, "main", np.zeros(3, np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
+def test_integer_power_with_a_negative_exponent_truncates(dtype):
+    # numpy refuses it; C, torch and TVM truncate 1 / a ** -b.
+    a = np.array([2, 1, -1, -1, 0, 3, -2], dtype)
+    b = np.array([-1, -2, -3, -2, -1, 2, 3], dtype)
+    assert_every_path("power", [a, b], (7,), "", np.array([0, 1, -1, 1, 0, 9, -8], dtype))
