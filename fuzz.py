@@ -657,6 +657,23 @@ def check_executable(data: bytes, inputs: Sequence[Any], entry: str) -> Outcome:
         return Outcome("internal", step.name, f"{type(err).__name__}: {_first_line(err)}")
 
 
+def _jumps_backward(data: bytes) -> bool:
+    """Whether the executable ``data`` has a goto or if that jumps back (a loop: the VM
+    runs loops, which relax programs never have, as long as they last)."""
+    from xrelax.backends.vm import Executable
+    from xrelax.backends.vm.executable import Goto, If
+
+    exe = Executable.from_bytes(data)
+    for i in range(len(exe.instr_offset)):
+        ins = exe.get_instruction(i)
+        if (
+            isinstance(ins, Goto | If)
+            and (ins.offset if isinstance(ins, Goto) else ins.false_offset) <= 0
+        ):
+            return True
+    return False
+
+
 def _first_line(err: BaseException) -> str:
     text = str(err).strip()
     return text.splitlines()[0][:300] if text else type(err).__name__
@@ -757,6 +774,9 @@ class Fuzzer:
                     outcome = check_program(mutant, rng)
         except _Timeout:
             outcome = Outcome("hang", "", f"over {self.timeout:g} s")
+            if is_executable and _jumps_backward(bytes.fromhex(mutant)):
+                # The corruption made a loop, which the VM runs as written, however long.
+                outcome = Outcome("error", "run", f"a loop still running after {self.timeout:g} s")
         grown = peak_rss_mb() - before
         if grown > MEMORY_LIMIT_MB and outcome.kind not in FAILURES:
             outcome = Outcome("memory", outcome.step, f"peak memory grew by {grown:.0f} MB")

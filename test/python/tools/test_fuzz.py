@@ -66,3 +66,20 @@ def test_cli_reports_a_table(capsys) -> None:
     assert relax_fuzz.main(["--count", "30", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "| outcome | mutants | share |" in out and "| total | 30 | |" in out
+
+
+def test_a_corruption_that_makes_a_loop_is_not_a_hang() -> None:
+    # The VM runs loops as written (vm-level programs may loop): a corrupted jump that
+    # loops forever is the program's doing, unlike a hang of the toolchain.
+    from xrelax.backends.vm import ExecBuilder
+
+    ib = ExecBuilder()
+    with ib.function("main", num_inputs=0):
+        ib.emit_goto(0)
+    looping = ib.get().to_bytes().hex()
+    fuzzer = Fuzzer(load_corpus(), seed=0, timeout=0.5)
+    fuzzer.mutant = lambda index: ("loop", looping, True)  # type: ignore[method-assign]
+    fuzzer._executables["loop"] = (b"", "main", [])
+    outcome, _, _ = fuzzer.check(0)
+    assert (outcome.kind, outcome.step) == ("error", "run"), outcome
+    assert outcome.detail == "a loop still running after 0.5 s"
