@@ -248,7 +248,13 @@ class GatherNDOp(IndexedGatherOp):
         batch = prop_int(props, "batch_dims", 0)
         depth = indices.shape[-1]
         indices = reference_indices(indices, x.shape[batch : batch + depth], props)
-        grids = np.indices(indices.shape[:-1], sparse=True)[:batch]
+        lead = indices.shape[:-1]
+        if depth == 0:
+            # Each index picks the whole of x past the batch axes: numpy's x[()] has no
+            # index axes, so spread x over them.
+            spread = x.reshape((*x.shape[:batch], *(1,) * (len(lead) - batch), *x.shape[batch:]))
+            return numpy_result(np.broadcast_to(spread, (*lead, *x.shape[batch:])).copy())
+        grids = np.indices(lead, sparse=True)[:batch]
         positions = tuple(np.moveaxis(indices, -1, 0))
         return numpy_result(x[(*grids, *positions)], x.dtype)
 

@@ -562,7 +562,8 @@ class Conv2dOp(ConvOp):
 
 class Pool2dOp(OperatorOp):
     """``%r = relax.NAME %x {pool_size, strides, padding}``: a 2-D pooling of NCHW data
-    (strides absent: 1, padding absent: 0)."""
+    (strides absent: 1, padding absent: 0); the padding is below the window on each
+    side, so that every window holds an element of the input."""
 
     x = operand_def(TensorType)
     pool_size = prop_def(I64_ARRAY_PROP)
@@ -579,9 +580,23 @@ class Pool2dOp(OperatorOp):
         require_props(properties, "pool_size")
         pool_size = _spatial_values(properties, "pool_size", 2, None)
         window = Window.of(properties, 2)
+        # Every window holds an element of the input (a pooling of padding only has
+        # nothing to pool): padding below the window, and a padded input not empty.
+        for axis, (before, after, extent) in enumerate(
+            zip(window.before, window.after, pool_size, strict=True)
+        ):
+            if max(before, after) >= extent:
+                raise RelaxError(
+                    f"expected the padding of spatial dimension {axis} ({before}, {after}) "
+                    f"below the window extent {extent}: a window of padding only has no "
+                    "element to pool"
+                )
         if x.dims is None:
             return tensor(4, x.dtype)
         batch, channels, *sizes = x.dims
+        for axis, size in enumerate(sizes):
+            if window.before[axis] or window.after[axis]:
+                require_le(1, size, f"{cls.name}: a padded spatial dimension is not empty")
         pool = [sympy.Integer(p) for p in pool_size]
         return tensor((batch, channels, *window.output_dims(sizes, pool, cls.name)), x.dtype)
 

@@ -18,7 +18,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from xrelax.dialects import dtypes
-from xrelax.dialects.relax import TensorType
+from xrelax.dialects.relax import RelaxError, TensorType
 from xrelax.ops import te
 from xrelax.ops.base import (
     I64_PROP,
@@ -47,7 +47,10 @@ def _accumulator(x_dtype: Attribute, props: Props) -> Attribute:
     """The result element type: ``dtype``, else x's (booleans and narrow integers sum in
     i64, as numpy does)."""
     if "dtype" in props:
-        return expect_dtype(props["dtype"])
+        dtype = expect_dtype(props["dtype"])
+        if dtype == dtypes.I1:
+            raise RelaxError("expected a numeric 'dtype' for the sums, got i1")
+        return dtype
     if x_dtype in (dtypes.I1, dtypes.I8, dtypes.I16, dtypes.I32):
         return dtypes.I64
     return x_dtype

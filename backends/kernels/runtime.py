@@ -205,15 +205,24 @@ class OutOfRange:
             if not 0 <= i < n
         )
 
-    def propagate(self, *args: Any, **kwargs: Any) -> OutOfRange:
-        """The result of a computation with it: itself."""
+    def __array_ufunc__(self, ufunc: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+        """The result of a computation with it: itself; computed into a buffer
+        (``out=``), a store: the index error."""
+        if kwargs.get("out") is not None:
+            self.used()
+        return self
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        """As :meth:`__array_ufunc__`; ``np.copyto`` of it is a store: the index error
+        (a 0-d output is written by ``np.copyto``, which otherwise left it unwritten)."""
+        if func is np.copyto or kwargs.get("out") is not None:
+            self.used()
         return self
 
     def used(self, *args: Any, **kwargs: Any) -> Any:
         """Raise the index error."""
         index_error(*self.failure)
 
-    __array_ufunc__ = __array_function__ = propagate
     __array__ = __float__ = __int__ = __index__ = __bool__ = used
 
 

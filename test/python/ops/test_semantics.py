@@ -239,3 +239,65 @@ def test_integer_power_with_a_negative_exponent_truncates(dtype):
     a = np.array([2, 1, -1, -1, 0, 3, -2], dtype)
     b = np.array([-1, -2, -3, -2, -1, 2, 3], dtype)
     assert_every_path("power", [a, b], (7,), "", np.array([0, 1, -1, 1, 0, 9, -8], dtype))
+
+
+@pytest.mark.parametrize(
+    ("op", "attrs", "index"),
+    [
+        ("take", "", np.array(5, np.int64)),
+        ("take", "", np.array(-2, np.int64)),
+        ("take", " {negative_indices = false}", np.array(-1, np.int64)),
+        ("gather_nd", "", np.array([3], np.int8)),
+    ],
+)
+def test_a_gather_with_a_0d_result_checks_its_index(op, attrs, index):
+    # A 0-d result is written by np.copyto, which left the output unwritten when the
+    # load was out of range: the VM returned whatever the memory held.
+    x = np.float32([7.0])
+    module = xrelax.parse(program(op, [x, index], (), attrs, known=True))
+    for compiled in (xrelax.compile(module), xrelax.compile(module, NO_FUSION)):
+        with pytest.raises(xrelax.VMError, match=f"index {index.reshape(-1)[0]} out of range"):
+            xrelax.VirtualMachine(compiled)["main"](x, index)
+    with pytest.raises(InterpreterError, match=f"index {index.reshape(-1)[0]} out of range"):
+        xrelax.interpret(module, "main", x, index)
+
+
+def test_gather_nd_of_index_depth_0_picks_all_of_x():
+    # Each index of depth 0 picks the whole of x (the reference returned x once).
+    x, indices = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((2, 0), np.int64)
+    expected = np.stack([x, x])
+    known = xrelax.parse(program("gather_nd", [x, indices], (2, 2, 3), "", known=True))
+    net = xrelax.parse(
+        program("gather_nd", [x, indices], (2, 2, 3), "", known=False).replace(
+            "!relax.tensor<ndim=3, f32>", "!relax.tensor<*, f32>"
+        )
+    )
+    for module in (known, net):
+        np.testing.assert_array_equal(
+            xrelax.VirtualMachine(xrelax.compile(module))["main"](x, indices), expected
+        )
+        np.testing.assert_array_equal(xrelax.interpret(module, "main", x, indices), expected)
+
+
+@pytest.mark.parametrize("op", ["max_pool2d", "avg_pool2d"])
+def test_a_pooling_window_of_padding_only_is_refused(op):
+    # Every window must hold an element of the input: max of nothing has no value.
+    text = program(op, [np.zeros((1, 1, 1, 1), np.float32)], (1, 1, 1, 2), "", known=True)
+    text = text.replace(
+        f"relax.{op} %a0",
+        f"relax.{op} %a0 {{pool_size = array<i64: 1, 2>, padding = array<i64: 0, 2, 0, 0>}}",
+    )
+    with pytest.raises(xrelax.CompileError, match="a window of padding only has no element"):
+        xrelax.parse(text)
+
+
+def test_cumsum_in_i1_is_refused():
+    t, b = "!relax.tensor<[3], i32>", "!relax.tensor<[3], i1>"
+    text = f"""relax.func @main(%x: {t}) -> {b} {{
+  %r = relax.cumsum %x {{axis = 0 : i64, dtype = i1}} : ({t})
+  relax.return %r : {b}
+}}"""
+    with pytest.raises(
+        xrelax.CompileError, match="expected a numeric 'dtype' for the sums, got i1"
+    ):
+        xrelax.parse(text)
