@@ -22,14 +22,6 @@ KNOWN: dict[str, tuple[str, tuple[str, ...]]] = {
         "a bf16 result of zeros/ones/arange is refused naming relax.dataflow, not the op",
         ("bf16-arange", "bf16-ones", "bf16-zeros"),
     ),
-    "A8": (
-        "a pooling window of padding only gives -inf / 0 instead of an error (or NaN)",
-        ("*_pool2d-*-padding-only-window", "*_pool2d-*-empty-padded"),
-    ),
-    "A9": (
-        "the reference of a gather_nd of index depth 0 drops the index axes",
-        ("gather_nd-*-depth0",),
-    ),
 }
 """Failure class -> (what is wrong, the test ids of its cases, fnmatch patterns)."""
 

@@ -17,8 +17,9 @@ The rules the operators document and the oracle follows:
 * A negative index counts from the end of its axis (``negative_indices = false``:
   it is refused); any other index outside the axis is refused.
 * Everything an operator requires of its operands' sizes (a window that fits, a
-  non-empty max, a reshape that keeps the element count, ...) is refused when it
-  does not hold.
+  non-empty max, a reshape that keeps the element count, a pooling window that holds
+  an element of the input, ...) is refused when it does not hold; so is a ``cumsum``
+  in i1.
 
 An oracle returns :class:`Expected` (the value and how far a float result may be from
 it) or raises :class:`Refused`.
@@ -411,6 +412,8 @@ ORACLES["relax.min"] = _extreme("relax.min", np.min)
 @oracle("relax.cumsum")
 def _cumsum(args: list[Any], props: dict[str, Any]) -> Expected:
     (x,) = args
+    if props.get("dtype") == "i1":
+        raise Refused("cumsum in i1")
     if "dtype" in props:
         dtype = np.dtype(NUMPY_TYPES[props["dtype"]])
     elif x.dtype.kind in "bi" and x.dtype.itemsize < 8:
@@ -428,7 +431,7 @@ def _cumsum(args: list[Any], props: dict[str, Any]) -> Expected:
         bound = accumulation_bound(data.shape[axis], dtype, magnitude)
         return Expected(rounded(np.cumsum(source, axis=axis), dtype), 1, bound)
     sums = np.cumsum(exact_ints(data.astype(np.int64)), axis=axis)
-    return Expected(wrapped(sums, dtype) if dtype != np.bool_ else sums.astype(bool))
+    return Expected(wrapped(sums, dtype))
 
 
 def _shifted(x: np.ndarray, axis: int) -> np.ndarray:
@@ -577,7 +580,17 @@ ORACLES["relax.conv2d"] = _conv
 def _pool(average: bool) -> Oracle:
     def compute(args: list[Any], props: dict[str, Any]) -> Expected:
         (x,) = args
-        sizes, taps = _windows(x.shape[2:], _spatial(props, "pool_size", 2, 1), props)
+        window = _spatial(props, "pool_size", 2, 1)
+        before, after = _padding(props, 2)
+        for axis in range(2):
+            # every window holds an element of the input (docs/semantics.md)
+            if max(before[axis], after[axis]) >= window[axis]:
+                raise Refused(
+                    f"padding {before[axis]}, {after[axis]} of a window of {window[axis]}"
+                )
+            if (before[axis] or after[axis]) and not x.shape[2 + axis]:
+                raise Refused(f"an empty spatial dimension {axis}, padded")
+        sizes, taps = _windows(x.shape[2:], window, props)
         floats = is_float(x)
         values = np.zeros((*x.shape[:2], *sizes), dtype=object)
         bound = np.zeros(values.shape)
@@ -585,24 +598,16 @@ def _pool(average: bool) -> Oracle:
             rows = [p for _, p in taps[0][where[0]] if 0 <= p < x.shape[2]]
             cols = [p for _, p in taps[1][where[1]] if 0 <= p < x.shape[3]]
             block = x[:, :, rows][:, :, :, cols]
-            at = (slice(None), slice(None), *where)
-            if not rows or not cols:
-                # a window of padding only: the max or the integer mean of no elements
-                # is an error, the float mean NaN (docs/semantics.md, "Accumulation")
-                if not average or not floats:
-                    raise Refused("a window with no element of the input")
-                values[at] = np.nan
-            elif not average:
+            at, n = (slice(None), slice(None), *where), len(rows) * len(cols)
+            if not average:
                 values[at] = np.max(block, axis=(2, 3))
             elif floats:
                 data = block.astype(np.float64)
-                values[at] = np.sum(data, axis=(2, 3)) / (len(rows) * len(cols))
-                n = len(rows) * len(cols)
+                values[at] = np.sum(data, axis=(2, 3)) / n
                 magnitude = np.sum(finite_abs(data), axis=(2, 3))
                 bound[at] = accumulation_bound(n, x.dtype, magnitude) / n
             else:
-                totals = np.sum(exact_ints(block), axis=(2, 3))
-                values[at] = _truncated_means(totals, len(rows) * len(cols))
+                values[at] = _truncated_means(np.sum(exact_ints(block), axis=(2, 3)), n)
         if average and floats:
             return Expected(rounded(values.astype(np.float64), x.dtype), 1, bound)
         return Expected(values.astype(x.dtype))

@@ -92,6 +92,9 @@ class Case:
     constant: tuple[tuple[int, int], ...] = ()
     """``(operand, axis)`` pairs of dimensions written as constants (``gather_nd``'s
     index depth must be one)."""
+    views: bool = False
+    """Pass the tensors as read-only views with negative strides (not contiguous, not
+    writable) instead of fresh contiguous arrays."""
 
     @property
     def id(self) -> str:
@@ -108,6 +111,10 @@ class Case:
                     values.append(arg.dims)
             elif isinstance(arg, Prim):
                 values.append(arg.value)
+            elif self.views:
+                view = np.flip(np.flip(arg).copy()) if arg.ndim else arg.copy()
+                view.flags.writeable = False
+                values.append(view)
             else:
                 values.append(arg.copy())
         return values

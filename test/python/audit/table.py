@@ -334,6 +334,11 @@ def _astype_cases(dtype: str) -> list[Case]:
     make = maker("relax.astype", dtype)
     found = [make(f"to-{t}", specials(dtype), dtype=t) for t in ALL]
     found.append(make("empty", ramp((0, 2), dtype), dtype="f32"))
+    if dtype in ("f32", "f64"):
+        # around float16's largest finite value (65504) and where it rounds to inf
+        found.append(
+            make("f16-rounding", array([65504, 65519, 65520, 65536, -65520], dtype), dtype="f16")
+        )
     found.append(make("scalar", scalar(specials(dtype)[-1], dtype), dtype="i8"))
     return found
 
@@ -493,6 +498,7 @@ def _cumsum_cases(dtype: str) -> list[Case]:
             axis=0,
             dtype="i32",
         ),
+        make("to-i1", ramp((2, 5), dtype), axis=1, dtype="i1"),
     ]
     if dtype in INTS:
         low, high = extremes(dtype)
@@ -508,7 +514,10 @@ def _cumsum_random(draw: st.DrawFn, dtype: str) -> Case:
     props: dict[str, Any] = {"exclusive": draw(st.booleans())}
     if draw(st.booleans()):
         props["axis"] = draw(st.integers(-len(shape), len(shape) - 1))
-    x = random_values(draw(seeds()), shape, dtype)
+    if draw(st.booleans()):
+        props["dtype"] = draw(st.sampled_from(ALL))
+    # finite values: a float converted to an integer type out of its range is undefined
+    x = random_values(draw(seeds()), shape, dtype, edges=dtype not in FLOATS)
     return maker("relax.cumsum", dtype)("random", x, **props)
 
 
@@ -1439,6 +1448,8 @@ def _take_cases(dtype: str) -> list[Case]:
         make("empty-x", labels(0, dtype), array([0], "i64"), axis=0),
         make("empty-both", labels(0, dtype), array(np.zeros(0), "i64"), axis=0),
         make("scalar-index", x, array(-2, "i64"), axis=0),
+        make("scalar-index-above", x, array(5, "i64"), axis=0),
+        make("scalar-index-below", x, array(-6, "i32"), axis=0),
         make("scalar-x", scalar(specials(dtype)[-1], dtype), array([0, -1], "i64")),
     ]
     return found + _from_end_cases(
@@ -1447,14 +1458,34 @@ def _take_cases(dtype: str) -> list[Case]:
 
 
 @st.composite
+def index_rule(draw: st.DrawFn, op: str) -> dict[str, Any]:
+    """The ``negative_indices`` property, absent or either value (when the gather has it)."""
+    if not INDEX_SUPPORTS_FROM_END_PROPERTY[op] or draw(st.booleans()):
+        return {}
+    return {"negative_indices": draw(st.booleans())}
+
+
+def random_indices(
+    rng: np.random.Generator, sizes: Any, shape: Sequence[int], index: str
+) -> np.ndarray:
+    """Indices in ``[-size, size)`` of an axis of each of ``sizes`` (broadcast against the
+    last axis), a tenth of them anywhere in ``[-size - 2, size + 2)``."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    wide = rng.random(shape) < 0.1
+    span = 2 * sizes + np.where(wide, 4, 0)
+    offset = np.where(wide, sizes + 2, sizes)
+    values = rng.integers(0, 2**31, shape) % np.maximum(span, 1) - offset
+    return np.asarray(values).astype(np_type(index))
+
+
+@st.composite
 def _take_random(draw: st.DrawFn, dtype: str) -> Case:
     rng = draw(seeds())
     shape = draw(random_shape(1, 3, 1))
     axis = draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1)))
     size = math.prod(shape) if axis is None else shape[axis]
-    index = draw(st.sampled_from(INTS))
-    indices = rng.integers(-size, size, draw(random_shape(0, 2))).astype(np_type(index))
-    props = {} if axis is None else {"axis": axis}
+    indices = random_indices(rng, size, draw(random_shape(0, 2)), draw(st.sampled_from(INTS)))
+    props = draw(index_rule("relax.take")) | ({} if axis is None else {"axis": axis})
     return maker("relax.take", dtype)("random", random_values(rng, shape, dtype), indices, **props)
 
 
@@ -1523,10 +1554,10 @@ def _gather_elements_random(draw: st.DrawFn, dtype: str) -> Case:
         draw(st.integers(0, 3)) if a == axis % len(shape) else draw(st.integers(0, d))
         for a, d in enumerate(shape)
     ]
-    size = shape[axis]
-    indices = rng.integers(-size, size, index_shape).astype(np_type(draw(st.sampled_from(INTS))))
+    indices = random_indices(rng, shape[axis], index_shape, draw(st.sampled_from(INTS)))
+    props = draw(index_rule("relax.gather_elements"))
     return maker("relax.gather_elements", dtype)(
-        "random", random_values(rng, shape, dtype), indices, axis=axis
+        "random", random_values(rng, shape, dtype), indices, axis=axis, **props
     )
 
 
@@ -1560,6 +1591,9 @@ def _gather_nd_cases(dtype: str) -> list[Case]:
     found += [
         make("depth1", x, array([[-1], [0]], "i64"), constant=depth),
         make("depth0", x, array(np.zeros((2, 0)), "i64"), constant=depth),
+        make("scalar-result", labels(3, dtype), array([-3], "i64"), constant=depth),
+        make("scalar-result-above", labels(3, dtype), array([3], "i64"), constant=depth),
+        make("scalar-result-below", labels(3, dtype), array([-4], "i8"), constant=depth),
         make("batch", batched, array([[-1], [2]], "i64"), batch_dims=1, constant=depth),
         make("batch-larger", batched, array([[0], [1], [2]], "i64"), batch_dims=1, constant=depth),
         make("batch-smaller", x, array([[1], [2]], "i64"), batch_dims=1, constant=depth),
@@ -1590,13 +1624,12 @@ def _gather_nd_random(draw: st.DrawFn, dtype: str) -> Case:
     batch = draw(st.integers(0, len(shape) - 1))
     depth = draw(st.integers(1, len(shape) - batch))
     lead = (*shape[:batch], *draw(random_shape(0, 1)))
-    sizes = np.array(shape[batch : batch + depth])
-    indices = (rng.integers(-(2**31), 2**31, (*lead, depth)) % (2 * sizes) - sizes).astype(
-        np_type(draw(st.sampled_from(INTS)))
-    )
+    sizes = shape[batch : batch + depth]
+    indices = random_indices(rng, sizes, (*lead, depth), draw(st.sampled_from(INTS)))
     x = random_values(rng, shape, dtype)
+    props = draw(index_rule("relax.gather_nd"))
     return maker("relax.gather_nd", dtype)(
-        "random", x, indices, batch_dims=batch, constant=((1, -1),)
+        "random", x, indices, batch_dims=batch, constant=((1, -1),), **props
     )
 
 

@@ -69,8 +69,11 @@ def test_case(case: Case) -> None:
 def test_random(op: str) -> None:
     spec = SPECS[op]
     cases = st.sampled_from(spec.dtypes).flatmap(spec.random)
-    # static or symbolic sizes: kernels of constants take other code paths
-    cases = st.tuples(cases, st.booleans()).map(lambda c: replace(c[0], static=c[1]))
+    # static or symbolic sizes (kernels of constants take other code paths); arguments
+    # contiguous or read-only views with negative strides
+    cases = st.tuples(cases, st.booleans(), st.booleans()).map(
+        lambda c: replace(c[0], static=c[1], views=c[2])
+    )
 
     @settings(
         max_examples=RANDOM_EXAMPLES,
