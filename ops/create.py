@@ -225,7 +225,11 @@ class TriangularOp(OperatorOp):
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         (x,) = inputs
-        return numpy_result(cls.NUMPY_FN(x, prop_int(props, "k", 0)), x.dtype)
+        # A diagonal beyond the matrix keeps everything or nothing: clamped, numpy can
+        # compute k - 1 and k + 1 (it cannot at the i64 limits).
+        rows, columns = x.shape[-2:]
+        k = min(max(prop_int(props, "k", 0), -rows - 1), columns + 1)
+        return numpy_result(cls.NUMPY_FN(x, k), x.dtype)
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:

@@ -21,6 +21,7 @@ from xdsl.traits import Pure
 
 from xrelax.dialects import symbolic
 from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, show_type
+from xrelax.dialects.symbolic import Fact
 from xrelax.ops import te
 from xrelax.ops.base import (
     I64_ARRAY_PROP,
@@ -28,13 +29,13 @@ from xrelax.ops.base import (
     OUTPUT,
     OperatorOp,
     Props,
-    broadcast_indices,
     expect_shape,
     expect_tensor,
     normalize_axis,
     numpy_result,
     prop_int,
     prop_ints,
+    require,
     require_equal,
     require_props,
     result_dims,
@@ -90,13 +91,16 @@ class BroadcastToOp(OperatorOp):
                         f"cannot broadcast {show_type(x)} to {shown}: dimension {axis} is "
                         f"{symbolic.format_expr(dim)}, neither 1 nor {symbolic.format_expr(wanted)}"
                     )
-                # The kernel reads an axis that is not statically 1 unbroadcast, so it must
-                # have the target size (as in TVM; a size that is 1 only at run time is
-                # refused there).
-                require_equal(
-                    dim,
-                    wanted,
-                    f"relax.broadcast_to {shown}: dimension {axis} of the input is the target's",
+                # A size that is 1 only at run time broadcasts too, as in numpy (the
+                # kernel reads such an axis at min(i, dim - 1)).
+                require(
+                    Fact(
+                        (dim - 1) * (dim - wanted),
+                        "==",
+                        sympy.Integer(0),
+                        f"relax.broadcast_to {shown}: dimension {axis} of the input is 1 or "
+                        "the target's",
+                    )
                 )
         return tensor(target, x.dtype)
 
@@ -108,8 +112,19 @@ class BroadcastToOp(OperatorOp):
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
         (x, _) = inputs
+        dims = result_dims(result_type)
+        offset = len(dims) - x.ndim
+
+        def position(axis: int, i: sympy.Expr) -> sympy.Expr:
+            dim, wanted = x.shape[axis], dims[offset + axis]
+            if dim == 1:
+                return sympy.Integer(0)
+            if symbolic.prove_equal(dim, wanted):
+                return i
+            return symbolic.smin(i, dim - 1)  # 1 or the target's size, known at run time
+
         return te.compute(
-            result_dims(result_type), lambda *i: x[broadcast_indices(x.shape, i)], OUTPUT
+            dims, lambda *i: x[tuple(position(a, i[offset + a]) for a in range(x.ndim))], OUTPUT
         )
 
 

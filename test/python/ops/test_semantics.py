@@ -301,3 +301,28 @@ def test_cumsum_in_i1_is_refused():
         xrelax.CompileError, match="expected a numeric 'dtype' for the sums, got i1"
     ):
         xrelax.parse(text)
+
+
+def test_broadcast_to_of_a_dimension_that_is_1_at_run_time():
+    # numpy broadcasts it; the typed program did not (it required n == m).
+    text = """relax.func @main(%x: !relax.tensor<[n], f32>, %s: !relax.shape<[m]>) -> !relax.tensor<[m], f32> {
+  %r = relax.broadcast_to %x, %s : (!relax.tensor<[n], f32>, !relax.shape<[m]>)
+  relax.return %r : !relax.tensor<[m], f32>
+}"""
+    module = xrelax.parse(text)
+    vm = xrelax.VirtualMachine(xrelax.compile(module))["main"]
+    for x in (np.float32([-1.5]), np.float32([1, 2, 3])):
+        np.testing.assert_array_equal(vm(x, (3,)), np.broadcast_to(x, (3,)))
+        np.testing.assert_array_equal(
+            xrelax.interpret(module, "main", x, (3,)), np.broadcast_to(x, (3,))
+        )
+    with pytest.raises(xrelax.VMError, match="dimension 0 of the input is 1 or the target's"):
+        vm(np.float32([1, 2]), (4,))
+
+
+@pytest.mark.parametrize("op", ["tril", "triu"])
+@pytest.mark.parametrize("k", [-(2**63), 2**63 - 1])
+def test_a_diagonal_at_the_i64_limits(op, k):
+    x = np.arange(1, 10, dtype=np.float32).reshape(3, 3)
+    expected = getattr(np, op)(x, 4 if k > 0 else -4)
+    assert_every_path(op, [x], (3, 3), f" {{k = {k} : i64}}", expected)
