@@ -92,6 +92,9 @@ class Case:
     constant: tuple[tuple[int, int], ...] = ()
     """``(operand, axis)`` pairs of dimensions written as constants (``gather_nd``'s
     index depth must be one)."""
+    ones: bool = False
+    """Write a dimension of size 1 as a symbolic variable (``s1``), not the constant 1:
+    deduction cannot know that it broadcasts."""
     views: bool = False
     """Pass the tensors as read-only views with negative strides (not contiguous, not
     writable) instead of fresh contiguous arrays."""
@@ -142,30 +145,32 @@ def props_text(props: dict[str, Any]) -> str:
     return "{" + ", ".join(items) + "}" if items else ""
 
 
-def _dim(size: int, static: bool) -> str:
-    return str(size) if static or size == 1 else f"s{size}"
+def _dim(size: int, case: Case, constant: bool = False) -> str:
+    if case.static or constant or (size == 1 and not case.ones):
+        return str(size)
+    return f"s{size}"
 
 
-def _tensor(array: np.ndarray, rank_only: bool, static: bool, constant: set[int]) -> str:
+def _tensor(array: np.ndarray, rank_only: bool, case: Case, constant: set[int]) -> str:
     dtype = dtypes.NAME_OF[dtypes.from_numpy(array.dtype)]
     if rank_only:
         return f"!relax.tensor<ndim={array.ndim}, {dtype}>"
-    dims = [_dim(d, static or a in constant) for a, d in enumerate(array.shape)]
+    dims = [_dim(d, case, a in constant) for a, d in enumerate(array.shape)]
     return f"!relax.tensor<[{', '.join(dims)}], {dtype}>"
 
 
-def _prim(value: int, rank_only: bool, static: bool) -> str:
+def _prim(value: int, rank_only: bool, case: Case) -> str:
     if rank_only:
         return "!relax.prim<i64>"
-    return f"!relax.prim<i64, {_dim(value, static) if value >= 0 else value}>"
+    return f"!relax.prim<i64, {_dim(value, case) if value >= 0 else value}>"
 
 
-def _shape(shape: Shape, rank_only: bool, static: bool) -> str:
+def _shape(shape: Shape, rank_only: bool, case: Case) -> str:
     if shape.literal:
         return f"!relax.shape<[{', '.join(map(str, shape.dims))}]>"
     if rank_only:
         return f"!relax.shape<ndim={len(shape.dims)}>"
-    return f"!relax.shape<[{', '.join(_dim(d, static) for d in shape.dims)}]>"
+    return f"!relax.shape<[{', '.join(_dim(d, case) for d in shape.dims)}]>"
 
 
 def _parse_type(text: str) -> Attribute:
@@ -193,17 +198,17 @@ def _application(case: Case, rank_only: bool) -> _Application:
     params, operands, literals, types = [], [], [], []
     for k, arg in enumerate(case.args):
         if isinstance(arg, Shape):
-            type_ = _shape(arg, rank_only, case.static)
+            type_ = _shape(arg, rank_only, case)
             if arg.literal:
                 literals.append(f"%a{k} = relax.shape [{', '.join(map(str, arg.dims))}] : {type_}")
             else:
                 params.append(f"%a{k}: {type_}")
         elif isinstance(arg, Prim):
-            type_ = _prim(arg.value, rank_only, case.static)
+            type_ = _prim(arg.value, rank_only, case)
             params.append(f"%a{k}: {type_}")
         else:
             constant = {a % max(arg.ndim, 1) for j, a in case.constant if j == k}
-            type_ = _tensor(arg, rank_only, case.static, constant)
+            type_ = _tensor(arg, rank_only, case, constant)
             params.append(f"%a{k}: {type_}")
         operands.append(f"%a{k}")
         types.append(type_)

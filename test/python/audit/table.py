@@ -176,12 +176,18 @@ def spec(
 
 
 def maker(op: str, dtype: str) -> Callable[..., Case]:
-    """``make(name, *args, static=..., constant=..., **props)``: a case of ``op``."""
+    """``make(name, *args, static=..., constant=..., ones=..., **props)``: a case of
+    ``op`` (see :class:`Case` for the keywords)."""
 
     def make(
-        name: str, *args: Any, static: bool = False, constant: tuple = (), **props: Any
+        name: str,
+        *args: Any,
+        static: bool = False,
+        constant: tuple = (),
+        ones: bool = False,
+        **props: Any,
     ) -> Case:
-        return Case(op, dtype, name, tuple(args), props, static, constant)
+        return Case(op, dtype, name, tuple(args), props, static, constant, ones)
 
     return make
 
@@ -431,6 +437,7 @@ def reduce_cases(op: str) -> Callable[[str], list[Case]]:
             make("empty-all", ramp((0,), dtype)),
             make("empty-axis", ramp((2, 0), dtype), axis=[1]),
             make("empty-rows", ramp((0, 3), dtype), axis=[1]),
+            make("axis-out-of-range", ramp((2, 3), dtype), axis=[2], static=True),
         ]
         if dtype in INTS:
             low, high = extremes(dtype)
@@ -541,6 +548,7 @@ def softmax_cases(op: str) -> Callable[[str], list[Case]]:
             make("empty-axis", ramp((2, 0), dtype)),
             make("empty-rows", ramp((0, 3), dtype)),
             make("scalar-axis", ramp((3, 1), dtype), axis=1),
+            make("axis-out-of-range", ramp((3, 1), dtype), axis=-3, static=True),
             make("accumulate", ramp((1, 4096), dtype) * 0),
         ]
 
@@ -925,6 +933,7 @@ def _reshape_cases(dtype: str) -> list[Case]:
         make("infer-zero", ramp((0, 3), dtype), Shape((-1, 0), literal=True)),
         make("infer-indivisible", ramp((5,), dtype), Shape((-1, 2), literal=True)),
         make("count-mismatch", ramp((6,), dtype), Shape((4, 2))),
+        make("zero-count", ramp((0, 3), dtype), Shape((5, 0))),
         make("to-scalar", ramp((1,), dtype), Shape(())),
         make("from-scalar", scalar(specials(dtype)[-1], dtype), Shape((1, 1))),
         make("specials", specials(dtype), Shape((specials(dtype).size // 2, 2))),
@@ -1036,6 +1045,7 @@ def _concat_cases(dtype: str) -> list[Case]:
         make("all-empty", ramp((0, 3), dtype), ramp((0, 3), dtype)),
         make("one", specials(dtype)),
         make("mismatch", ramp((2, 3), dtype), ramp((2, 4), dtype), static=True),
+        make("axis-out-of-range", ramp((2, 3), dtype), ramp((2, 3), dtype), axis=2, static=True),
     ]
 
 
@@ -1108,6 +1118,8 @@ def _strided_slice_cases(dtype: str) -> list[Case]:
         make("negative-stride-clamped", x, axes=[0], begin=[100], end=[-100], strides=[-2]),
         make("prim-bounds", x, Prim(1), Prim(3), axes=[0]),
         make("prim-negative", x, Prim(-3), Prim(5), axes=[1]),
+        make("prim-clamped", x, Prim(2), Prim(100), axes=[0]),
+        make("prim-empty", x, Prim(4), Prim(1), axes=[0]),
         make("empty-x", ramp((0, 4), dtype), axes=[0], begin=[1], end=[3]),
         make("specials", specials(dtype), axes=[0], begin=[-1], end=[-100], strides=[-3]),
         make("zero-stride", x, axes=[0], begin=[0], end=[2], strides=[0], static=True),
@@ -1147,6 +1159,8 @@ def _broadcast_to_cases(dtype: str) -> list[Case]:
         make("ones", ramp((2, 1), dtype), Shape((2, 3))),
         make("scalar", scalar(specials(dtype)[-1], dtype), Shape((2, 2))),
         make("to-empty", ramp((1, 3), dtype), Shape((0, 3))),
+        # a dimension that is 1 only at run time (numpy broadcasts it)
+        make("runtime-one", ramp((1,), dtype), Shape((3,)), ones=True),
         make("same", ramp((2, 3), dtype), Shape((2, 3))),
         make("incompatible", ramp((3,), dtype), Shape((4,))),
         make("lower-rank", ramp((2, 3), dtype), Shape((3,)), static=True),
@@ -1177,6 +1191,7 @@ def _pad_cases(dtype: str) -> list[Case]:
         make("scalar", scalar(specials(dtype)[1], dtype), fill, pad_width=[]),
         make("specials", specials(dtype), scalar(specials(dtype)[0], dtype), pad_width=[2, 1]),
         make("wrong-widths", ramp((2, 3), dtype), fill, pad_width=[1, 1], static=True),
+        make("negative-widths", ramp((2, 3), dtype), fill, pad_width=[0, -1, 0, 0], static=True),
     ]
 
 
@@ -1248,6 +1263,8 @@ def triangle_cases(make: Callable[..., Case], dtype: str) -> list[Case]:
         make("batched", ramp((2, 3, 3), dtype)),
         make("beyond", ramp((3, 3), dtype), k=5),
         make("before", ramp((3, 3), dtype), k=-5),
+        make("k-maximum", ramp((3, 3), dtype), k=2**63 - 1),
+        make("k-minimum", ramp((3, 3), dtype), k=-(2**63)),
         make("empty", ramp((0, 3), dtype)),
         make("specials", edges((3, 3), dtype)),
         make("vector", ramp((3,), dtype), static=True),
