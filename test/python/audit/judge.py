@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 from oracle import Expected, Refused, expected
-from programs import OPERATOR_CLASSES, PATHS, Batch, Case, Outcome, Shape, function_text, run_path
+from programs import PATHS, Batch, Case, Outcome, Shape, function_text, run_path
 from table import labels
 
 
@@ -20,8 +20,7 @@ def oracle_outcome(case: Case) -> Outcome:
 
 def audit(batch: Batch, case: Case) -> tuple[list[str], dict[str, Outcome]]:
     """The case's outcome on every path and the oracle, and what is wrong with them."""
-    fusable = not OPERATOR_CLASSES[case.op].DATA_DEPENDENT
-    outcomes = {path: run_path(batch, case, path, fusable) for path in PATHS}
+    outcomes = {path: run_path(batch, case, path) for path in PATHS}
     outcomes["oracle"] = oracle_outcome(case)
     return judge(case, batch.index[id(case)], outcomes), outcomes
 

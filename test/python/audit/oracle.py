@@ -107,8 +107,8 @@ def accumulation_bound(terms: int, dtype: np.dtype, magnitude: Any) -> Any:
     """How far a float sum of ``terms`` terms whose finite ones add up to ``magnitude``
     in absolute value may be from the exact sum, accumulated in ``dtype``'s accumulator:
     a rounding per term; unbounded (inf: any value, infinities and NaN included) where
-    ``magnitude`` exceeds the accumulator's range, so that a partial sum overflows in
-    one order and not in another."""
+    ``magnitude`` exceeds the accumulator's range, so that a partial sum (or a product
+    that a fused multiply-add keeps exact) overflows in one order and not another."""
     acc = accumulator(dtype)
     magnitude = np.asarray(magnitude, dtype=np.float64)
     return np.where(magnitude > float(np.finfo(acc).max), np.inf, terms * eps(acc) * magnitude)
@@ -563,8 +563,8 @@ def _conv(args: list[Any], props: dict[str, Any]) -> Expected:
                     value = data[(slice(None), first + c, *point)] if inside else zero
                     product = value * weights[(o, c, *tap)]
                     total = total + product
-                    if floats:
-                        size = size + finite_abs(product)
+                    if floats:  # a product of finite factors may overflow: inf
+                        size = size + finite_abs(value) * finite_abs(weights[(o, c, *tap)])
             out[(slice(None), o, *where)] = total
             magnitude[(slice(None), o, *where)] = size
     if not floats:

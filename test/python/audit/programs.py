@@ -222,6 +222,17 @@ def _application(case: Case, rank_only: bool) -> _Application:
     return _Application(params, operands, types, literals, result)
 
 
+def shaped(case: Case) -> bool:
+    """Whether deduction gives the symbolic form's result a shape (else the VM runs the
+    operator on the safety net: an unknown shape has no kernel)."""
+    result = _application(case, False).result
+    if result is None:
+        return False
+    type_ = _parse_type(result)
+    fields = type_.types if isinstance(type_, TupleType) else [type_]
+    return all(field.dims is not None for field in fields)
+
+
 def deduces(case: Case, rank_only: bool) -> bool:
     """Whether the operator's deduction accepts the case's operand types (else the
     parser refuses the function)."""
@@ -425,10 +436,11 @@ def _folded(batch: Batch, case: Case) -> bool:
     return case.op != "relax.maximum" and bool(calls) and neighbours == calls
 
 
-def run_path(batch: Batch, case: Case, path: str, fusable: bool) -> Outcome:
+def run_path(batch: Batch, case: Case, path: str) -> Outcome:
     """Run ``case`` on ``path`` (one of :data:`PATHS`), checking the path's IR: the
     fused function makes one kernel call, the unfused one calls the operator's kernel
-    and its neighbour's, the rank-only one calls ``relax.op.<name>``."""
+    and its neighbour's; the rank-only one (and a symbolic one whose result has no
+    shape, a data-dependent operator's) calls ``relax.op.<name>``."""
     number = batch.index[id(case)]
     if path == "interpreter":
         try:
@@ -442,10 +454,10 @@ def run_path(batch: Batch, case: Case, path: str, fusable: bool) -> Outcome:
     outcome = run_guarded(lambda: compiled.vm[name](*case.call_args))
     calls = compiled.calls.get(name, [])
     packed = f'call_packed "relax.op.{case.op.removeprefix("relax.")}"'
-    if path == "safety-net":
+    if path == "safety-net" or not shaped(case):
         if packed not in calls:
-            outcome.notes.append(f"the rank-only function does not call {packed}: {calls}")
-    elif fusable and not _folded(batch, case):
+            outcome.notes.append(f"the operator of unknown shape does not call {packed}: {calls}")
+    elif not _folded(batch, case):
         if path == "vm-fused" and (len(calls) != 1 or not calls[0].startswith("call_tir @fused_")):
             outcome.notes.append(f"the operator is not fused with its neighbour: {calls}")
         if path == "vm-unfused" and len([c for c in calls if c.startswith("call_tir")]) < 2:

@@ -69,10 +69,11 @@ def test_case(case: Case) -> None:
 def test_random(op: str) -> None:
     spec = SPECS[op]
     cases = st.sampled_from(spec.dtypes).flatmap(spec.random)
-    # static or symbolic sizes (kernels of constants take other code paths); arguments
-    # contiguous or read-only views with negative strides
-    cases = st.tuples(cases, st.booleans(), st.booleans()).map(
-        lambda c: replace(c[0], static=c[1], views=c[2])
+    # static or symbolic sizes (kernels of constants take other code paths), sizes of 1
+    # as constants or symbolic variables; arguments contiguous or read-only views with
+    # negative strides
+    cases = st.tuples(cases, st.booleans(), st.booleans(), st.booleans()).map(
+        lambda c: replace(c[0], static=c[1], ones=c[2], views=c[3])
     )
 
     @settings(
