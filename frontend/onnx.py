@@ -414,6 +414,14 @@ class _Importer:
                 return value
         if value.type.ndim is not None and value.type.ndim != len(dims):
             return value
+        known = value.type.dims
+        if known is not None and any(
+            symbolic.prove_not_equal(a, b) for a, b in zip(known, dims, strict=True)
+        ):
+            raise FrontendError(
+                f"'{declared.name}' has shape {symbolic.format_dims(known)}, but the model "
+                f"declares {symbolic.format_dims(dims)}"
+            )
         return self.em.match(value, dims)
 
     def _run(
@@ -2084,9 +2092,37 @@ def _reduce(relax_name: str, axes_input: int) -> _Converter:
             axes = attrs.get("axes")
         keepdims = _flag(attrs, "keepdims", 1)
         chosen = _axes(axes, rank) if axes else None
+        if relax_name in _EMPTY_REDUCTION:
+            dims = imp.em.dims(x)
+            reduced = range(rank) if chosen is None else chosen
+            if any(dims[a] == 0 for a in reduced):
+                kept = [sympy.Integer(1) if a in reduced else d for a, d in enumerate(dims)]
+                shape = kept if keepdims else [d for a, d in enumerate(dims) if a not in reduced]
+                dtype = imp.em.dtype(x)
+                return imp.em.full(shape, _EMPTY_REDUCTION[relax_name](dtype), dtype)
         return imp.em.op(relax_name, x, axis=chosen, keepdims=keepdims)
 
     return convert
+
+
+def _lowest(dtype: Attribute) -> Any:
+    """The smallest value of an element type (-inf for floats, False for booleans)."""
+    np_dtype = np.dtype(dtypes.numpy_name(dtype))
+    if np_dtype.kind == "f":
+        return float("-inf")
+    return False if np_dtype.kind == "b" else int(np.iinfo(np_dtype).min)
+
+
+def _highest(dtype: Attribute) -> Any:
+    """The largest value of an element type (inf for floats, True for booleans)."""
+    np_dtype = np.dtype(dtypes.numpy_name(dtype))
+    if np_dtype.kind == "f":
+        return float("inf")
+    return True if np_dtype.kind == "b" else int(np.iinfo(np_dtype).max)
+
+
+_EMPTY_REDUCTION = {"max": _lowest, "min": _highest}
+"""What ReduceMax and ReduceMin give over an empty set (relax refuses to reduce one)."""
 
 
 _converts("ReduceMean")(_reduce("mean", 18))

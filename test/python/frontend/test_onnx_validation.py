@@ -264,6 +264,24 @@ REFUSED = {
         ),
         "graph output 'y' has element type UNDEFINED",
     ),
+    "declared_shape_contradicted": (
+        helper.make_model(
+            helper.make_graph(
+                [
+                    helper.make_node("Abs", ["s"], ["shape"]),
+                    helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+                    helper.make_node("Relu", ["r"], ["y"]),
+                ],
+                "g",
+                [helper.make_tensor_value_info("x", F, [2, 3])],
+                [helper.make_tensor_value_info("y", F, None)],
+                [numpy_helper.from_array(np.array([6, -1], np.int64), "s")],
+                value_info=[helper.make_tensor_value_info("r", F, [3, 2])],
+            ),
+            opset_imports=[helper.make_opsetid("", 18)],
+        ),
+        "node 'reshape' (Reshape): 'r' has shape [6, 1], but the model declares [3, 2]",
+    ),
     "input_dimension_negative": (
         _model([helper.make_node("Relu", ["x"], ["y"])], [("x", F, [-5, 2])], [("y", F)]),
         "input 'x': dimension 0 is -5, expected a size >= 0",
