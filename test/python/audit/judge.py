@@ -63,7 +63,7 @@ def compare(want: Expected, got: Any) -> str | None:
             return f"expected a tuple of {len(want.value)}, got {summary(got)}"
         for k, (item, value) in enumerate(zip(want.value, got, strict=True)):
             bound = want.bound[k] if isinstance(want.bound, tuple) else want.bound
-            mismatch = compare(Expected(item, want.ulps, bound), value)
+            mismatch = compare(Expected(item, want.ulps, bound, want.zero_sign), value)
             if mismatch:
                 return f"[{k}]: {mismatch}"
         return None
@@ -96,6 +96,8 @@ def _float_mismatches(value: np.ndarray, got: np.ndarray, want: Expected) -> np.
         ulps = np.maximum(ulps, float(np.finfo(value.dtype).tiny))
     bound = np.broadcast_to(np.asarray(want.bound, dtype=np.float64), value.shape)
     bad |= finite & (np.abs(actual - exact) > ulps + bound)
+    if want.zero_sign and not want.ulps and not np.any(bound):
+        bad |= (exact == 0) & (actual == 0) & (np.signbit(exact) != np.signbit(actual))
     return bad & ~np.isinf(bound)  # an infinite bound: the accumulation order decides
 
 

@@ -48,11 +48,14 @@ class Refused(Exception):
 class Expected:
     """The oracle's result. A float result may differ from ``value`` by ``ulps`` units
     in the last place plus ``bound`` (absolute, per element: the accumulation error);
-    everything else is exact."""
+    everything else is exact, down to the sign of a zero unless ``zero_sign`` is off."""
 
     value: Any
     ulps: float = 0.0
     bound: Any = 0.0
+    zero_sign: bool = True
+    """Whether an exact zero's sign is checked (IEEE leaves it open for the maximum or
+    minimum of two zeros)."""
 
 
 Oracle = Callable[[list[Any], dict[str, Any]], Expected]
@@ -234,7 +237,8 @@ def _isnan(args: list[Any], props: dict[str, Any]) -> Expected:
 @oracle("relax.relu")
 def _relu(args: list[Any], props: dict[str, Any]) -> Expected:
     (x,) = args
-    return Expected(np.where(np.isnan(x) | (x > 0), x, np.zeros((), x.dtype)).astype(x.dtype))
+    value = np.where(np.isnan(x) | (x > 0), x, np.zeros((), x.dtype)).astype(x.dtype)
+    return Expected(value, zero_sign=False)
 
 
 @oracle("relax.negative")
@@ -292,6 +296,10 @@ _BINARY: dict[str, tuple[Callable[..., Any], Callable[..., Any] | None, float]] 
 }
 
 
+_ZERO_SIGN_OPEN = ("relax.maximum", "relax.minimum")
+"""The maximum or minimum of two zeros may be either (IEEE's maxNum, numpy)."""
+
+
 def _binary(name: str) -> Oracle:
     float_fn, int_fn, ulps = _BINARY[name]
 
@@ -299,9 +307,8 @@ def _binary(name: str) -> Oracle:
         a, b = args
         broadcast(a, b)
         if is_float(a):
-            return Expected(
-                rounded(float_fn(a.astype(np.float64), b.astype(np.float64)), a.dtype), ulps
-            )
+            value = rounded(float_fn(a.astype(np.float64), b.astype(np.float64)), a.dtype)
+            return Expected(value, ulps, zero_sign=name not in _ZERO_SIGN_OPEN)
         if int_fn is None or a.dtype == np.bool_:
             return Expected(float_fn(a, b).astype(a.dtype))
         return Expected(wrapped(int_fn(a, b), a.dtype))
@@ -834,7 +841,7 @@ def _unique(args: list[Any], props: dict[str, Any]) -> Expected:
         values += [math.nan] if np.isnan(flat).any() else []
     else:
         values = sorted({v.item() for v in flat})
-    return Expected(np.array(values, dtype=x.dtype).reshape(len(values)))
+    return Expected(np.array(values, dtype=x.dtype).reshape(len(values)), zero_sign=False)
 
 
 # ----------------------------------------------------------------------------- gathers

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 from oracle import FLOAT_TYPES, INT_TYPES, NUMPY_TYPES
-from programs import OPERATOR_CLASSES, Case, Prim, Shape
+from programs import Case, Prim, Shape
 
 FLOATS = tuple(FLOAT_TYPES)
 INTS = tuple(INT_TYPES)
@@ -24,13 +24,6 @@ ALL = (*NUMERIC, "i1")
 INDEX_MATRIX_DTYPES = ("f32", "i1")
 """The dtypes of x the gathers refuse every index dtype's out-of-range indices on (the
 check does not depend on x's dtype; every dtype gets negative indices of every type)."""
-
-INDEX_SUPPORTS_FROM_END_PROPERTY = {
-    name: "negative_indices" in OPERATOR_CLASSES[name].get_irdl_definition().properties
-    for name in ("relax.take", "relax.gather_elements", "relax.gather_nd")
-}
-"""Whether the gathers have the ``negative_indices`` property yet."""
-
 
 # ----------------------------------------------------------------------------- values
 
@@ -1418,17 +1411,14 @@ spec(
 
 
 def _from_end_cases(
-    op: str,
     make: Callable[..., Case],
     x: np.ndarray,
     indices: np.ndarray,
     bad: np.ndarray,
     **props: Any,
 ) -> list[Case]:
-    """With ``negative_indices = false`` (when the operator has it): a negative index is
-    refused, the others are read."""
-    if not INDEX_SUPPORTS_FROM_END_PROPERTY[op]:
-        return []
+    """With ``negative_indices = false`` a negative index is refused, the others are
+    read; ``true`` is the default."""
     return [
         make("torch-negative", x, bad, negative_indices=False, **props),
         make("torch-positive", x, indices, negative_indices=False, **props),
@@ -1469,17 +1459,13 @@ def _take_cases(dtype: str) -> list[Case]:
         make("scalar-index-below", x, array(-6, "i32"), axis=0),
         make("scalar-x", scalar(specials(dtype)[-1], dtype), array([0, -1], "i64")),
     ]
-    return found + _from_end_cases(
-        "relax.take", make, x, array([0, 4], "i32"), array([-1], "i32"), axis=0
-    )
+    return found + _from_end_cases(make, x, array([0, 4], "i32"), array([-1], "i32"), axis=0)
 
 
 @st.composite
-def index_rule(draw: st.DrawFn, op: str) -> dict[str, Any]:
-    """The ``negative_indices`` property, absent or either value (when the gather has it)."""
-    if not INDEX_SUPPORTS_FROM_END_PROPERTY[op] or draw(st.booleans()):
-        return {}
-    return {"negative_indices": draw(st.booleans())}
+def index_rule(draw: st.DrawFn) -> dict[str, Any]:
+    """The ``negative_indices`` property, absent or either value."""
+    return {} if draw(st.booleans()) else {"negative_indices": draw(st.booleans())}
 
 
 def random_indices(
@@ -1502,7 +1488,7 @@ def _take_random(draw: st.DrawFn, dtype: str) -> Case:
     axis = draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1)))
     size = math.prod(shape) if axis is None else shape[axis]
     indices = random_indices(rng, size, draw(random_shape(0, 2)), draw(st.sampled_from(INTS)))
-    props = draw(index_rule("relax.take")) | ({} if axis is None else {"axis": axis})
+    props = draw(index_rule()) | ({} if axis is None else {"axis": axis})
     return maker("relax.take", dtype)("random", random_values(rng, shape, dtype), indices, **props)
 
 
@@ -1554,7 +1540,6 @@ def _gather_elements_cases(dtype: str) -> list[Case]:
         make("empty", x, array(np.zeros((0, 4)), "i64")),
     ]
     return found + _from_end_cases(
-        "relax.gather_elements",
         make,
         x,
         array([[0, 2, 1, 0]], "i32"),
@@ -1572,7 +1557,7 @@ def _gather_elements_random(draw: st.DrawFn, dtype: str) -> Case:
         for a, d in enumerate(shape)
     ]
     indices = random_indices(rng, shape[axis], index_shape, draw(st.sampled_from(INTS)))
-    props = draw(index_rule("relax.gather_elements"))
+    props = draw(index_rule())
     return maker("relax.gather_elements", dtype)(
         "random", random_values(rng, shape, dtype), indices, axis=axis, **props
     )
@@ -1630,7 +1615,7 @@ def _gather_nd_cases(dtype: str) -> list[Case]:
         make("too-deep", x, array([[0, 0, 0]], "i64"), constant=depth, static=True),
     ]
     return found + _from_end_cases(
-        "relax.gather_nd", make, x, array([[2, 3]], "i32"), array([[0, -1]], "i32"), constant=depth
+        make, x, array([[2, 3]], "i32"), array([[0, -1]], "i32"), constant=depth
     )
 
 
@@ -1644,7 +1629,7 @@ def _gather_nd_random(draw: st.DrawFn, dtype: str) -> Case:
     sizes = shape[batch : batch + depth]
     indices = random_indices(rng, sizes, (*lead, depth), draw(st.sampled_from(INTS)))
     x = random_values(rng, shape, dtype)
-    props = draw(index_rule("relax.gather_nd"))
+    props = draw(index_rule())
     return maker("relax.gather_nd", dtype)(
         "random", x, indices, batch_dims=batch, constant=((1, -1),), **props
     )
