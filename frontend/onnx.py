@@ -122,6 +122,7 @@ def validated(model: onnx.ModelProto) -> onnx.ModelProto:
     for index, node in enumerate(named.graph.node):
         if not node.name:
             node.name = f"#{index}"
+    _refuse_inference_crashes(named.graph)
     try:
         inferred = onnx.shape_inference.infer_shapes(
             named, check_type=True, strict_mode=True, data_prop=True
@@ -144,6 +145,30 @@ def validated(model: onnx.ModelProto) -> onnx.ModelProto:
     # The inferred types only validate: the names inference makes up for unknown sizes
     # (unk__0) would hide the sizes relax deduces.
     return onnx.inliner.inline_local_functions(named) if named.functions else named
+
+
+def _refuse_inference_crashes(graph: onnx.GraphProto) -> None:
+    """Refuse the attributes on which onnx's shape inference (1.23) crashes the process
+    instead of raising: a negative ``GatherND`` batch_dims, a ``LayerNormalization``
+    axis outside int32, a ``Split`` num_outputs other than its number of outputs."""
+    for node in graph.node:
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        label = _label(node.name, node.op_type)
+        if node.op_type == "GatherND" and attrs.get("batch_dims", 0) < 0:
+            raise FrontendError(f"{label}: batch_dims is {attrs['batch_dims']}, expected >= 0")
+        if node.op_type == "LayerNormalization" and abs(attrs.get("axis", -1)) >= 2**31:
+            raise FrontendError(f"{label}: axis {attrs['axis']} is out of range")
+        if node.op_type == "Split" and attrs.get("num_outputs", len(node.output)) != len(
+            node.output
+        ):
+            raise FrontendError(
+                f"{label}: num_outputs is {attrs['num_outputs']}, but the node has "
+                f"{len(node.output)} outputs"
+            )
+        for value in attrs.values():
+            for subgraph in value if isinstance(value, list) else [value]:
+                if isinstance(subgraph, onnx.GraphProto):
+                    _refuse_inference_crashes(subgraph)
 
 
 _INFERENCE_NODE = re.compile(r"\(op_type:([\w.]+)(?:, node name: ([^)]*))?\):\s*(.*)", re.S)

@@ -7,6 +7,8 @@ allocates, malformed initializers), also from ``relax-import`` (exit code 1)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -498,3 +500,36 @@ def test_relax_import_reports_them_with_exit_code_1(tmp_path: Path, capsys, name
     onnx.save(model, str(path))
     assert relax_import.main([str(path), "-o", str(tmp_path / "m.mlir")]) == 1
     assert capsys.readouterr().err == f"relax-import: error: {path}: {message}\n"
+
+
+@pytest.mark.parametrize(
+    ("node", "message"),
+    [
+        (
+            helper.make_node("GatherND", ["x", "i"], ["y"], batch_dims=-1, name="g"),
+            "node 'g' (GatherND): batch_dims is -1, expected >= 0",
+        ),
+        (
+            helper.make_node("LayerNormalization", ["x", "s"], ["y"], axis=2**31, name="ln"),
+            "node 'ln' (LayerNormalization): axis 2147483648 is out of range",
+        ),
+        (
+            helper.make_node("Split", ["x"], ["y", "z", "w"], num_outputs=2, name="split"),
+            "node 'split' (Split): num_outputs is 2, but the node has 3 outputs",
+        ),
+    ],
+)
+def test_attributes_crashing_onnx_inference_are_refused_first(
+    tmp_path: Path, node: onnx.NodeProto, message: str
+) -> None:
+    """onnx's shape inference kills the process on these (a segmentation fault or an
+    abort): relax-import refuses them before it runs, in its own process here."""
+    initializers = [("i", np.zeros((2, 1), np.int64)), ("s", np.ones(2, np.float32))]
+    used = [(name, value) for name, value in initializers if name in node.input]
+    outputs = [(name, F) for name in node.output]
+    model = _model([node], [("x", F, [2, 2])], outputs, used)
+    path = tmp_path / "model.onnx"
+    onnx.save(model, str(path))
+    command = [sys.executable, "-m", "xrelax.tools.relax_import", str(path)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (1, f"relax-import: error: {path}: {message}\n")
