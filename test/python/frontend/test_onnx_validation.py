@@ -502,32 +502,43 @@ def test_relax_import_reports_them_with_exit_code_1(tmp_path: Path, capsys, name
     assert capsys.readouterr().err == f"relax-import: error: {path}: {message}\n"
 
 
-@pytest.mark.parametrize(
-    ("node", "message"),
-    [
-        (
-            helper.make_node("GatherND", ["x", "i"], ["y"], batch_dims=-1, name="g"),
-            "node 'g' (GatherND): batch_dims is -1, expected >= 0",
+CRASHING_ONNX_INFERENCE = {
+    "gather_nd_negative_batch_dims": (
+        _model(
+            [helper.make_node("GatherND", ["x", "i"], ["y"], batch_dims=-5, name="g")],
+            [("x", TensorProto.INT32, [2, 2]), ("i", I64, [2, 2])],
+            [("y", TensorProto.INT32)],
         ),
-        (
-            helper.make_node("LayerNormalization", ["x", "s"], ["y"], axis=2**31, name="ln"),
-            "node 'ln' (LayerNormalization): axis 2147483648 is out of range",
+        "node 'g' (GatherND): batch_dims is -5, expected >= 0",
+    ),
+    "layer_norm_axis_outside_int32": (
+        _model(
+            [
+                helper.make_node(
+                    "LayerNormalization", ["x", "s", "b"], ["y", "m", "v"], axis=2**31, name="ln"
+                )
+            ],
+            [("x", F, [2, 3]), ("s", F, [3]), ("b", F, [3])],
+            [("y", F), ("m", F), ("v", F)],
         ),
-        (
-            helper.make_node("Split", ["x"], ["y", "z", "w"], num_outputs=2, name="split"),
-            "node 'split' (Split): num_outputs is 2, but the node has 3 outputs",
+        "node 'ln' (LayerNormalization): axis 2147483648 is out of range",
+    ),
+    "split_num_outputs_not_its_outputs": (
+        _model(
+            [helper.make_node("Split", ["x"], ["y", "z", "w"], num_outputs=2, name="split")],
+            [("x", F, [6])],
+            [("y", F), ("z", F), ("w", F)],
         ),
-    ],
-)
-def test_attributes_crashing_onnx_inference_are_refused_first(
-    tmp_path: Path, node: onnx.NodeProto, message: str
-) -> None:
+        "node 'split' (Split): num_outputs is 2, but the node has 3 outputs",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CRASHING_ONNX_INFERENCE)
+def test_attributes_crashing_onnx_inference_are_refused_first(tmp_path: Path, name: str) -> None:
     """onnx's shape inference kills the process on these (a segmentation fault or an
     abort): relax-import refuses them before it runs, in its own process here."""
-    initializers = [("i", np.zeros((2, 1), np.int64)), ("s", np.ones(2, np.float32))]
-    used = [(name, value) for name, value in initializers if name in node.input]
-    outputs = [(name, F) for name in node.output]
-    model = _model([node], [("x", F, [2, 2])], outputs, used)
+    model, message = CRASHING_ONNX_INFERENCE[name]
     path = tmp_path / "model.onnx"
     onnx.save(model, str(path))
     command = [sys.executable, "-m", "xrelax.tools.relax_import", str(path)]
