@@ -101,6 +101,10 @@ that large in the IR text helps nobody)."""
 _MAX_FUNCTION_DEPTH = 8
 """How deeply function bodies may expand into further function bodies."""
 
+_MAX_LRN_HALF_WINDOW = 64
+"""An LRN window over a symbolic number of channels sums at most this many on each
+side (one slice per channel of the window)."""
+
 
 def from_onnx(model: onnx.ModelProto | str | PathLike[str]) -> ImportedModel:
     """Import an ONNX model (a ``ModelProto`` or a path); raises
@@ -1458,6 +1462,7 @@ def _cumsum(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: d
 def _fold_range(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
     """Range as onnxruntime computes it: ``ceil((limit - start) / delta)`` elements, an
     integer range exactly, a floating-point one by repeated addition of delta."""
+    _range_bounds(a)
     if any(v.dtype == object for v in a):
         raise Unsupported("a symbolic Range")
     dtype = a[0].dtype
@@ -1477,10 +1482,19 @@ def _fold_range(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
     return np.add.accumulate(steps, dtype=dtype)
 
 
+def _range_bounds(bounds: Sequence[Any]) -> None:
+    """Range's start, limit and delta must be scalars."""
+    for name, bound in zip(("start", "limit", "delta"), bounds, strict=True):
+        shape = list(np.shape(bound)) if isinstance(bound, np.ndarray) else None
+        if shape is not None and math.prod(shape) != 1:
+            raise FrontendError(f"{name} has shape {shape}, expected a scalar")
+
+
 @_converts("Range", fold=_fold_range)
 def _range(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     """Bounds known at import time (sizes) become prim values: a symbolic length."""
     em = imp.em
+    _range_bounds([v.array if isinstance(v, _Known) else None for v in inputs])
     kinds = {_value_dtype(imp, v).kind for v in inputs}
     if "f" in kinds:
         raise Unsupported("floating-point bounds computed at run time")
@@ -2206,14 +2220,19 @@ def _lrn(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
     ``size`` channels around each (a sum of shifted slices of the padded squares)."""
     em, x = imp.em, imp.tensor(inputs[0])
     size = attrs["size"]
-    if size < 1:
-        raise FrontendError(f"size is {size}, expected at least 1")
+    if size < 1 or size % 2 == 0:
+        raise FrontendError(f"size is {size}, expected an odd number (as onnxruntime does)")
     channels = em.dims(x)[1]
+    # Channels beyond the tensor add nothing: a window wider than it is clipped to it.
+    half = (size - 1) // 2
+    if channels.is_Integer:
+        half = min(half, max(int(channels) - 1, 0))
+    elif half > _MAX_LRN_HALF_WINDOW:
+        raise Unsupported(f"size {size} over a symbolic number of channels")
     squares = em.op("multiply", x, x)
-    below = (size - 1) // 2
-    padded = em.pad(squares, [(0, 0), (below, size - 1 - below)] + [(0, 0)] * (em.ndim(x) - 2))
+    padded = em.pad(squares, [(0, 0), (half, half)] + [(0, 0)] * (em.ndim(x) - 2))
     total = None
-    for shift in range(size):
+    for shift in range(2 * half + 1):
         part = em.slice(padded, 1, shift, channels + shift)
         total = part if total is None else em.op("add", total, part)
     scale = em.op("multiply", total, em.scalar(attrs.get("alpha", 1e-4) / size, x))

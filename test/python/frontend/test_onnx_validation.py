@@ -124,6 +124,12 @@ def test_question_mark_dimensions_are_each_their_own() -> None:
     assert y.shape == (32, 16)
 
 
+def test_lrn_window_wider_than_the_channels() -> None:
+    node = helper.make_node("LRN", ["x"], ["y"], size=7, alpha=0.3, beta=0.7, bias=1.5)
+    model = _model([node], [("x", F, [2, 3, 3, 2])], [("y", F)], opset=13)
+    _against_onnxruntime(model, np.random.default_rng(2).standard_normal((2, 3, 3, 2), np.float32))
+
+
 def test_dropout_in_training_mode_with_ratio_zero_is_the_identity() -> None:
     node = helper.make_node("Dropout", ["x", "ratio", "training"], ["y", "mask"])
     initializers = [("ratio", np.array(0.0, np.float32)), ("training", np.array(True))]
@@ -384,6 +390,26 @@ REFUSED = {
             [("a", np.int64(0)), ("b", np.int64(5)), ("c", np.int64(0))],
         ),
         "node 'range' (Range): delta is 0",
+    ),
+    "range_of_a_bound_not_a_scalar": (
+        _model(
+            [
+                helper.make_node("Abs", ["a"], ["start"]),
+                helper.make_node("Range", ["start", "b", "c"], ["y"], name="range"),
+            ],
+            [],
+            [("y", I64)],
+            [("a", np.zeros(0, np.int64)), ("b", np.int64(5)), ("c", np.int64(1))],
+        ),
+        "node 'range' (Range): start has shape [0], expected a scalar",
+    ),
+    "lrn_of_an_even_size": (
+        _model(
+            [helper.make_node("LRN", ["x"], ["y"], size=4, name="lrn")],
+            [("x", F, [1, 5, 2, 2])],
+            [("y", F)],
+        ),
+        "node 'lrn' (LRN): size is 4, expected an odd number (as onnxruntime does)",
     ),
     "integer_division_by_zero_folded": (
         _model(
