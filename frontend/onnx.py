@@ -31,6 +31,7 @@ y = vm["main"](x, **imported.params)
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -110,24 +111,37 @@ def from_onnx(model: onnx.ModelProto | str | PathLike[str]) -> ImportedModel:
     """Import an ONNX model (a ``ModelProto`` or a path); raises
     :class:`~xrelax.frontend.UnsupportedOperatorsError` listing every unsupported
     operator, or :class:`~xrelax.frontend.FrontendError` (an invalid model, one line)."""
+    path = None
     if not isinstance(model, onnx.ModelProto):
         from xrelax.frontend.model_files import load_onnx_model
 
-        model = load_onnx_model(model)
-    return _Importer(validated(model)).run()
+        path, model = model, load_onnx_model(model)
+    return _Importer(validated(model, path)).run()
 
 
-def validated(model: onnx.ModelProto) -> onnx.ModelProto:
+def validated(model: onnx.ModelProto, path: str | PathLike[str] | None = None) -> onnx.ModelProto:
     """A copy of ``model``, which onnx's shape inference and checker accept, with
     nameless nodes named ``#<index>`` and model-local functions inlined; a
-    :class:`FrontendError` naming the node otherwise."""
+    :class:`FrontendError` naming the node otherwise. A model over protobuf's 2 GB is
+    checked from its file, ``path``."""
     named = onnx.ModelProto()
     named.CopyFrom(model)
     for index, node in enumerate(named.graph.node):
         if not node.name:
             node.name = f"#{index}"
     _refuse_inference_crashes(named.graph)
+    for output in model.graph.output:
+        if output.type.HasField("tensor_type") and not output.type.tensor_type.elem_type:
+            raise FrontendError(f"graph output '{output.name}' has element type UNDEFINED")
     try:
+        if named.ByteSize() > onnx.checker.MAXIMUM_PROTOBUF:
+            if path is None:
+                raise FrontendError(
+                    "the model is over 2 GB, which onnx checks only from its file: "
+                    "import it from its path"
+                )
+            onnx.checker.check_model(os.fspath(path), full_check=True)
+            return named
         inferred = onnx.shape_inference.infer_shapes(
             named, check_type=True, strict_mode=True, data_prop=True
         )
@@ -136,16 +150,9 @@ def validated(model: onnx.ModelProto) -> onnx.ModelProto:
         for output in inferred.graph.output:
             if output.type.HasField("tensor_type"):
                 output.type.tensor_type.shape.SetInParent()
-        for output in model.graph.output:
-            if output.type.tensor_type.elem_type == onnx.TensorProto.UNDEFINED and (
-                output.type.HasField("tensor_type")
-            ):
-                raise FrontendError(f"graph output '{output.name}' has element type UNDEFINED")
         onnx.checker.check_model(inferred, full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as err:
         raise FrontendError(_validation_message(str(err))) from None
-    except ValueError as err:  # a model over protobuf's 2 GB
-        raise FrontendError(f"the model cannot be checked: {_first_line(str(err))}") from None
     # The inferred types only validate: the names inference makes up for unknown sizes
     # (unk__0) would hide the sizes relax deduces.
     return onnx.inliner.inline_local_functions(named) if named.functions else named

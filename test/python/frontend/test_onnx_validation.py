@@ -570,3 +570,24 @@ def test_attributes_crashing_onnx_inference_are_refused_first(tmp_path: Path, na
     command = [sys.executable, "-m", "xrelax.tools.relax_import", str(path)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr) == (1, f"relax-import: error: {path}: {message}\n")
+
+
+def test_models_over_protobufs_limit_are_checked_from_their_file(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """onnx checks a model over 2 GB only from its file: one given in memory is refused
+    with a hint, one given by path is checked from it and imported (the limit is
+    lowered here to make a small model 'large')."""
+    model = _model([helper.make_node("Relu", ["x"], ["y"])], [("x", F, [3])], [("y", F)])
+    model.graph.output[0].type.tensor_type.shape.dim.add().dim_value = 3
+    path = tmp_path / "model.onnx"
+    onnx.save(model, str(path))
+    monkeypatch.setattr(onnx.checker, "MAXIMUM_PROTOBUF", 10)
+    with pytest.raises(FrontendError) as info:
+        frontend.from_onnx(model)
+    assert str(info.value) == (
+        "the model is over 2 GB, which onnx checks only from its file: import it from its path"
+    )
+    imported = frontend.from_onnx(path)
+    main = xrelax.VirtualMachine(xrelax.compile(imported.module))["main"]
+    np.testing.assert_array_equal(main(np.array([-1.0, 0.0, 2.0], np.float32)), [0.0, 0.0, 2.0])
