@@ -1042,7 +1042,6 @@ _BINARY: dict[str, tuple[str, Callable[..., Any]]] = {
     "Add": ("add", _fold_arithmetic(np.add)),
     "Sub": ("subtract", _fold_arithmetic(np.subtract)),
     "Mul": ("multiply", _fold_arithmetic(np.multiply)),
-    "Div": ("divide", _fold_divide),
     "Equal": (
         "equal",
         _fold_compare(np.equal, _decided(symbolic.prove_equal, symbolic.prove_not_equal)),
@@ -1081,6 +1080,19 @@ def _binary(relax_name: str) -> _Converter:
 
 for _onnx_name, (_relax_name, _fold) in _BINARY.items():
     _converts(_onnx_name, fold=_fold)(_binary(_relax_name))
+
+
+def _no_zero_divisor(divisor: _Value, what: str) -> None:
+    """Refuse an integer divisor known to hold a zero, as onnxruntime does."""
+    known = isinstance(divisor, _Known) and divisor.array.dtype.kind in "iu"
+    if known and np.any(divisor.array == 0):
+        raise FrontendError(f"integer {what} by zero")
+
+
+@_converts("Div", fold=_fold_divide)
+def _divide(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    _no_zero_divisor(inputs[1], "division")
+    return imp.em.op("divide", imp.tensor(inputs[0]), imp.tensor(inputs[1]))
 
 
 @_converts("Pow", fold=_fold_power)
@@ -1181,6 +1193,7 @@ def _fold_mod(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
 @_converts("Mod", fold=_fold_mod)
 def _mod(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     em = imp.em
+    _no_zero_divisor(inputs[1], "remainder")
     a, b = imp.tensor(inputs[0]), imp.tensor(inputs[1])
     fmod = _fmod_flag(imp, attrs, "f" if dtypes.is_float(em.dtype(a)) else "i")
     if dtypes.is_float(em.dtype(a)):

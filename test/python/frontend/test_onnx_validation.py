@@ -420,6 +420,15 @@ REFUSED = {
         ),
         "node 'div' (Div): integer division by zero",
     ),
+    "integer_remainder_by_a_constant_zero": (
+        _model(
+            [helper.make_node("Mod", ["x", "b"], ["y"], name="mod")],
+            [("x", I64, [2])],
+            [("y", I64)],
+            [("b", np.array([3, 0], np.int64))],
+        ),
+        "node 'mod' (Mod): integer remainder by zero",
+    ),
     "float_mod_with_fmod_zero_before_opset_28": (
         _model(
             [helper.make_node("Mod", ["x", "x"], ["y"], name="mod")],
@@ -468,11 +477,14 @@ def test_invalid_models_are_refused_in_one_line(name: str) -> None:
         "squeeze_axis_out_of_range",
         "softmax_axis_out_of_range",
         "output_of_undefined_element_type",
+        "integer_remainder_by_a_constant_zero",
     ],
 )  # fmt: skip
 def test_onnxruntime_refuses_them_too(name: str) -> None:
     model, _ = REFUSED[name]
-    x = np.zeros([d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim], np.float32)
+    tensor = model.graph.input[0].type.tensor_type
+    dtype = helper.tensor_dtype_to_np_dtype(tensor.elem_type)
+    x = np.ones([d.dim_value for d in tensor.shape.dim], dtype)
     _refused_by_onnxruntime(model, x)
 
 
