@@ -515,7 +515,7 @@ def numpy_unsupported(func: FuncOp) -> tuple[Operation, str, Attribute] | None:
     for arg in func.body.block.args:
         if (dtype := unsupported(arg.type)) is not None:
             return func, f"parameter %{arg.name_hint or arg.index}", dtype
-    for op in func.body.walk():
+    for op in func.body.walk(region_first=True):  # a dataflow region after its ops
         for result in op.results:
             if (dtype := unsupported(result.type)) is not None:
                 return op, op.name, dtype

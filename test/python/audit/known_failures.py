@@ -18,10 +18,6 @@ KNOWN: dict[str, tuple[str, tuple[str, ...]]] = {
         "split never fuses",
         (*(f"split-{d}-{name}" for d in _DTYPES for name in _SPLITS), "random-split"),
     ),
-    "A7": (
-        "a bf16 result of zeros/ones/arange is refused naming relax.dataflow, not the op",
-        ("bf16-arange", "bf16-ones", "bf16-zeros"),
-    ),
 }
 """Failure class -> (what is wrong, the test ids of its cases, fnmatch patterns)."""
 
