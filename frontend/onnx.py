@@ -1203,6 +1203,54 @@ def _mod(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
     return em.op("fmod", a, b) if fmod else em.remainder(a, b)
 
 
+_converts("BitwiseAnd")(_binary("bitwise_and"))
+_converts("BitwiseOr")(_binary("bitwise_or"))
+_converts("BitwiseXor")(_binary("bitwise_xor"))
+
+
+@_converts("BitwiseNot")
+def _bitwise_not(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """``x ^ -1`` (every bit flipped; relax has signed integers only)."""
+    x = imp.tensor(inputs[0])
+    return imp.em.op("bitwise_xor", x, imp.em.scalar(-1, x))
+
+
+@_converts("IsInf")
+def _isinf(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    em, x = imp.em, imp.tensor(inputs[0])
+    positive = em.op("equal", x, em.scalar(float("inf"), x))
+    negative = em.op("equal", x, em.scalar(float("-inf"), x))
+    found = [m for m, flag in ((positive, "detect_positive"), (negative, "detect_negative"))
+             if _flag(attrs, flag, 1)]  # fmt: skip
+    if not found:
+        return em.full(em.dims(x), False, dtypes.I1)
+    return found[0] if len(found) == 1 else em.op("bitwise_or", *found)
+
+
+@_converts("Sign")
+def _sign(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """1, -1 or 0 by the sign of x (NaN stays NaN)."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    zero = em.scalar(0, x)
+    sign = em.op(
+        "where",
+        em.op("greater", x, zero),
+        em.scalar(1, x),
+        em.op("where", em.op("less", x, zero), em.scalar(-1, x), zero),
+    )
+    return em.op("where", em.op("isnan", x), x, sign) if dtypes.is_float(em.dtype(x)) else sign
+
+
+@_converts("Shrink")
+def _shrink(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    em, x = imp.em, imp.tensor(inputs[0])
+    lambd, bias = attrs.get("lambd", 0.5), attrs.get("bias", 0.0)
+    below = em.op("less", x, em.scalar(-lambd, x))
+    above = em.op("greater", x, em.scalar(lambd, x))
+    inner = em.op("where", above, em.op("subtract", x, em.scalar(bias, x)), em.scalar(0, x))
+    return em.op("where", below, em.op("add", x, em.scalar(bias, x)), inner)
+
+
 @_converts("Not", fold=lambda imp, a, attrs: np.logical_not(a[0]))
 def _not(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x = imp.tensor(inputs[0])
@@ -2380,6 +2428,129 @@ def _pool(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dic
     else:
         y = em.avg_pool2d(x, kernel, strides, pads, include, ceil_mode)
     return em.op("squeeze", y, axis=[2]) if len(dims) == 3 else y
+
+
+def _arg_extreme(imp: _Importer, x: SSAValue, axis: int, largest: bool, last: bool) -> SSAValue:
+    """The index (i64, the axis kept) of the first or last largest or smallest element
+    along ``axis``; a NaN counts as the extreme, as numpy's argmax and ONNX's reference
+    do (onnxruntime skips NaNs)."""
+    em = imp.em
+    dims = list(em.dims(x))
+    extreme = em.op("max" if largest else "min", x, axis=[axis], keepdims=True)
+    hit = em.op("equal", x, extreme)
+    if dtypes.is_float(em.dtype(x)):
+        hit = em.op("bitwise_or", hit, em.op("isnan", x))
+    positions = em.op("arange", em.prim(0), em.prim(dims[axis]), em.prim(1), dtype=dtypes.I64)
+    positions = em.reshape(positions, [d if a == axis else 1 for a, d in enumerate(dims)])
+    if last:
+        chosen = em.op("where", hit, positions, em.scalar(-1, positions))
+        return em.op("max", chosen, axis=[axis], keepdims=True)
+    chosen = em.op("where", hit, positions, em.full([], dims[axis], dtypes.I64))
+    return em.op("min", chosen, axis=[axis], keepdims=True)
+
+
+@_converts("ArgMax", "ArgMin")
+def _argmax(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    em, x = imp.em, imp.tensor(inputs[0])
+    rank = em.ndim(x)
+    axis = _axis(attrs.get("axis", 0), rank)
+    if em.dims(x)[axis] == 0:
+        raise FrontendError(f"axis {axis} has size 0: no element to choose")
+    index = _arg_extreme(imp, x, axis, node.op_type == "ArgMax", _flag(attrs, "select_last_index"))
+    return index if _flag(attrs, "keepdims", 1) else em.op("squeeze", index, axis=[axis])
+
+
+@_converts("Hardmax")
+def _hardmax(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """1 at the first largest element along ``axis`` (before opset 13, of the axes
+    from ``axis`` on, flattened), 0 elsewhere."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    rank = em.ndim(x)
+    axis = _axis(attrs.get("axis", -1 if imp.opset >= 13 else 1), max(rank, 1))
+    dims = list(em.dims(x))
+    flat = (
+        x
+        if imp.opset >= 13 or axis == rank - 1
+        else em.reshape(x, _flattened(dims, {"axis": axis}))
+    )
+    along = axis if flat is x else 1
+    index = _arg_extreme(imp, flat, along, largest=True, last=False)
+    size = em.dims(flat)[along]
+    positions = em.op("arange", em.prim(0), em.prim(size), em.prim(1), dtype=dtypes.I64)
+    shape = [d if a == along else 1 for a, d in enumerate(em.dims(flat))]
+    one_hot = em.cast(em.op("equal", em.reshape(positions, shape), index), em.dtype(x))
+    return one_hot if flat is x else em.reshape(one_hot, dims)
+
+
+@_converts("InstanceNormalization")
+def _instance_norm(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """Each channel of each sample normalised over its spatial axes, then scaled and
+    shifted per channel."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    rank = em.ndim(x)
+    if rank < 3:
+        raise FrontendError(f"input has rank {rank}, expected at least 3")
+    axes = list(range(2, rank))
+    mean = em.op("mean", x, axis=axes, keepdims=True)
+    centred = em.op("subtract", x, mean)
+    variance = em.op("mean", em.op("multiply", centred, centred), axis=axes, keepdims=True)
+    epsilon = em.scalar(attrs.get("epsilon", 1e-5), x)
+    normalised = em.op("multiply", centred, em.op("rsqrt", em.op("add", variance, epsilon)))
+    scale = em.channel_vector(imp.tensor(inputs[1]), rank)
+    bias = em.channel_vector(imp.tensor(inputs[2]), rank)
+    return em.op("add", em.op("multiply", normalised, scale), bias)
+
+
+@_converts("DepthToSpace", "SpaceToDepth")
+def _depth_space(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """Blocks of channels moved to space (or back): a reshape, a permutation, a
+    reshape, in ONNX's DCR or CRD order."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    block = attrs["blocksize"]
+    if em.ndim(x) != 4:
+        raise FrontendError(f"input has rank {em.ndim(x)}, expected 4")
+    if block < 1:
+        raise FrontendError(f"blocksize is {block}, expected at least 1")
+    n, c, h, w = em.dims(x)
+    # SpaceToDepth has its mode from opset 28 on (DCR before).
+    crd = _string(attrs, "mode", "DCR", ("DCR", "CRD")) == "CRD"
+    if node.op_type == "SpaceToDepth":
+        for size in (h, w):
+            if size.is_Integer and int(size) % block:
+                raise FrontendError(f"a spatial size {size} is not a multiple of blocksize {block}")
+        split = em.reshape(
+            x, [n, c, symbolic.floordiv(h, block), block, symbolic.floordiv(w, block), block]
+        )
+        moved = em.permute(split, [0, 1, 3, 5, 2, 4] if crd else [0, 3, 5, 1, 2, 4])
+        return em.reshape(
+            moved, [n, c * block * block, symbolic.floordiv(h, block), symbolic.floordiv(w, block)]
+        )
+    if c.is_Integer and int(c) % (block * block):
+        raise FrontendError(f"{c} channels are not a multiple of blocksize {block} squared")
+    depth = symbolic.floordiv(c, block * block)
+    if not crd:
+        split = em.reshape(x, [n, block, block, depth, h, w])
+        moved = em.permute(split, [0, 3, 4, 1, 5, 2])
+    else:
+        split = em.reshape(x, [n, depth, block, block, h, w])
+        moved = em.permute(split, [0, 1, 4, 2, 5, 3])
+    return em.reshape(moved, [n, depth, h * block, w * block])
+
+
+@_converts("EyeLike")
+def _eye_like(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """Ones where the column is the row plus ``k``, zeros elsewhere."""
+    em = imp.em
+    dims = imp.dims(inputs[0])
+    if len(dims) != 2:
+        raise FrontendError(f"input has rank {len(dims)}, expected 2")
+    dtype = _value_dtype(imp, inputs[0]) if "dtype" not in attrs else _cast_target(attrs["dtype"])
+    rows, columns = (
+        em.op("arange", em.prim(0), em.prim(d), em.prim(1), dtype=dtypes.I64) for d in dims
+    )
+    shifted = em.op("add", em.reshape(rows, [dims[0], 1]), em.scalar(attrs.get("k", 0), rows))
+    diagonal = em.op("equal", shifted, em.reshape(columns, [1, dims[1]]))
+    return em.cast(diagonal, dtypes.from_numpy(dtype))
 
 
 @_converts("GlobalAveragePool", "GlobalMaxPool")
