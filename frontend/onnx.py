@@ -1196,11 +1196,20 @@ def _mod(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
     _no_zero_divisor(inputs[1], "remainder")
     a, b = imp.tensor(inputs[0]), imp.tensor(inputs[1])
     fmod = _fmod_flag(imp, attrs, "f" if dtypes.is_float(em.dtype(a)) else "i")
-    if dtypes.is_float(em.dtype(a)):
-        # relax.fmod computes a - trunc(a / b) * b: NaN for an infinite divisor, and
-        # inexact when the quotient is large.
-        raise Unsupported("floating-point operands (relax.fmod is inexact for them)")
-    return em.op("fmod", a, b) if fmod else em.remainder(a, b)
+    return em.op("fmod", a, b) if fmod else _floored_remainder(imp, a, b)
+
+
+def _floored_remainder(imp: _Importer, a: SSAValue, b: SSAValue) -> SSAValue:
+    """``a mod b`` with the sign of b, as numpy's ``mod`` (ONNX's reference) computes
+    it: fmod, plus b where the remainder is non-zero and the signs differ; a zero
+    remainder of floating-point operands takes b's sign."""
+    em = imp.em
+    result = em.remainder(a, b)
+    if not dtypes.is_float(em.dtype(result)):
+        return result
+    zero = em.scalar(0.0, result)
+    signed_zero = em.op("where", em.op("less", b, zero), em.scalar(-0.0, result), zero)
+    return em.op("where", em.op("equal", result, zero), signed_zero, result)
 
 
 _converts("BitwiseAnd")(_binary("bitwise_and"))
@@ -1309,23 +1318,9 @@ def _cast_known(array: np.ndarray, to: int) -> np.ndarray:
 # ------------------------------------------------------------------ linear algebra
 
 
-def _widened(
-    imp: _Importer, values: Sequence[SSAValue | None], compute: Callable[..., SSAValue]
-) -> SSAValue:
-    """``compute(*values)``; float16 operands are widened to float32 and the result is
-    rounded once, as onnxruntime's CPU kernels (and ONNX's reference) accumulate."""
-    em = imp.em
-    dtype = em.dtype(values[0])
-    if dtype != dtypes.F16:
-        return compute(*values)
-    wide = [None if v is None else em.cast(v, dtypes.F32) for v in values]
-    return em.cast(compute(*wide), dtype)
-
-
 @_converts("MatMul")
 def _matmul(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    operands = [imp.tensor(inputs[0]), imp.tensor(inputs[1])]
-    return _widened(imp, operands, lambda a, b: imp.em.op("matmul", a, b))
+    return imp.em.op("matmul", imp.tensor(inputs[0]), imp.tensor(inputs[1]))
 
 
 @_converts("Gemm")
@@ -1354,18 +1349,14 @@ def _gemm(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dic
                 )
         if len(c_dims) > 2:
             raise FrontendError(f"C has rank {len(c_dims)}, expected at most 2")
-    return _widened(
-        imp,
-        [a, b, c_value],
-        lambda a, b, c: em.gemm(
-            a,
-            b,
-            c,
-            alpha=attrs.get("alpha", 1.0),
-            beta=attrs.get("beta", 1.0),
-            trans_a=trans_a,
-            trans_b=trans_b,
-        ),
+    return em.gemm(
+        a,
+        b,
+        c_value,
+        alpha=attrs.get("alpha", 1.0),
+        beta=attrs.get("beta", 1.0),
+        trans_a=trans_a,
+        trans_b=trans_b,
     )
 
 
@@ -2397,10 +2388,8 @@ def _conv(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dic
         )
     strides, pads, dilations = _window(attrs, x_dims[2:], kernel)
     bias = _given(inputs, 2)
-    operands = [x, w, None if bias is None else imp.tensor(bias)]
-    return _widened(
-        imp, operands, lambda x, w, b: em.conv(x, w, b, strides, pads, dilations, group)
-    )
+    bias_value = None if bias is None else imp.tensor(bias)
+    return em.conv(x, w, bias_value, strides, pads, dilations, group)
 
 
 @_converts("MaxPool", "AveragePool")
