@@ -103,6 +103,58 @@ def test_integer_div_and_mod_fold_as_onnx() -> None:
     assert m.tolist() == [1, -1, -1, 1] and f.tolist() == [-1, 1, -1, 1]
 
 
+@pytest.mark.parametrize(("fmod", "opset"), [(0, 28), (1, 18)])
+def test_floating_point_mod_is_exact(fmod: int, opset: int) -> None:
+    """Mod of floats as ONNX's reference (numpy's fmod and mod) gives it, bit for bit:
+    infinite divisors, large quotients, NaNs and the sign of a zero remainder."""
+    x = [
+        0.0,
+        -0.0,
+        0.0,
+        -0.0,
+        -3.0,
+        3.0,
+        -1.0,
+        1.0,
+        np.inf,
+        -np.inf,
+        1.0,
+        1.0,
+        np.nan,
+        1.0,
+        7.2,
+        1e10,
+    ]
+    y = [
+        -2.0,
+        2.0,
+        2.0,
+        -2.0,
+        np.inf,
+        np.inf,
+        -np.inf,
+        -np.inf,
+        2.0,
+        2.0,
+        0.0,
+        -0.0,
+        2.0,
+        np.nan,
+        -3.4,
+        3.3,
+    ]
+    a, b = np.array(x, np.float32), np.array(y, np.float32)
+    node = helper.make_node("Mod", ["a", "b"], ["y"], fmod=fmod)
+    model = _model([node], [("a", F, [len(x)]), ("b", F, [len(x)])], [("y", F)], opset=opset)
+    imported = frontend.from_onnx(model)
+    got = xrelax.VirtualMachine(xrelax.compile(imported.module))["main"](a, b)
+    with np.errstate(all="ignore"):
+        expected = np.fmod(a, b) if fmod else np.mod(a, b)
+    np.testing.assert_array_equal(got, expected)
+    numbers = ~np.isnan(expected)
+    np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(expected[numbers]))
+
+
 @pytest.mark.parametrize("bound_at_run_time", [False, True])
 def test_clip_with_a_nan_bound_is_no_bound(bound_at_run_time: bool) -> None:
     node = helper.make_node("Clip", ["x", "low", "high"], ["y"])
