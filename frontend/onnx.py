@@ -336,16 +336,20 @@ class _Importer:
         results: Any = _POISON
         converter = _CONVERTERS.get(op_type)
         refused = next((v for v in inputs if isinstance(v, _Unrepresentable)), None)
+        poisoned = any(v is _POISON for v in inputs)  # after an unsupported node
         if refused is not None:
             self.builder.unsupported[f"{op_type} ({refused.what})"] += 1
         elif converter is None:
-            body = _function_body(node, opset, [self._type_proto(v) for v in inputs])
-            if body is None or depth >= _MAX_FUNCTION_DEPTH:
+            if not _has_function(node, opset) or depth >= _MAX_FUNCTION_DEPTH:
                 self.builder.unsupported[op_type] += 1
-            elif not any(v is _POISON for v in inputs):
-                self._expand(node, body, label, depth)
-                return
-        elif not any(v is _POISON for v in inputs):
+            elif not poisoned:
+                body = _function_body(node, opset, [self._type_proto(v) for v in inputs])
+                if body is None:
+                    self.builder.unsupported[op_type] += 1
+                else:
+                    self._expand(node, body, label, depth)
+                    return
+        elif not poisoned:
             attrs = {a.name: _attribute(a) for a in node.attribute}
             saved, self.opset = self.opset, opset
             try:
@@ -412,7 +416,10 @@ class _Importer:
             self._convert(expanded, inner_label, opset, depth + 1)
 
     def _type_proto(self, value: _Value) -> onnx.TypeProto | None:
-        """The ONNX type of a value (what a context-dependent function body needs)."""
+        """The ONNX type of a value (what a context-dependent function body needs): empty
+        for an absent input, None when unknown."""
+        if value is None:
+            return onnx.TypeProto()
         if isinstance(value, _Known):
             array = _canonical(value.array)
             elem = helper.np_dtype_to_tensor_dtype(
@@ -432,9 +439,9 @@ class _Importer:
         return None
 
     def _checked(self, value: SSAValue, declared: onnx.ValueInfoProto) -> SSAValue:
-        """``value`` with the shape the model declares or onnx infers for it, when every
-        dimension is a number or a name: relax's deduction and ONNX's claim must agree,
-        or be checked at run time (``relax.match_shape``)."""
+        """``value`` with the shape the model declares for it (its ``value_info`` or graph
+        output), when every dimension is a number or a name: relax's deduction and the
+        model's claim must agree, or be checked at run time (``relax.match_shape``)."""
         if not isinstance(value.type, TensorType):
             return value
         type_ = declared.type.tensor_type
@@ -525,12 +532,6 @@ class _Importer:
             for e in array.reshape(-1).tolist()
         ]
 
-    def ndim(self, value: _Value) -> int:
-        """The rank of a value."""
-        if isinstance(value, _Known):
-            return value.array.ndim
-        return self.em.ndim(self.tensor(value))
-
     def dims(self, value: _Value) -> list[sympy.Expr]:
         """The (symbolic) shape of a value."""
         if isinstance(value, _Known):
@@ -552,17 +553,34 @@ def _attribute(attr: onnx.AttributeProto) -> Any:
     return value
 
 
+def _schema(node: onnx.NodeProto, opset: int) -> onnx.defs.OpSchema | None:
+    """The schema of ``node``'s default-domain operator at ``opset``, or None."""
+    if node.domain not in ("", "ai.onnx"):
+        return None
+    try:
+        return onnx.defs.get_schema(node.op_type, opset, "")
+    except onnx.defs.SchemaError:
+        return None
+
+
+def _has_function(node: onnx.NodeProto, opset: int) -> bool:
+    """Whether ONNX defines ``node``'s operator as a function of others at ``opset``."""
+    schema = _schema(node, opset)
+    versions = (
+        []
+        if schema is None
+        else [*schema.function_opset_versions, *schema.context_dependent_function_opset_versions]
+    )
+    return any(v <= opset for v in versions)
+
+
 def _function_body(
     node: onnx.NodeProto, opset: int, input_types: list[onnx.TypeProto | None]
 ) -> onnx.FunctionProto | None:
     """The function body ONNX defines ``node``'s operator by at ``opset`` (the newest
     version not after it), or None."""
-    domain = "" if node.domain == "ai.onnx" else node.domain
-    if domain != "":
-        return None
-    try:
-        schema = onnx.defs.get_schema(node.op_type, opset, domain)
-    except onnx.defs.SchemaError:
+    schema = _schema(node, opset)
+    if schema is None:
         return None
     versions = [v for v in schema.function_opset_versions if v <= opset]
     if versions:
@@ -951,9 +969,9 @@ def _clip(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dic
 # ------------------------------------------------------------------ arithmetic
 
 
-def _fold_arithmetic(np_fn: Callable[..., Any]) -> Callable[..., Any]:
-    """A broadcasting fold of numbers or sizes (sums, differences and products of
-    symbolic sizes are sizes)."""
+def _fold_broadcasting(np_fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A broadcasting fold of ``np_fn``, of numbers or of sizes (sums, differences and
+    products of symbolic sizes are sizes)."""
 
     def fold(imp: _Importer, a: list[np.ndarray], attrs: dict) -> Any:
         _broadcast_known(a, "the result")
@@ -1039,9 +1057,9 @@ def _decided(true: Callable[..., bool], false: Callable[..., bool]) -> Callable[
 
 
 _BINARY: dict[str, tuple[str, Callable[..., Any]]] = {
-    "Add": ("add", _fold_arithmetic(np.add)),
-    "Sub": ("subtract", _fold_arithmetic(np.subtract)),
-    "Mul": ("multiply", _fold_arithmetic(np.multiply)),
+    "Add": ("add", _fold_broadcasting(np.add)),
+    "Sub": ("subtract", _fold_broadcasting(np.subtract)),
+    "Mul": ("multiply", _fold_broadcasting(np.multiply)),
     "Equal": (
         "equal",
         _fold_compare(np.equal, _decided(symbolic.prove_equal, symbolic.prove_not_equal)),
@@ -1152,17 +1170,9 @@ def _mean(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dic
     return imp.em.op("divide", total, imp.em.scalar(len(inputs), total))
 
 
-def _fold_logical(np_fn: Callable[..., Any]) -> Callable[..., Any]:
-    def fold(imp: _Importer, a: list[np.ndarray], attrs: dict) -> Any:
-        _broadcast_known(a, "the result")
-        return np_fn(*a)
-
-    return fold
-
-
-_converts("And", fold=_fold_logical(np.logical_and))(_binary("bitwise_and"))
-_converts("Or", fold=_fold_logical(np.logical_or))(_binary("bitwise_or"))
-_converts("Xor", fold=_fold_logical(np.logical_xor))(_binary("bitwise_xor"))
+_converts("And", fold=_fold_broadcasting(np.logical_and))(_binary("bitwise_and"))
+_converts("Or", fold=_fold_broadcasting(np.logical_or))(_binary("bitwise_or"))
+_converts("Xor", fold=_fold_broadcasting(np.logical_xor))(_binary("bitwise_xor"))
 
 
 def _fmod_flag(imp: _Importer, attrs: dict, dtype_kind: str) -> bool:
