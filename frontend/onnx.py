@@ -153,6 +153,8 @@ def validated(model: onnx.ModelProto, path: str | PathLike[str] | None = None) -
         onnx.checker.check_model(inferred, full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as err:
         raise FrontendError(_validation_message(str(err))) from None
+    except ValueError as err:  # onnx's own refusal of a field (an element type of 0)
+        raise FrontendError(f"the model is not valid ONNX: {_first_line(str(err))}") from None
     # The inferred types only validate: the names inference makes up for unknown sizes
     # (unk__0) would hide the sizes relax deduces.
     return onnx.inliner.inline_local_functions(named) if named.functions else named

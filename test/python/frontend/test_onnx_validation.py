@@ -342,6 +342,10 @@ REFUSED = {
         ),
         "node 'reshape' (Reshape): 'r' has shape [6, 1], but the model declares [3, 2]",
     ),
+    "cast_to_element_type_zero": (
+        _model([helper.make_node("Cast", ["x"], ["y"], to=0)], [("x", F, [2])], [("y", F)]),
+        "the model is not valid ONNX: Invalid tensor data type 0.",
+    ),
     "input_dimension_negative": (
         _model([helper.make_node("Relu", ["x"], ["y"])], [("x", F, [-5, 2])], [("y", F)]),
         "input 'x': dimension 0 is -5, expected a size >= 0",
