@@ -587,7 +587,7 @@ def test_malformed_initializers_are_refused(tensor: onnx.TensorProto, message: s
     assert str(info.value) == message
 
 
-@pytest.mark.parametrize("name", ["range_longer_than_the_vm_allocates", "input_dimension_negative", "gather_index_out_of_range_folded"])  # fmt: skip
+@pytest.mark.parametrize("name", REFUSED)
 def test_relax_import_reports_them_with_exit_code_1(tmp_path: Path, capsys, name: str) -> None:
     model, message = REFUSED[name]
     path = tmp_path / "model.onnx"
