@@ -2564,6 +2564,9 @@ def _global_pool(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], att
     return imp.em.op(name, x, axis=list(range(2, rank)), keepdims=True)
 
 
+# Converter families in modules of their own register themselves on import.
+from xrelax.frontend import onnx_control, onnx_nn, onnx_tensor  # noqa: E402, F401, I001
+
 SUPPORTED: list[str] = sorted(_CONVERTERS)
 """The ONNX operators (default domain) the importer converts directly; operators ONNX
 defines as functions of these import as the function body."""

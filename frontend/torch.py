@@ -1424,6 +1424,10 @@ def _repeat(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return imp.em.tile(a["self"], _size_list(a["repeats"]))
 
 
+# Converter families in modules of their own register themselves on import.
+from xrelax.frontend import torch_control, torch_nn, torch_tensor  # noqa: E402, F401, I001
+
+
 def _supported() -> list[str]:
     return sorted(_CONVERTERS)
 

@@ -1,0 +1,3 @@
+"""ATen converters of the neural-network family beyond the core set in
+:mod:`xrelax.frontend.torch`: convolutions, pooling, upsampling and normalisation
+(registered on import)."""
