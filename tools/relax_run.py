@@ -77,6 +77,17 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="verify the IR after every pass of the pipeline (default: once, at the end)",
     )
     parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="after the run, run again with every kernel and builtin call timed and print "
+        "a table per kernel and builtin",
+    )
+    parser.add_argument(
+        "--profile-trace",
+        metavar="PATH",
+        help="write that profiled run as a Chrome trace (JSON; implies --profile)",
+    )
+    parser.add_argument(
         "--interpret",
         action="store_true",
         help="run relax input with the reference interpreter instead of the VM",
@@ -233,7 +244,11 @@ def run(argv: Sequence[str] | None = None) -> int:
         load_python_file(path, "packed functions")
     for path in args.load_pass_plugin:
         xrelax.load_pass_plugin(path)
+    profiling = args.profile or args.profile_trace is not None
+    profile = None
     if args.interpret:
+        if profiling:
+            raise RunError("--profile times the VM's calls: it cannot be used with --interpret")
         result = _interpret(args)
     else:
         exe = _load_executable(args.file, args.pipeline, args.verify_each)
@@ -242,7 +257,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         inputs = _read_inputs(args.inputs, args.entry, _param_names(exe, args.entry), args.params)
         noops = _missing_as_noops(exe) if args.allow_missing_packed else {}
         try:
-            result = xrelax.VirtualMachine(exe, packed_funcs=noops)[args.entry](*inputs)
+            vm = xrelax.VirtualMachine(exe, packed_funcs=noops)
+            result = vm[args.entry](*inputs)
+            profile = vm.profile(args.entry, *inputs) if profiling else None
         except VMError as err:
             raise RunError(str(err)) from None
     outputs = flatten_results(result)
@@ -253,6 +270,10 @@ def run(argv: Sequence[str] | None = None) -> int:
         for index, value in enumerate(outputs):
             array = np.asarray(value)
             print(f"out{index}: {array.dtype}{list(array.shape)} = {array.tolist()}")
+    if profile is not None:
+        print(profile.table())
+        if args.profile_trace:
+            _writing(args.profile_trace, lambda: profile.save_chrome_trace(args.profile_trace))
     return 0
 
 

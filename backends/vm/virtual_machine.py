@@ -23,6 +23,7 @@ import numpy as np
 from . import builtins, intrinsics
 from .error import AllocationError, VMError
 from .executable import Arg, ArgKind, Call, Executable, Goto, If, Instruction, Ret, VMFunction
+from .profiler import Profile, Recorder
 from .verifier import block_leaders, verify_lifetimes
 
 __all__ = ["KernelLoader", "VMError", "VirtualMachine"]
@@ -62,24 +63,9 @@ class VirtualMachine:
         resolved = _resolve(exe, funcs, code, index_of, kernels, packed_funcs or {}, allow_missing)
         for (func, _), instrs in zip(funcs, code, strict=True):
             verify_lifetimes(func, instrs, resolved)
-        compiler = _Compiler(exe, [f for f, _ in funcs], resolved)
-        for k, instrs in enumerate(code):
-            compiler.function(k, instrs)
-        self.source = compiler.source()
-        namespace = compiler.namespace()
-        filename = f"<xrelax-vm-{next(_source_ids)}>"
-        linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
-        try:
-            code = compile(self.source, filename, "exec")
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
-            # The generated code of a validated executable compiles; this is a backstop.
-            raise VMError(f"cannot compile the executable: {type(err).__name__}: {err}") from None
-        exec(code, namespace)
-        self._entries: dict[str, Callable[..., Any]] = {}
-        for k, (func, _) in enumerate(funcs):
-            entry = namespace[f"E{k}"]
-            entry.__name__ = entry.__qualname__ = func.name
-            self._entries[func.name] = entry
+        self._program = (funcs, code, resolved)
+        self._entries, self.source, _ = _build(exe, *self._program)
+        self._profiled: tuple[dict[str, Callable[..., Any]], Recorder] | None = None
 
     def __getitem__(self, name: str) -> Callable[..., Any]:
         """The VM function ``name`` as a Python callable (positional or by param name)."""
@@ -97,6 +83,50 @@ class VirtualMachine:
     def functions(self) -> list[str]:
         """Names of the executable's functions, in table order."""
         return list(self._entries)
+
+    def profile(self, name: str, *args: Any, **kwargs: Any) -> Profile:
+        """Call VM function ``name`` once with every packed call timed: kernels, builtins
+        and safety-net operators. The :class:`~.profiler.Profile` holds the result and
+        prints a table (``.table()``) or a Chrome trace (``.chrome_trace()``)."""
+        self[name]  # an unknown name fails as a call would
+        if self._profiled is None:
+            entries, _, namespace = _build(self.executable, *self._program, profile=True)
+            self._profiled = (entries, namespace["_recorder"])
+        entries, recorder = self._profiled
+        recorder.start()
+        result = entries[name](*args, **kwargs)
+        return recorder.finish(name, result)
+
+
+def _build(
+    exe: Executable,
+    funcs: list[tuple[VMFunction, range]],
+    code: list[list[Instruction]],
+    resolved: list[int | Callable],
+    *,
+    profile: bool = False,
+) -> tuple[dict[str, Callable[..., Any]], str, dict[str, Any]]:
+    """Compile the decoded functions to one Python module: the entry of each function by
+    name, the module's source, and its namespace."""
+    compiler = _Compiler(exe, [f for f, _ in funcs], resolved, profile=profile)
+    for k, instrs in enumerate(code):
+        compiler.function(k, instrs)
+    source = compiler.source()
+    namespace = compiler.namespace()
+    filename = f"<xrelax-vm-{next(_source_ids)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    try:
+        module = compile(source, filename, "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
+        # The generated code of a validated executable compiles; this is a backstop.
+        raise VMError(f"cannot compile the executable: {type(err).__name__}: {err}") from None
+    exec(module, namespace)
+    entries: dict[str, Callable[..., Any]] = {}
+    for k, (func, _) in enumerate(funcs):
+        entry = namespace[f"E{k}"]
+        entry.__name__ = entry.__qualname__ = func.name
+        entries[func.name] = entry
+    return entries, source, namespace
 
 
 # -- loading: validation and resolution -------------------------------------------------
@@ -255,15 +285,25 @@ def _missing(name: str) -> Callable[..., Any]:
 
 
 _ELIDED = (builtins.free_tensor,)
+_KERNEL_CALLS = (builtins.call_tir_unchecked, builtins.call_tir_dyn)
 
 
 class _Compiler:
     """Turns decoded VM functions into the source of one Python module."""
 
     def __init__(
-        self, exe: Executable, funcs: list[VMFunction], resolved: list[int | Callable]
+        self,
+        exe: Executable,
+        funcs: list[VMFunction],
+        resolved: list[int | Callable],
+        *,
+        profile: bool = False,
     ) -> None:
         self.exe = exe
+        self.profile = profile
+        """Whether each packed call is timed (see :mod:`profiler`)."""
+        self.sites: list[tuple[str, int, str]] = []
+        """The timed call sites: (VM function, pc, what its time counts under)."""
         self.funcs = funcs
         self.resolved = resolved
         self.vm_function_names = {f.name for f in funcs}
@@ -286,6 +326,9 @@ class _Compiler:
         ns["_fail"] = self._fail
         ns["_name_function"] = self._name_function
         ns["_bind"] = self._bind
+        if self.profile:
+            recorder = Recorder(self.sites)
+            ns["_recorder"], ns["_now"], ns["_record"] = recorder, recorder.now, recorder.record
         return ns
 
     def _emit(
@@ -379,22 +422,38 @@ class _Compiler:
             self._emit(indent, f"{lhs}{args[0]}" if lhs else "pass")
             return
         info = (k, pc, name, tuple(args))
+        lines = self._call_lines(pc, ins, target)
+        timed = self.profile and not isinstance(target, int)
+        if timed:
+            self._emit(indent, "_t = _now()")
+        for line in lines:
+            self._emit(indent, line, info)
+        if timed:
+            self._emit(indent, f"_record({len(self.sites)}, _t)")
+            self.sites.append((self.funcs[k].name, pc, self._timed_name(ins, name)))
+
+    def _timed_name(self, ins: Call, name: str) -> str:
+        """What a call site's time is counted under: the kernel a ``call_tir`` builtin
+        calls, else the packed function."""
+        target = self.resolved[ins.func_idx]
+        if target in _KERNEL_CALLS and ins.args and ins.args[0].kind == ArgKind.FUNC_IDX:
+            return self.exe.func_names[ins.args[0].value]
+        return name
+
+    def _call_lines(self, pc: int, ins: Call, target: int | Callable) -> list[str]:
+        """The statements of call ``ins``: a builtin's inline form where it has one."""
         site = self._site(ins)
         if pc in self.merged:
             lines = intrinsics.checked_match(site, self._site(self.code[pc + 1]), self.globals)
             if lines is not None:
                 self.done.add(pc + 1)
-                for line in lines:
-                    self._emit(indent, line, info)
-                return
+                return lines
         expansion = intrinsics.expansion_of(target)
         if expansion is not None:
             lines = expansion(site, self.globals)
             if lines is not None:
-                for line in lines:
-                    self._emit(indent, line, info)
-                return
-        self._emit(indent, site.call, info)
+                return lines
+        return [site.call]
 
     def _site(self, ins: Call) -> intrinsics.CallSite:
         """The call ``ins`` as code, for the builtins' inline forms."""
