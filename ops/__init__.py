@@ -13,6 +13,7 @@ from xrelax.ops.manipulate import MANIPULATE_OPS
 from xrelax.ops.math import MATH_OPS
 from xrelax.ops.nn import NN_OPS
 from xrelax.ops.reduce import REDUCE_OPS
+from xrelax.ops.runtime_attrs import RUNTIME_ATTRS_OPS
 from xrelax.ops.scan import SCAN_OPS
 from xrelax.ops.set import SET_OPS
 
@@ -28,4 +29,5 @@ OPERATORS = (
     *SCAN_OPS,
     *GATHER_OPS,
     *LAYOUT_OPS,
+    *RUNTIME_ATTRS_OPS,
 )

@@ -9,7 +9,14 @@ import inspect
 import numpy as np
 import pytest
 from test_textual_form import EXAMPLES, module_text, parse, printed
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    IntegerAttr,
+    StringAttr,
+    i64,
+)
 from xdsl.ir import Block
 
 from xrelax import op
@@ -48,6 +55,11 @@ PYTHON_ATTRIBUTES.update(
         "cumsum": {"axis": 1, "exclusive": True, "dtype": "i32"},
         "gather_elements": {"axis": 1},
         "gather_nd": {"batch_dims": 1},
+        "runtime_attrs": {
+            "op": StringAttr("relax.sum"),
+            "names": ArrayAttr([StringAttr("axis")]),
+            "attrs": DictionaryAttr({"keepdims": IntegerAttr.from_bool(True)}),
+        },
     }
 )
 

@@ -102,6 +102,15 @@ EXAMPLES.update(
         "gather_nd": ([T, "!relax.tensor<[n, k, 1], i32>"], "{batch_dims = 1 : i64}"),
     }
 )
+EXAMPLES.update(
+    {
+        "runtime_attrs": (
+            [T, "!relax.tensor<[1], i64>"],
+            '{op = "relax.sum", names = ["axis"], attrs = {keepdims = true}}',
+        ),
+        "tensor_to_shape": (["!relax.tensor<[2], i64>"], ""),
+    }
+)
 
 
 def module_text(name: str, result: str | None = None) -> str:
