@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, max and min over axes, optionally keeping reduced axes as size 1."""
+"""Reductions: sum, mean, max, min and prod over axes, optionally keeping reduced axes as size 1."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from xrelax.ops.base import (
     DtypeKind,
     OperatorOp,
     Props,
+    accumulator,
     check_dtype,
     dims_product,
     expect_tensor,
@@ -179,4 +180,26 @@ class MinOp(ReduceOp):
     TE_FN = staticmethod(te.min)
 
 
-REDUCE_OPS = (SumOp, MeanOp, MaxOp, MinOp)
+def _prod(x: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:
+    """The product, rounded once to x's type: floats in their accumulator type, integers
+    in numpy's i64 (which wraps to the same bits as a product in x's type)."""
+    wide = numpy_accumulator(x.dtype) if np.issubdtype(x.dtype, np.floating) else None
+    return np.prod(x, axis=axis, dtype=wide, keepdims=keepdims)
+
+
+def _prod_of(value: te.Expr, axes: list[te.IterVar]) -> te.Expr:
+    wide = accumulator(value.dtype)
+    return te.cast(te.prod(te.cast(value, wide), axes), value.dtype)
+
+
+@irdl_op_definition
+class ProdOp(ReduceOp):
+    """``relax.prod``: the product of the elements, in the element type of x (f16 and
+    bf16 accumulate in f32; integers wrap); of no elements, 1."""
+
+    name = "relax.prod"
+    NUMPY_FN = staticmethod(_prod)
+    TE_FN = staticmethod(_prod_of)
+
+
+REDUCE_OPS = (SumOp, MeanOp, MaxOp, MinOp, ProdOp)

@@ -35,7 +35,7 @@ PYTHON_ATTRIBUTES: dict[str, dict] = {
     "split": {"indices_or_sections": 2, "axis": 1},
     "take": {"axis": 1},
     "strided_slice": {"axes": [0, 1], "begin": [1, -3], "end": [100, 4], "strides": [2, 1]},
-    **{name: {"axis": [1], "keepdims": True} for name in ("sum", "mean", "max", "min")},
+    **{name: {"axis": [1], "keepdims": True} for name in ("sum", "mean", "max", "min", "prod")},
     "softmax": {"axis": -1},
     "layer_norm": {"axes": [-1], "epsilon": 1e-5},
     "conv1d": {"strides": [2], "padding": [1, 0], "dilation": [1], "groups": 2},

@@ -59,7 +59,7 @@ EXAMPLES: dict[str, tuple[list[str], str]] = {
     ),
     **{
         name: ([T], "{axis = array<i64: 1>, keepdims = true}")
-        for name in ("sum", "mean", "max", "min")
+        for name in ("sum", "mean", "max", "min", "prod")
     },
     "softmax": ([T], "{axis = -1 : i64}"),
     "log_softmax": ([T], ""),
