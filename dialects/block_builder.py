@@ -171,6 +171,15 @@ class BlockBuilder:
             outer.name_hint = name
             self._escaped[inner] = outer
 
+    @contextmanager
+    def block(self, block: Block) -> Iterator[None]:
+        """Emit into ``block``: a region of an op being built (a ``relax.if`` branch)."""
+        self._blocks.append(block)
+        try:
+            yield
+        finally:
+            self._blocks.pop()
+
     def emit_output(self, *values: SSAValue, names: Sequence[str] | None = None) -> Any:
         """Mark dataflow values as outputs, named ``names`` after the region; returns
         handles usable after the region."""

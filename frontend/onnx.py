@@ -54,6 +54,7 @@ from xrelax.frontend.common import (
     FrontendError,
     ImportedModel,
     ModelBuilder,
+    Names,
     Unsupported,
     check_allocation,
 )
@@ -235,6 +236,8 @@ class _Importer:
         self.graph = model.graph
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 1)
         self.builder = ModelBuilder("ONNX")
+        self.functions = Names(["main"])
+        """The names of the functions that loops become."""
         self.env: dict[str, _Value] = {}
         self.em: Emitter
 

@@ -1,0 +1,423 @@
+"""Framework control flow as relax control flow, shared by the importers.
+
+* A conditional is a ``relax.if`` whose branches see the enclosing values; where the
+  branches give different shapes, the result has their join type (:func:`join_type`).
+* A loop is a relax function that calls itself under ``relax.if``, as Relax writes loops
+  (:func:`emit_loop`): its parameters are the loop-carried values, the per-iteration
+  outputs gathered so far and the loop-invariant values; it returns the carried values
+  and the gathered outputs once the condition fails.
+* An importer builds ``main`` in one dataflow region, where neither ``relax.if`` nor a
+  call of a relax function may stand: :func:`lift_control_flow` splits the region
+  around them once the function is complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import sympy
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from xrelax.dialects import symbolic
+from xrelax.dialects.block_builder import BlockBuilder
+from xrelax.dialects.relax import (
+    CallOp,
+    DataflowOp,
+    FuncOp,
+    IfOp,
+    OutputOp,
+    TensorType,
+    TupleType,
+    YieldOp,
+    show_type,
+    type_relation,
+)
+from xrelax.frontend.common import FrontendError, Names, Unsupported
+from xrelax.frontend.emitter import Emitter
+
+# ----------------------------------------------------------------------------- types
+
+
+def join_type(a: Attribute, b: Attribute, what: str) -> Attribute:
+    """The least specific of two tensor types of one element type: their common dims,
+    else their common rank, else ``*``."""
+    if type_relation(a, b) == "yes":
+        return a
+    if type_relation(b, a) == "yes":
+        return b
+    if not (isinstance(a, TensorType) and isinstance(b, TensorType)):
+        raise FrontendError(f"{what}: the branches give {show_type(a)} and {show_type(b)}")
+    if a.known_dtype != b.known_dtype:
+        raise FrontendError(
+            f"{what}: the branches give element types {show_type(a)} and {show_type(b)}"
+        )
+    if a.ndim is None or a.ndim != b.ndim:
+        return TensorType.of(None, a.dtype)
+    if _same_dims(a, b):
+        return a
+    return TensorType.of(a.ndim, a.dtype)
+
+
+def _same_dims(a: TensorType, b: TensorType) -> bool:
+    return (
+        a.dims is not None
+        and b.dims is not None
+        and len(a.dims) == len(b.dims)
+        and all(symbolic.prove_equal(x, y) for x, y in zip(a.dims, b.dims, strict=True))
+    )
+
+
+# ----------------------------------------------------------------------------- if
+
+
+def emit_if(
+    em: Emitter,
+    cond: SSAValue,
+    branches: tuple[Callable[[Emitter], list[SSAValue]], Callable[[Emitter], list[SSAValue]]],
+    what: str,
+    var_names: Names,
+) -> list[SSAValue]:
+    """``relax.if cond`` of the values each branch emits (with an emitter of its own, so
+    that no constant made in a branch is shared outside it); results of the join types,
+    a dimension the branches disagree on a fresh variable (from ``var_names``)."""
+    if em.type_of(cond).ndim != 0:
+        cond = em.reshape(cond, [])
+    blocks, results = [], []
+    for branch in branches:
+        block = Block()
+        with em.bb.block(block):
+            results.append(branch(Emitter(em.bb)))
+        blocks.append(block)
+    then_values, else_values = results
+    if len(then_values) != len(else_values):
+        raise FrontendError(
+            f"{what}: the branches give {len(then_values)} and {len(else_values)} values"
+        )
+    types = [
+        join_type(a.type, b.type, f"{what} output {index}")
+        for index, (a, b) in enumerate(zip(then_values, else_values, strict=True))
+    ]
+    for block, values in zip(blocks, results, strict=True):
+        block.add_op(YieldOp(values))
+    op = IfOp(cond, types, Region(blocks[0]), Region(blocks[1]))
+    em.bb.emit(op)
+    results = []
+    for result, a, b in zip(op.results, then_values, else_values, strict=True):
+        joined = result.type
+        if isinstance(joined, TensorType) and joined.ndim is not None and joined.dims is None:
+            dims = (
+                [
+                    x if symbolic.prove_equal(x, y) else symbolic.sym(var_names.unique("if_dim"))
+                    for x, y in zip(a.type.dims, b.type.dims, strict=True)
+                ]
+                if a.type.dims is not None and b.type.dims is not None
+                else [symbolic.sym(var_names.unique("if_dim")) for _ in range(joined.ndim)]
+            )
+            result = em.bb.match_shape(result, dims)
+        results.append(result)
+    return results
+
+
+# ----------------------------------------------------------------------------- loops
+
+
+@dataclass
+class Loop:
+    """A loop as :func:`emit_loop` builds it.
+
+    ``condition(em, state, invariants)`` gives the 0-d (or one-element) boolean that
+    decides whether another iteration runs; ``step(em, state, invariants)`` emits one
+    iteration and gives the next state and the iteration's outputs to gather, each
+    stacked along a new axis 0 in iteration order (``reverse``: the last iteration
+    first). Both may emit anything a function body holds, loops included, and are
+    called once more for a trial of the step's types.
+    """
+
+    name: str
+    state: list[SSAValue]
+    invariants: list[SSAValue]
+    condition: Callable[[Emitter, list[SSAValue], list[SSAValue]], SSAValue]
+    step: Callable[[Emitter, list[SSAValue], list[SSAValue]], tuple[list[SSAValue], list[SSAValue]]]
+    reverse: Sequence[bool] = ()
+
+
+def emit_loop(em: Emitter, loop: Loop, names: Names, var_names: Names) -> list[SSAValue]:
+    """The final state of ``loop`` followed by its gathered outputs, emitted with ``em``
+    as a call of a new recursive function named after ``loop.name`` (unique in
+    ``names``); ``var_names`` hands out the symbolic variables of shapes that change
+    between iterations and of the results whose shapes only the run knows."""
+    module = em.bb.get()
+    state_types = _parameter_types([v.type for v in loop.state], var_names)
+    invariant_types = _parameter_types([v.type for v in loop.invariants], var_names)
+    free: set[sympy.Symbol] = set()
+    for _ in range(3):
+        trial = _trial(loop, state_types, invariant_types, free)
+        if isinstance(trial, list):
+            break
+        state_types, free = _generalised(state_types, trial, free, var_names)
+    else:
+        raise FrontendError(f"{loop.name}: the shapes of its loop-carried values do not settle")
+    known = set().union(*(_whole_dims(t) for t in [*state_types, *invariant_types])) - free
+    for type_ in trial:
+        if type_.dims is None or any(not d.free_symbols <= known for d in type_.dims):
+            raise Unsupported("an output gathered over the iterations whose shape changes")
+    func = _build(
+        module,
+        names.unique(loop.name),
+        loop,
+        (state_types, invariant_types),
+        trial,
+        free,
+        var_names,
+    )
+    accumulators = [em.op("zeros", em.shape([0, *t.dims]), dtype=t.dtype) for t in trial]
+    result = em.bb.emit(_call(func, [*loop.state, *accumulators, *loop.invariants]))
+    assert result is not None
+    items = em.items(result, len(loop.state) + len(trial))
+    return [_shaped(em, item, var_names) for item in items]
+
+
+def _shaped(em: Emitter, value: SSAValue, var_names: Names) -> SSAValue:
+    """``value`` with fresh variables for the dimensions its rank-only type leaves open."""
+    type_ = value.type
+    if not isinstance(type_, TensorType) or type_.dims is not None or type_.ndim is None:
+        return value
+    dims = [symbolic.sym(var_names.unique("loop_dim")) for _ in range(type_.ndim)]
+    return em.bb.match_shape(value, dims)
+
+
+def _build(
+    module: ModuleOp,
+    name: str,
+    loop: Loop,
+    types: tuple[list[Attribute], list[Attribute]],
+    gathered: list[TensorType],
+    free: set[sympy.Symbol],
+    var_names: Names,
+) -> FuncOp:
+    """The loop's function: ``@name(state..., gathered so far..., invariants...)``; its
+    result type leaves to the rank the dims that change between iterations (``free``
+    and the number of iterations gathered)."""
+    state_types, invariant_types = types
+    counts = [symbolic.sym(var_names.unique("loop_count")) for _ in gathered]
+    accumulator_types = [
+        TensorType.of([count, *t.dims], t.dtype) for count, t in zip(counts, gathered, strict=True)
+    ]
+    params = [
+        *((f"state{i}", t) for i, t in enumerate(state_types)),
+        *((f"gathered{i}", t) for i, t in enumerate(accumulator_types)),
+        *((f"invariant{i}", t) for i, t in enumerate(invariant_types)),
+    ]
+    changing = free | set(counts)
+    result_type = TupleType.of([_erased(t, changing) for t in [*state_types, *accumulator_types]])
+    n_state, n_gathered = len(state_types), len(gathered)
+    bb = BlockBuilder(module)
+    with bb.function(name, params, result_type) as args:
+        em = Emitter(bb)
+        state, accumulators = args[:n_state], args[n_state : n_state + n_gathered]
+        invariants = args[n_state + n_gathered :]
+        go = loop.condition(em, state, invariants)
+
+        def again(em: Emitter) -> list[SSAValue]:
+            following, outputs = loop.step(em, state, invariants)
+            stacked = []
+            for index, (acc, out) in enumerate(zip(accumulators, outputs, strict=True)):
+                item = em.unsqueeze(out, [0])
+                last_first = index < len(loop.reverse) and loop.reverse[index]
+                stacked.append(
+                    em.op("concat", *((item, acc) if last_first else (acc, item)), axis=0)
+                )
+            call = bb.emit(CallOp(name, [*following, *stacked, *invariants], result_type))
+            assert call is not None
+            return [call]
+
+        def done(em: Emitter) -> list[SSAValue]:
+            return [bb.emit_op("relax.tuple", *state, *accumulators)]
+
+        (result,) = emit_if(em, go, (again, done), loop.name, var_names)
+        bb.emit_func_output(result)
+    return next(op for op in module.ops if isinstance(op, FuncOp) and op.sym_name.data == name)
+
+
+def _trial(
+    loop: Loop,
+    state_types: list[Attribute],
+    invariant_types: list[Attribute],
+    free: set[sympy.Symbol],
+) -> list[TensorType] | tuple[Attribute, ...]:
+    """One step in a scratch function: the types of the outputs to gather (a list) when
+    every next state fits the parameter types, else (a tuple) the next state's types."""
+    bb = BlockBuilder()
+    params = [(f"p{i}", t) for i, t in enumerate([*state_types, *invariant_types])]
+    with bb.function("trial", params) as args:
+        em = Emitter(bb)
+        state, invariants = args[: len(state_types)], args[len(state_types) :]
+        loop.condition(em, state, invariants)
+        following, outputs = loop.step(em, state, invariants)
+        bb.emit_func_output(args[0])
+    if len(following) != len(state_types):
+        raise FrontendError(
+            f"{loop.name}: the body gives {len(following)} loop-carried values, "
+            f"expected {len(state_types)}"
+        )
+    for value in outputs:
+        if not isinstance(value.type, TensorType) or value.type.ndim is None:
+            raise Unsupported("an output gathered over the iterations of unknown rank")
+    if all(_fits(t, v.type, free) for t, v in zip(state_types, following, strict=True)):
+        return [v.type for v in outputs]  # type: ignore[misc]
+    return tuple(v.type for v in following)
+
+
+def _whole_dims(type_: Attribute) -> set[sympy.Symbol]:
+    """The variables a parameter of ``type_`` binds (its dims that are variables)."""
+    if isinstance(type_, TensorType) and type_.dims is not None:
+        return {d for d in type_.dims if d.is_Symbol}
+    return set()
+
+
+def _erased(type_: Attribute, changing: set[sympy.Symbol]) -> Attribute:
+    """``type_`` with its dims erased to the rank when they mention ``changing``."""
+    if isinstance(type_, TensorType) and any(d.free_symbols & changing for d in type_.dims or ()):
+        return TensorType.of(type_.ndim, type_.dtype)
+    return type_
+
+
+def _fits(param: Attribute, value: Attribute, free: set[sympy.Symbol]) -> bool:
+    """Whether every value of type ``value`` passes as an argument of type ``param``
+    (a dimension that is a ``free`` variable takes any size)."""
+    if not (isinstance(param, TensorType) and isinstance(value, TensorType)):
+        return param == value
+    if param.known_dtype != value.known_dtype or param.ndim != value.ndim:
+        raise FrontendError(
+            f"a loop-carried value of type {show_type(param)} becomes {show_type(value)}"
+        )
+    if param.dims is None:
+        return True
+    if value.dims is None:
+        return False
+    return all(
+        d in free or symbolic.prove_equal(d, v) for d, v in zip(param.dims, value.dims, strict=True)
+    )
+
+
+def _generalised(
+    state_types: list[Attribute],
+    following: Sequence[Attribute],
+    free: set[sympy.Symbol],
+    var_names: Names,
+) -> tuple[list[Attribute], set[sympy.Symbol]]:
+    """State types whose dimensions that a step changes are fresh variables."""
+    result = []
+    free = set(free)
+    for param, value in zip(state_types, following, strict=True):
+        if _fits(param, value, free) or not isinstance(param, TensorType) or param.dims is None:
+            result.append(param)
+            continue
+        dims = []
+        for d, v in zip(param.dims, value.dims or [None] * len(param.dims), strict=True):
+            if v is not None and symbolic.prove_equal(d, v):
+                dims.append(d)
+            else:
+                fresh = symbolic.sym(var_names.unique("loop_dim"))
+                free.add(fresh)
+                dims.append(fresh)
+        result.append(TensorType.of(dims, param.dtype))
+    return result, free
+
+
+def _parameter_types(types: Sequence[Attribute], var_names: Names) -> list[Attribute]:
+    """Parameter types for arguments of ``types``: a dimension that is an expression
+    over variables no parameter has as a whole dimension becomes a fresh variable."""
+    defined = {
+        d for t in types if isinstance(t, TensorType) and t.dims for d in t.dims if d.is_Symbol
+    }
+    result = []
+    for type_ in types:
+        if not isinstance(type_, TensorType) or type_.dims is None:
+            result.append(type_)
+            continue
+        dims = [
+            d if d.free_symbols <= defined else symbolic.sym(var_names.unique("loop_dim"))
+            for d in type_.dims
+        ]
+        result.append(TensorType.of(dims, type_.dtype))
+    return result
+
+
+def _call(func: FuncOp, args: list[SSAValue]) -> CallOp:
+    """``relax.call`` of ``func`` with its result type in the caller's variables."""
+    name = func.sym_name.data
+    probe = CallOp(name, args, func.result_type)
+    return CallOp(name, args, probe.callee_result_type(func))
+
+
+# ----------------------------------------------------------------------------- dataflow
+
+
+def lift_control_flow(module: ModuleOp) -> None:
+    """Split every dataflow region of ``module``'s functions around the ``relax.if`` and
+    ``relax.call`` ops it holds, which then stand between the pieces."""
+    for func in module.ops:
+        if not isinstance(func, FuncOp):
+            continue
+        for op in list(func.body.block.ops):
+            if isinstance(op, DataflowOp) and any(_is_control(o) for o in op.body.block.ops):
+                _split(op)
+
+
+def _is_control(op: Operation) -> bool:
+    return isinstance(op, IfOp | CallOp)
+
+
+def _split(region_op: DataflowOp) -> None:
+    block = region_op.body.block
+    output = block.last_op
+    assert isinstance(output, OutputOp)
+    pieces: list[list[Operation] | Operation] = [[]]
+    for op in list(block.ops)[:-1]:
+        if _is_control(op):
+            pieces += [op, []]
+        else:
+            pieces[-1].append(op)  # type: ignore[union-attr]
+    piece_of = {}
+    for index, piece in enumerate(pieces):
+        for op in piece if isinstance(piece, list) else [piece]:
+            piece_of[op] = index
+    for index, piece in enumerate(pieces):
+        if isinstance(piece, Operation):
+            piece.detach()
+            region_op.parent_block().insert_op_before(piece, region_op)  # type: ignore[union-attr]
+            continue
+        if not piece:
+            continue
+        escaping = [
+            result
+            for op in piece
+            for result in op.results
+            if any(piece_of.get(_top(use.operation, block)) != index for use in result.uses)
+        ]
+        inner = Block()
+        for op in piece:
+            op.detach()
+            inner.add_op(op)
+        inner.add_op(OutputOp(escaping))
+        part = DataflowOp([v.type for v in escaping], Region(inner))
+        region_op.parent_block().insert_op_before(part, region_op)  # type: ignore[union-attr]
+        for value, outer in zip(escaping, part.results, strict=True):
+            outer.name_hint = value.name_hint
+            for use in list(value.uses):
+                if _top(use.operation, inner) is None:
+                    use.operation.operands[use.index] = outer
+    for result, value in zip(region_op.results, output.operands, strict=True):
+        result.replace_all_uses_with(value)
+    region_op.detach()
+    region_op.erase()
+
+
+def _top(op: Operation, block: Block) -> Operation | None:
+    """The ancestor of ``op`` (or ``op``) that stands in ``block``, or None."""
+    while op is not None and op.parent_block() is not block:
+        op = op.parent_op()  # type: ignore[assignment]
+    return op

@@ -1,0 +1,314 @@
+"""ONNX control flow (``If``, ``Loop``, ``Scan``) against onnxruntime: subgraphs that use
+enclosing values, branches of different shapes, loops by trip count, by condition and
+by both, loop-carried values whose shape grows, gathered outputs, a loop nested in a
+loop, scans in both directions along other axes; a symbolic batch throughout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+from onnx import TensorProto, helper  # noqa: E402
+
+import xrelax  # noqa: E402
+from xrelax import frontend  # noqa: E402
+
+F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+RNG = np.random.default_rng(23)
+
+
+def _info(name: str, elem: int, shape) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def _model(nodes, inputs, outputs, opset: int = 18) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "g", inputs, outputs)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _check(model: onnx.ModelProto, cases: list[list[np.ndarray]]) -> None:
+    """The imported model gives onnxruntime's outputs on each list of inputs."""
+    session = ort.InferenceSession(model.SerializeToString())
+    names = [i.name for i in session.get_inputs()]
+    imported = frontend.from_onnx(model)
+    main = xrelax.VirtualMachine(xrelax.compile(imported.module))["main"]
+    for arrays in cases:
+        expected = session.run(None, dict(zip(names, arrays, strict=True)))
+        got = main(*arrays, **imported.params)
+        got = [got] if isinstance(got, np.ndarray) else list(got)
+        assert len(got) == len(expected)
+        for value, want in zip(got, expected, strict=True):
+            assert value.dtype == want.dtype and value.ndim == want.ndim
+            if want.size == 0:
+                # No iteration ran: onnxruntime gives 0 for the gathered outputs'
+                # dimensions it does not know, relax the per-iteration shape.
+                assert value.size == 0 and value.shape[0] == want.shape[0]
+                continue
+            assert value.shape == want.shape
+            np.testing.assert_allclose(value, want, rtol=1e-6, atol=1e-6)
+
+
+def _x(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def test_if_branches_of_different_shapes_see_outer_values() -> None:
+    """The then branch gives [n, 3] (a slice), the else branch [n, 4]: the result is
+    [n, ?]; a nested If in the else branch uses a value of the outer graph."""
+    inner = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["neg"])],
+        "inner_then",
+        [],
+        [_info("neg", F, None)],
+    )
+    inner_else = helper.make_graph(
+        [helper.make_node("Mul", ["x", "x"], ["sq"])], "inner_else", [], [_info("sq", F, None)]
+    )
+    then_branch = helper.make_graph(
+        [
+            helper.make_node("Constant", [], ["s"], value_ints=[0]),
+            helper.make_node("Constant", [], ["e"], value_ints=[3]),
+            helper.make_node("Constant", [], ["a"], value_ints=[1]),
+            helper.make_node("Slice", ["x", "s", "e", "a"], ["part"]),
+        ],
+        "then",
+        [],
+        [_info("part", F, None)],
+    )
+    else_branch = helper.make_graph(
+        [
+            helper.make_node("Not", ["c"], ["nc"]),
+            helper.make_node("If", ["nc"], ["y"], then_branch=inner, else_branch=inner_else),
+        ],
+        "else",
+        [],
+        [_info("y", F, None)],
+    )
+    model = _model(
+        [
+            helper.make_node("If", ["c"], ["r"], then_branch=then_branch, else_branch=else_branch),
+            helper.make_node("Shape", ["r"], ["shape"]),
+        ],
+        [_info("c", B, []), _info("x", F, ["n", 4])],
+        [_info("r", F, ["n", None]), _info("shape", I64, [2])],
+    )
+    _check(model, [[np.array(c), _x(n, 4)] for c in (True, False) for n in (1, 5)])
+
+
+def test_if_on_a_known_condition_converts_the_branch_taken() -> None:
+    then_branch = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["t"])], "then", [], [_info("t", F, None)]
+    )
+    else_branch = helper.make_graph(
+        [helper.make_node("Unknown", ["x"], ["u"], domain="custom")],
+        "else",
+        [],
+        [_info("u", F, None)],
+    )
+    model = _model(
+        [
+            helper.make_node("Constant", [], ["c"], value=helper.make_tensor("c", B, [1], [1])),
+            helper.make_node("If", ["c"], ["r"], then_branch=then_branch, else_branch=else_branch),
+        ],
+        [_info("x", F, ["n"])],
+        [_info("r", F, ["n"])],
+    )
+    model.opset_import.append(helper.make_opsetid("custom", 1))
+    imported = frontend.from_onnx(model)
+    assert "relax.if" not in imported.text()
+    x = _x(6)
+    out = xrelax.VirtualMachine(xrelax.compile(imported.module))["main"](x)
+    np.testing.assert_array_equal(out, np.maximum(x, 0))
+
+
+def _loop_body(nodes, carried, gathered) -> onnx.GraphProto:
+    return helper.make_graph(
+        nodes,
+        "body",
+        [_info("i", I64, []), _info("cond_in", B, []), *carried[0]],
+        [_info("cond_out", B, []), *carried[1], *gathered],
+    )
+
+
+def test_loop_with_trip_count_condition_and_gathered_outputs() -> None:
+    """for i < M while cond: acc += x * i (x from the enclosing graph); stops once
+    sum(acc) > limit; gathers acc and i at each iteration."""
+    body = _loop_body(
+        [
+            helper.make_node("Cast", ["i"], ["fi"], to=F),
+            helper.make_node("Mul", ["x", "fi"], ["step"]),
+            helper.make_node("Add", ["acc_in", "step"], ["acc_out"]),
+            helper.make_node("ReduceSum", ["acc_out"], ["total"], keepdims=0),
+            helper.make_node("Less", ["total", "limit"], ["cond_out"]),
+            helper.make_node("Identity", ["acc_out"], ["acc_seen"]),
+            helper.make_node("Identity", ["i"], ["i_seen"]),
+        ],
+        ([_info("acc_in", F, ["n", 3])], [_info("acc_out", F, ["n", 3])]),
+        [_info("acc_seen", F, ["n", 3]), _info("i_seen", I64, [])],
+    )
+    model = _model(
+        [helper.make_node("Loop", ["M", "cond", "acc0"], ["acc", "accs", "steps"], body=body)],
+        [
+            _info("M", I64, []),
+            _info("cond", B, []),
+            _info("acc0", F, ["n", 3]),
+            _info("x", F, ["n", 3]),
+            _info("limit", F, []),
+        ],
+        [_info("acc", F, ["n", 3]), _info("accs", F, None), _info("steps", I64, None)],
+    )
+    x = np.abs(_x(2, 3)) + 0.5
+    cases = [
+        [
+            np.array(m, np.int64),
+            np.array(c),
+            np.zeros((n, 3), np.float32),
+            x[:1].repeat(n, 0),
+            np.array(lim, np.float32),
+        ]
+        for m, c, n, lim in [
+            (0, True, 2, 100),
+            (4, True, 2, 100),
+            (9, True, 3, 12),
+            (5, False, 1, 100),
+        ]
+    ]
+    _check(model, cases)
+
+
+def test_loop_by_condition_alone_grows_a_carried_value() -> None:
+    """while cond: y = concat(y, x); the carried value's first dimension grows, so the
+    loop function takes it with a dimension of its own."""
+    body = _loop_body(
+        [
+            helper.make_node("Concat", ["y_in", "x"], ["y_out"], axis=0),
+            helper.make_node("Shape", ["y_out"], ["shape"]),
+            helper.make_node("Gather", ["shape", "zero"], ["rows"], axis=0),
+            helper.make_node("Less", ["rows", "max_rows"], ["cond_out"]),
+        ],
+        ([_info("y_in", F, [None, 2])], [_info("y_out", F, [None, 2])]),
+        [],
+    )
+    body.initializer.append(helper.make_tensor("zero", I64, [], [0]))
+    model = _model(
+        [helper.make_node("Loop", ["", "go", "x"], ["y"], body=body)],
+        [_info("go", B, []), _info("x", F, ["n", 2]), _info("max_rows", I64, [])],
+        [_info("y", F, [None, 2])],
+    )
+    _check(
+        model,
+        [
+            [np.array(True), _x(2, 2), np.array(7, np.int64)],
+            [np.array(False), _x(3, 2), np.array(7, np.int64)],
+            [np.array(True), _x(1, 2), np.array(1, np.int64)],
+        ],
+    )
+
+
+def test_loop_nested_in_a_loop_with_an_if() -> None:
+    """An outer Loop by trip count whose body runs an inner Loop and an If on the
+    outer iteration number."""
+    inner = _loop_body(
+        [
+            helper.make_node("Add", ["v_in", "x"], ["v_out"]),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        ],
+        ([_info("v_in", F, ["n"])], [_info("v_out", F, ["n"])]),
+        [],
+    )
+    odd = helper.make_graph(
+        [helper.make_node("Neg", ["w"], ["flipped"])], "odd", [], [_info("flipped", F, None)]
+    )
+    even = helper.make_graph(
+        [helper.make_node("Identity", ["w"], ["kept"])], "even", [], [_info("kept", F, None)]
+    )
+    outer = _loop_body(
+        [
+            helper.make_node("Loop", ["i", "", "v_in"], ["w"], body=inner),
+            helper.make_node("Mod", ["i", "two"], ["parity"]),
+            helper.make_node("Cast", ["parity"], ["is_odd"], to=B),
+            helper.make_node("If", ["is_odd"], ["v_out"], then_branch=odd, else_branch=even),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("ReduceSum", ["v_out"], ["total"], keepdims=0),
+        ],
+        ([_info("v_in", F, ["n"])], [_info("v_out", F, ["n"])]),
+        [_info("total", F, [])],
+    )
+    outer.initializer.append(helper.make_tensor("two", I64, [], [2]))
+    model = _model(
+        [helper.make_node("Loop", ["M", "", "v0"], ["v", "totals"], body=outer)],
+        [_info("M", I64, []), _info("v0", F, ["n"]), _info("x", F, ["n"])],
+        [_info("v", F, ["n"]), _info("totals", F, None)],
+    )
+    _check(model, [[np.array(m, np.int64), _x(n), _x(n)] for m, n in [(0, 3), (1, 1), (5, 4)]])
+
+
+def test_scan_both_directions_along_other_axes() -> None:
+    """A running sum (state) over x along axis 1 forwards, and y along axis 0 backwards;
+    outputs stacked along axis 1 and reversed."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Add", ["s_in", "xt"], ["s_out"]),
+            helper.make_node("Mul", ["s_out", "yt"], ["z"]),
+            helper.make_node("Identity", ["s_out"], ["s_seen"]),
+        ],
+        "body",
+        [_info("s_in", F, ["b"]), _info("xt", F, ["b"]), _info("yt", F, ["b"])],
+        [_info("s_out", F, ["b"]), _info("z", F, ["b"]), _info("s_seen", F, ["b"])],
+    )
+    model = _model(
+        [
+            helper.make_node(
+                "Scan",
+                ["s0", "x", "y"],
+                ["s", "zs", "seen"],
+                body=body,
+                num_scan_inputs=2,
+                scan_input_axes=[1, 0],
+                scan_input_directions=[0, 1],
+                scan_output_axes=[1, -2],
+                scan_output_directions=[0, 1],
+            )
+        ],
+        [_info("s0", F, ["b"]), _info("x", F, ["b", "t"]), _info("y", F, ["t", "b"])],
+        [_info("s", F, ["b"]), _info("zs", F, None), _info("seen", F, None)],
+    )
+    _check(model, [[_x(b), _x(b, t), _x(t, b)] for b, t in [(2, 1), (3, 5), (1, 2)]])
+
+
+def test_loop_that_never_ends_is_refused() -> None:
+    body = _loop_body(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        ([_info("v_in", F, [2])], [_info("v_out", F, [2])]),
+        [],
+    )
+    body.node.append(helper.make_node("Identity", ["v_in"], ["v_out"]))
+    model = _model(
+        [helper.make_node("Loop", ["", "", "v0"], ["v"], body=body)],
+        [_info("v0", F, [2])],
+        [_info("v", F, [2])],
+    )
+    with pytest.raises(frontend.UnsupportedOperatorsError, match="the loop never ends"):
+        frontend.from_onnx(model)
+
+
+def test_unsupported_node_in_a_body_is_reported_by_name() -> None:
+    body = _loop_body(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Unknown", ["v_in"], ["v_out"], domain="custom"),
+        ],
+        ([_info("v_in", F, [2])], [_info("v_out", F, [2])]),
+        [],
+    )
+    model = _model(
+        [helper.make_node("Loop", ["M", "", "v0"], ["v"], body=body)],
+        [_info("M", I64, []), _info("v0", F, [2])],
+        [_info("v", F, [2])],
+    )
+    model.opset_import.append(helper.make_opsetid("custom", 1))
+    with pytest.raises(frontend.UnsupportedOperatorsError, match=r"custom\.Unknown \(1\)"):
+        frontend.from_onnx(model)
