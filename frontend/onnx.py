@@ -2570,6 +2570,6 @@ def _global_pool(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], att
 # Converter families in modules of their own register themselves on import.
 from xrelax.frontend import onnx_control, onnx_nn, onnx_tensor  # noqa: E402, F401, I001
 
-SUPPORTED: list[str] = sorted(_CONVERTERS)
+SUPPORTED: list[str] = sorted(set(_CONVERTERS) - set(onnx_tensor.REFUSED))
 """The ONNX operators (default domain) the importer converts directly; operators ONNX
 defines as functions of these import as the function body."""

@@ -15,7 +15,9 @@ from xrelax.ops.nn import NN_OPS
 from xrelax.ops.reduce import REDUCE_OPS
 from xrelax.ops.runtime_attrs import RUNTIME_ATTRS_OPS
 from xrelax.ops.scan import SCAN_OPS
+from xrelax.ops.scatter import SCATTER_OPS
 from xrelax.ops.set import SET_OPS
+from xrelax.ops.sort import SORT_OPS
 
 OPERATORS = (
     *ELEMENTWISE_OPS,
@@ -29,5 +31,7 @@ OPERATORS = (
     *SCAN_OPS,
     *GATHER_OPS,
     *LAYOUT_OPS,
+    *SORT_OPS,
+    *SCATTER_OPS,
     *RUNTIME_ATTRS_OPS,
 )

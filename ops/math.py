@@ -1,5 +1,6 @@
-"""More elementwise maps: trigonometric and special functions (``sin``, ``cos``, ``erf``,
-``isnan``), C's remainder ``fmod``, and the bitwise operators on integers and booleans
+"""More elementwise maps: trigonometric, hyperbolic and special functions (``sin``,
+``atanh``, ``erf``, ``log1p``, ...), rounding (``floor``, ``ceil``, ``round``), ``isnan``,
+C's remainder ``fmod``, and the bitwise operators on integers and booleans
 (``bitwise_and``, ``bitwise_or``, ``bitwise_xor``)."""
 
 from __future__ import annotations
@@ -55,6 +56,133 @@ class ErfOp(FloatUnaryOp):
     name = "relax.erf"
     NUMPY_FN = staticmethod(erf)
     TE_FN = staticmethod(te.erf)
+
+
+@irdl_op_definition
+class TanOp(FloatUnaryOp):
+    """``relax.tan``: the tangent of x (radians)."""
+
+    name = "relax.tan"
+    NUMPY_FN = staticmethod(np.tan)
+    TE_FN = staticmethod(te.tan)
+
+
+@irdl_op_definition
+class SinhOp(FloatUnaryOp):
+    """``relax.sinh``: the hyperbolic sine of x."""
+
+    name = "relax.sinh"
+    NUMPY_FN = staticmethod(np.sinh)
+    TE_FN = staticmethod(te.sinh)
+
+
+@irdl_op_definition
+class CoshOp(FloatUnaryOp):
+    """``relax.cosh``: the hyperbolic cosine of x."""
+
+    name = "relax.cosh"
+    NUMPY_FN = staticmethod(np.cosh)
+    TE_FN = staticmethod(te.cosh)
+
+
+@irdl_op_definition
+class AsinOp(FloatUnaryOp):
+    """``relax.asin``: the arcsine of x (NaN outside [-1, 1])."""
+
+    name = "relax.asin"
+    NUMPY_FN = staticmethod(np.arcsin)
+    TE_FN = staticmethod(te.asin)
+
+
+@irdl_op_definition
+class AcosOp(FloatUnaryOp):
+    """``relax.acos``: the arccosine of x (NaN outside [-1, 1])."""
+
+    name = "relax.acos"
+    NUMPY_FN = staticmethod(np.arccos)
+    TE_FN = staticmethod(te.acos)
+
+
+@irdl_op_definition
+class AtanOp(FloatUnaryOp):
+    """``relax.atan``: the arctangent of x."""
+
+    name = "relax.atan"
+    NUMPY_FN = staticmethod(np.arctan)
+    TE_FN = staticmethod(te.atan)
+
+
+@irdl_op_definition
+class AsinhOp(FloatUnaryOp):
+    """``relax.asinh``: the inverse hyperbolic sine of x."""
+
+    name = "relax.asinh"
+    NUMPY_FN = staticmethod(np.arcsinh)
+    TE_FN = staticmethod(te.asinh)
+
+
+@irdl_op_definition
+class AcoshOp(FloatUnaryOp):
+    """``relax.acosh``: the inverse hyperbolic cosine of x (NaN below 1)."""
+
+    name = "relax.acosh"
+    NUMPY_FN = staticmethod(np.arccosh)
+    TE_FN = staticmethod(te.acosh)
+
+
+@irdl_op_definition
+class AtanhOp(FloatUnaryOp):
+    """``relax.atanh``: the inverse hyperbolic tangent of x (NaN outside [-1, 1])."""
+
+    name = "relax.atanh"
+    NUMPY_FN = staticmethod(np.arctanh)
+    TE_FN = staticmethod(te.atanh)
+
+
+@irdl_op_definition
+class FloorOp(FloatUnaryOp):
+    """``relax.floor``: x rounded toward -inf."""
+
+    name = "relax.floor"
+    NUMPY_FN = staticmethod(np.floor)
+    TE_FN = staticmethod(te.floor)
+
+
+@irdl_op_definition
+class CeilOp(FloatUnaryOp):
+    """``relax.ceil``: x rounded toward +inf."""
+
+    name = "relax.ceil"
+    NUMPY_FN = staticmethod(np.ceil)
+    TE_FN = staticmethod(te.ceil)
+
+
+@irdl_op_definition
+class RoundOp(FloatUnaryOp):
+    """``relax.round``: x rounded to the nearest integer, halves to even (numpy, ONNX
+    ``Round``, torch)."""
+
+    name = "relax.round"
+    NUMPY_FN = staticmethod(np.rint)
+    TE_FN = staticmethod(te.roundeven)
+
+
+@irdl_op_definition
+class Log1pOp(FloatUnaryOp):
+    """``relax.log1p``: log(1 + x), accurate for small x."""
+
+    name = "relax.log1p"
+    NUMPY_FN = staticmethod(np.log1p)
+    TE_FN = staticmethod(te.log1p)
+
+
+@irdl_op_definition
+class Expm1Op(FloatUnaryOp):
+    """``relax.expm1``: exp(x) - 1, accurate for small x."""
+
+    name = "relax.expm1"
+    NUMPY_FN = staticmethod(np.expm1)
+    TE_FN = staticmethod(te.expm1)
 
 
 @irdl_op_definition
@@ -120,4 +248,9 @@ class BitwiseXorOp(BitwiseOp):
     TE_FN = staticmethod(operator.xor)
 
 
-MATH_OPS = (SinOp, CosOp, ErfOp, IsNanOp, FmodOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp)
+FLOAT_MAPS = (
+    SinOp, CosOp, ErfOp, TanOp, SinhOp, CoshOp, AsinOp, AcosOp, AtanOp, AsinhOp, AcoshOp,
+    AtanhOp, FloorOp, CeilOp, RoundOp, Log1pOp, Expm1Op,
+)  # fmt: skip
+"""The float maps of this module (the same shape of tests applies to each)."""
+MATH_OPS = (*FLOAT_MAPS, IsNanOp, FmodOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp)

@@ -62,19 +62,30 @@ __all__ = [
     "IterVar",
     "Tensor",
     "abs",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
     "cast",
+    "ceil",
     "compute",
     "const",
     "cos",
+    "cosh",
     "create_prim_func",
     "erf",
     "exp",
+    "expm1",
+    "floor",
     "floordiv",
     "floormod",
     "fmod",
     "if_then_else",
     "index",
     "log",
+    "log1p",
     "max",
     "maximum",
     "min",
@@ -84,12 +95,15 @@ __all__ = [
     "power",
     "prod",
     "reduce_axis",
+    "roundeven",
     "rsqrt",
     "select",
     "sigmoid",
     "sin",
+    "sinh",
     "sqrt",
     "sum",
+    "tan",
     "tanh",
     "trunc",
     "var",
@@ -352,6 +366,76 @@ def cos(x: Any) -> Expr:
 def trunc(x: Any) -> Expr:
     """x rounded toward zero."""
     return _unary("trunc", x)
+
+
+def tan(x: Any) -> Expr:
+    """Tangent (radians)."""
+    return _unary("tan", x)
+
+
+def sinh(x: Any) -> Expr:
+    """Hyperbolic sine."""
+    return _unary("sinh", x)
+
+
+def cosh(x: Any) -> Expr:
+    """Hyperbolic cosine."""
+    return _unary("cosh", x)
+
+
+def asin(x: Any) -> Expr:
+    """Arcsine."""
+    return _unary("asin", x)
+
+
+def acos(x: Any) -> Expr:
+    """Arccosine."""
+    return _unary("acos", x)
+
+
+def atan(x: Any) -> Expr:
+    """Arctangent."""
+    return _unary("atan", x)
+
+
+def asinh(x: Any) -> Expr:
+    """Inverse hyperbolic sine."""
+    return _unary("asinh", x)
+
+
+def acosh(x: Any) -> Expr:
+    """Inverse hyperbolic cosine."""
+    return _unary("acosh", x)
+
+
+def atanh(x: Any) -> Expr:
+    """Inverse hyperbolic tangent."""
+    return _unary("atanh", x)
+
+
+def floor(x: Any) -> Expr:
+    """x rounded toward -inf."""
+    return _unary("floor", x)
+
+
+def ceil(x: Any) -> Expr:
+    """x rounded toward +inf."""
+    return _unary("ceil", x)
+
+
+def roundeven(x: Any) -> Expr:
+    """x rounded to the nearest integer, halves to even."""
+    return _unary("roundeven", x)
+
+
+def log1p(x: Any) -> Expr:
+    """log(1 + x), accurate for small x."""
+    return _unary("log1p", x)
+
+
+def expm1(x: Any) -> Expr:
+    """exp(x) - 1, accurate for small x."""
+    return _unary("expm1", x)
 
 
 def sigmoid(x: Any) -> Expr:
@@ -1038,6 +1122,20 @@ _FLOAT_UNARY: dict[str, type[Operation]] = {
     "sin": math.SinOp,
     "cos": math.CosOp,
     "trunc": math.TruncOp,
+    "tan": math.TanOp,
+    "sinh": math.SinhOp,
+    "cosh": math.CoshOp,
+    "asin": math.AsinOp,
+    "acos": math.AcosOp,
+    "atan": math.AtanOp,
+    "asinh": math.AsinhOp,
+    "acosh": math.AcoshOp,
+    "atanh": math.AtanhOp,
+    "floor": math.FloorOp,
+    "ceil": math.CeilOp,
+    "roundeven": math.RoundEvenOp,
+    "log1p": math.Log1pOp,
+    "expm1": math.ExpM1Op,
     "abs": math.AbsFOp,
     "neg": arith.NegfOp,
 }

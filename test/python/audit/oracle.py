@@ -896,3 +896,82 @@ def _gather_nd(args: list[Any], props: dict[str, Any]) -> Expected:
         ]
         out[where] = x[(*where[:batch], *point)]
     return Expected(out)
+
+
+# ----------------------------------------------------------------------------- sort, scatter
+
+for _name, _function, _ulps in (
+    ("relax.tan", np.tan, 4),
+    ("relax.sinh", np.sinh, 4),
+    ("relax.cosh", np.cosh, 4),
+    ("relax.asin", np.arcsin, 4),
+    ("relax.acos", np.arccos, 4),
+    ("relax.atan", np.arctan, 4),
+    ("relax.asinh", np.arcsinh, 4),
+    ("relax.acosh", np.arccosh, 4),
+    ("relax.atanh", np.arctanh, 4),
+    ("relax.floor", np.floor, 0),
+    ("relax.ceil", np.ceil, 0),
+    ("relax.round", np.rint, 0),
+    ("relax.log1p", np.log1p, 4),
+    ("relax.expm1", np.expm1, 4),
+):
+    _FLOAT_UNARY[_name] = (_function, _ulps)
+    ORACLES[_name] = _float_unary(_name)
+
+
+def _order_key(value: Any) -> tuple:
+    """NaN after every number; -0.0 equal to 0.0."""
+    if isinstance(value, float | np.floating) and np.isnan(value):
+        return (1, 0.0)
+    return (0, value)
+
+
+@oracle("relax.argsort")
+def _argsort(args: list[Any], props: dict[str, Any]) -> Expected:
+    (x,) = args
+    if x.ndim == 0:
+        return Expected(np.zeros((), np.int64))
+    axis = axis_index(props.get("axis", -1), x.ndim)
+    descending = props.get("descending", False)
+    moved = np.moveaxis(x, axis, -1)
+    out = np.zeros(moved.shape, np.int64)
+    for where in np.ndindex(*moved.shape[:-1]):
+        row = moved[where]
+        # Python's sort is stable, also with reverse=True
+        order = sorted(range(len(row)), key=lambda i: _order_key(row[i]), reverse=descending)
+        out[where] = order
+    return Expected(np.moveaxis(out, -1, axis))
+
+
+_COMBINE = {
+    "add": lambda a, b: a + b,
+    "mul": lambda a, b: a * b,
+    "max": np.maximum,
+    "min": np.minimum,
+}
+
+
+@oracle("relax.scatter_elements")
+def _scatter_elements(args: list[Any], props: dict[str, Any]) -> Expected:
+    x, indices, updates = args
+    reduction = props.get("reduction", '"none"').strip('"')
+    if x.ndim == 0:
+        raise Refused("scatter_elements of a 0-d tensor")
+    if x.dtype == np.bool_ and reduction in ("add", "mul"):
+        raise Refused(f"reduction {reduction} of booleans")
+    axis = axis_index(props.get("axis", 0), x.ndim)
+    for a in range(x.ndim):
+        if a != axis and indices.shape[a] > x.shape[a]:
+            raise Refused(f"indices {indices.shape} larger than x {x.shape} along axis {a}")
+    out = x.copy()
+    with np.errstate(all="ignore"):
+        for where in np.ndindex(*indices.shape):
+            point = list(where)
+            point[axis] = position(int(indices[where]), x.shape[axis], True, "scatter_elements")
+            point = tuple(point)
+            if reduction == "none":
+                out[point] = updates[where]
+            else:
+                out[point] = _COMBINE[reduction](out[point], updates[where])
+    return Expected(out, zero_sign=reduction not in ("max", "min"))

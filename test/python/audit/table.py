@@ -1642,3 +1642,122 @@ spec(
     _gather_nd_random,
     lambda dtype: ([rank_only(2, dtype), "!relax.tensor<[1, 2], i64>"], {}),
 )
+
+
+# ----------------------------------------------------------------------------- sort, scatter
+
+MORE_FLOAT_MAPS = (
+    "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "floor", "ceil",
+    "round", "log1p", "expm1",
+)  # fmt: skip
+
+for _name in MORE_FLOAT_MAPS:
+    spec(
+        f"relax.{_name}",
+        FLOATS,
+        unary_cases(f"relax.{_name}"),
+        unary_random(f"relax.{_name}"),
+        lambda dtype: ([rank_only(2, dtype)], {}),
+    )
+
+
+def _argsort_cases(dtype: str) -> list[Case]:
+    make = maker("relax.argsort", dtype)
+    values = specials(dtype)
+    ties = np.concatenate([values, values[::-1], values])
+    return [
+        make("specials", ties),
+        make("specials-descending", ties, descending=True),
+        make("axis0", np.stack([values, values[::-1]]), axis=0, descending=True),
+        make("empty", ramp((2, 0), dtype)),
+        make("scalar", scalar(1, dtype)),
+        make("bad-axis", ramp((2, 3), dtype), axis=2, static=True),
+    ]
+
+
+@st.composite
+def _argsort_random(draw: st.DrawFn, dtype: str) -> Case:
+    rng = draw(seeds())
+    shape = draw(random_shape(1, 3))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    values = random_values(rng, shape, dtype)
+    return maker("relax.argsort", dtype)(
+        "random", values, axis=axis, descending=draw(st.booleans())
+    )
+
+
+spec(
+    "relax.argsort",
+    ALL,
+    _argsort_cases,
+    _argsort_random,
+    lambda dtype: ([rank_only(2, dtype)], {}),
+)
+
+SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+
+def _scatter_cases(dtype: str) -> list[Case]:
+    make = maker("relax.scatter_elements", dtype)
+    x = labels(12, dtype).reshape(3, 4)
+    updates = labels(8, dtype).reshape(2, 4)
+    found = []
+    reductions = ("none", "max", "min") if dtype == "i1" else SCATTER_REDUCTIONS
+    for reduction in reductions:
+        text = f'"{reduction}"'
+        found += [
+            make(f"duplicates-{reduction}", x, array([[0, 2, -1, 0], [0, -3, 2, 1]], "i64"),
+                 updates, reduction=text),
+            make(f"axis1-{reduction}", x, array([[3, 3], [0, -4], [1, 1]], "i64"),
+                 labels(6, dtype).reshape(3, 2), axis=1, reduction=text),
+        ]  # fmt: skip
+    for index in INTS:
+        found += [
+            make(f"above-{index}", x, array([[3, 0, 0, 0]], index), updates[:1]),
+            make(f"below-{index}", x, array([[-4, 0, 0, 0]], index), updates[:1]),
+        ]
+    found += [
+        make("smaller", x, array([[2, -1]], "i64"), labels(2, dtype).reshape(1, 2)),
+        make("empty", x, array(np.zeros((0, 4)), "i64"), updates[:0]),
+        make("larger", x, array(np.zeros((2, 5)), "i64"), labels(10, dtype).reshape(2, 5)),
+        make("rank0", scalar(1, dtype), scalar(0, "i64"), scalar(1, dtype), static=True),
+    ]
+    if dtype == "i1":
+        found.append(
+            make("bool-add", x, array([[0, 0, 0, 0]], "i64"), updates[:1], reduction='"add"')
+        )
+    return found
+
+
+@st.composite
+def _scatter_random(draw: st.DrawFn, dtype: str) -> Case:
+    rng = draw(seeds())
+    shape = draw(random_shape(1, 3, 1))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    index_shape = [
+        draw(st.integers(0, 4)) if a == axis % len(shape) else draw(st.integers(0, d))
+        for a, d in enumerate(shape)
+    ]
+    reductions = ("none", "max", "min") if dtype == "i1" else SCATTER_REDUCTIONS
+    reduction = draw(st.sampled_from(reductions))
+    indices = random_indices(rng, shape[axis], index_shape, draw(st.sampled_from(INTS)))
+    if reduction == "mul" and dtype in FLOATS:
+        # powers of two: the product is exact in any order
+        updates = 2.0 ** rng.integers(-2, 3, index_shape) * rng.choice([-1, 1], index_shape)
+        updates = np.asarray(updates).astype(np_type(dtype))
+    else:
+        # edge values only where the combination does not depend on the order
+        updates = random_values(rng, index_shape, dtype, edges=reduction in ("none", "max", "min"))
+    x = random_values(rng, shape, dtype, edges=reduction in ("none", "max", "min"))
+    return maker("relax.scatter_elements", dtype)(
+        "random", x, indices, updates, axis=axis, reduction=f'"{reduction}"'
+    )
+
+
+spec(
+    "relax.scatter_elements",
+    ALL,
+    _scatter_cases,
+    _scatter_random,
+    lambda dtype: ([rank_only(2, dtype), rank_only(2, "i64"), rank_only(2, dtype)], {}),
+)

@@ -62,6 +62,12 @@ PYTHON_ATTRIBUTES.update(
         },
     }
 )
+PYTHON_ATTRIBUTES.update(
+    {
+        "argsort": {"axis": 0, "descending": True},
+        "scatter_elements": {"axis": 1, "reduction": StringAttr("add")},
+    }
+)
 
 NAMES = sorted(o.name.removeprefix("relax.") for o in OPERATORS)
 

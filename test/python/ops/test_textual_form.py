@@ -112,6 +112,23 @@ EXAMPLES.update(
     }
 )
 
+EXAMPLES.update(
+    {
+        **{
+            name: ([T], "")
+            for name in (
+                "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
+                "floor", "ceil", "round", "log1p", "expm1",
+            )
+        },
+        "argsort": ([T], "{axis = 0 : i64, descending = true}"),
+        "scatter_elements": (
+            [T, "!relax.tensor<[n, k], i64>", "!relax.tensor<[n, k], f32>"],
+            '{axis = 1 : i64, reduction = "add"}',
+        ),
+    }
+)  # fmt: skip
+
 
 def module_text(name: str, result: str | None = None) -> str:
     """A function applying the operator ``relax.<name>`` to its parameters."""
