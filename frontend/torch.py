@@ -47,6 +47,7 @@ from xrelax.frontend.common import (
     FrontendError,
     ImportedModel,
     ModelBuilder,
+    Names,
     Unsupported,
 )
 from xrelax.frontend.emitter import Emitter
@@ -142,6 +143,8 @@ class _Importer:
         self.seen: dict[torch.fx.Node, int] = {}
         """The version of its memory a view's value was computed from."""
         self.em: Emitter
+        self.functions = Names(["main"])
+        """The names of the functions that loops become."""
         self.half_in_float = False
         """Whether the node being converted computes float16 in float32."""
 
@@ -405,7 +408,10 @@ class _Importer:
             elif node.op == "get_attr":
                 self.env[node] = getattr(graph_module, node.target)
             elif node.op == "output":
-                return [self._value(a) for a in node.args[0]]
+                results = node.args[0]
+                if not isinstance(results, list | tuple):  # a single result (cond's)
+                    results = [results]
+                return [self._value(a) for a in results]
         raise FrontendError(f"subgraph '{graph_module}' has no output")
 
     def _checked(self, result: SSAValue, value: torch.Tensor) -> SSAValue:
