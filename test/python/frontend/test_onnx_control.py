@@ -312,3 +312,26 @@ def test_unsupported_node_in_a_body_is_reported_by_name() -> None:
     model.opset_import.append(helper.make_opsetid("custom", 1))
     with pytest.raises(frontend.UnsupportedOperatorsError, match=r"custom\.Unknown \(1\)"):
         frontend.from_onnx(model)
+
+
+def test_loop_deeper_than_python_recursion_fails_in_one_line() -> None:
+    """Each iteration is a call: a loop deeper than Python's recursion limit is a
+    one-line VM error, the shallower ones run."""
+    body = _loop_body(
+        [
+            helper.make_node("Add", ["v_in", "one"], ["v_out"]),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        ],
+        ([_info("v_in", F, ["n"])], [_info("v_out", F, ["n"])]),
+        [],
+    )
+    body.initializer.append(helper.make_tensor("one", F, [], [1.0]))
+    model = _model(
+        [helper.make_node("Loop", ["M", "", "v0"], ["v"], body=body)],
+        [_info("M", I64, []), _info("v0", F, ["n"])],
+        [_info("v", F, ["n"])],
+    )
+    main = xrelax.VirtualMachine(xrelax.compile(frontend.from_onnx(model).module))["main"]
+    np.testing.assert_array_equal(main(np.array(300), np.zeros(2, np.float32)), [300, 300])
+    with pytest.raises(xrelax.VMError, match="calls nested too deeply"):
+        main(np.array(5000), np.zeros(2, np.float32))
