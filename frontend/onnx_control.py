@@ -63,9 +63,7 @@ def _free_names(graph: onnx.GraphProto) -> list[str]:
     return free
 
 
-def _run_graph(
-    imp: _Importer, graph: onnx.GraphProto, bound: Sequence[_Value], label: str
-) -> list[_Value]:
+def _run_graph(imp: _Importer, graph: onnx.GraphProto, bound: Sequence[_Value]) -> list[_Value]:
     """The outputs of ``graph`` with its inputs bound to ``bound``, in a scope nested in
     the importer's (its values are forgotten after it); raises :class:`_Poisoned` when
     it holds an unsupported node."""
@@ -84,7 +82,7 @@ def _run_graph(
             array = _tensor_array(tensor, f"initializer '{tensor.name}'")
             imp.env[tensor.name] = _Known(array) if isinstance(array, np.ndarray) else array
         for index, node in enumerate(graph.node):
-            inner = f"{label}, in its subgraph: {_label(node.name or f'#{index}', node.op_type)}"
+            inner = f"in its subgraph, {_label(node.name or f'#{index}', node.op_type)}"
             imp._convert(node, inner, imp.opset, 0)
         outputs = [imp.env[value.name] for value in graph.output]
     finally:
@@ -95,14 +93,14 @@ def _run_graph(
 
 
 def _in_scope(
-    imp: _Importer, em: Emitter, graph: onnx.GraphProto, bound: Sequence[_Value], label: str
+    imp: _Importer, em: Emitter, graph: onnx.GraphProto, bound: Sequence[_Value]
 ) -> list[SSAValue]:
     """The outputs of ``graph`` as tensors, emitted with ``em`` (a branch's or a loop
     function's emitter)."""
     saved = imp.em
     imp.em = em
     try:
-        return [imp.tensor(v) for v in _run_graph(imp, graph, bound, label)]
+        return [imp.tensor(v) for v in _run_graph(imp, graph, bound)]
     finally:
         imp.em = saved
 
@@ -133,10 +131,6 @@ def _guarded(convert: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def _node_label(node: onnx.NodeProto) -> str:
-    return _label(node.name or node.output[0], node.op_type)
-
-
 def _function_name(node: onnx.NodeProto) -> str:
     """The name of a loop's function: ``loop_<its first output>``."""
     return f"{node.op_type.lower()}_{node.output[0] or node.name}"
@@ -148,18 +142,18 @@ def _function_name(node: onnx.NodeProto) -> str:
 @_converts("If")
 @_guarded
 def _if(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    cond, label = inputs[0], _node_label(node)
+    cond = inputs[0]
     branches = attrs["then_branch"], attrs["else_branch"]
     if isinstance(cond, _Known):
         if cond.array.size != 1:
             raise FrontendError(f"cond has {cond.array.size} elements, expected 1")
         taken = branches[0] if bool(cond.array.reshape(-1)[0]) else branches[1]
-        return _run_graph(imp, taken, [], label)
+        return _run_graph(imp, taken, [])
     condition = imp.tensor(cond)
     if imp.em.dtype(condition) != dtypes.I1:
         raise FrontendError("cond is not a bool tensor")
-    run = [lambda em, g=g: _in_scope(imp, em, g, [], label) for g in branches]
-    return emit_if(imp.em, condition, (run[0], run[1]), label, imp.builder.var_names)
+    run = [lambda em, g=g: _in_scope(imp, em, g, []) for g in branches]
+    return emit_if(imp.em, condition, (run[0], run[1]), "If", imp.builder.var_names)
 
 
 # ------------------------------------------------------------------ Loop
@@ -169,7 +163,6 @@ def _if(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict)
 @_guarded
 def _loop(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     body: onnx.GraphProto = attrs["body"]
-    label = _node_label(node)
     trips, cond = inputs[0], inputs[1] if len(inputs) > 1 else None
     initial = inputs[2:]
     carried = len(initial)
@@ -197,9 +190,7 @@ def _loop(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dic
     def step(em: Emitter, state: list[SSAValue], invariants: list[SSAValue]) -> Any:
         scope = dict(zip(names, invariants[len(invariants) - len(captured) :], strict=True))
         bound = [em.reshape(v, [1] * rank) for v, rank in zip(state[:2], declared, strict=True)]
-        outputs = _with_env(
-            imp, scope, lambda: _in_scope(imp, em, body, [*bound, *state[2:]], label)
-        )
+        outputs = _with_env(imp, scope, lambda: _in_scope(imp, em, body, [*bound, *state[2:]]))
         following = state[1] if cond is None else _as_scalar(em, outputs[0], "the body's condition")
         counter = em.op("add", state[0], em.const(np.int64(1)))
         return [counter, following, *outputs[1 : carried + 1]], outputs[carried + 1 :]
@@ -247,7 +238,6 @@ def _scan(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dic
     if imp.opset < 9:
         raise Unsupported("opset 8 form with a batch axis and sequence_lens")
     body: onnx.GraphProto = attrs["body"]
-    label = _node_label(node)
     scanned_count = attrs["num_scan_inputs"]
     states = len(inputs) - scanned_count
     emitted = len(body.output) - states
@@ -291,9 +281,7 @@ def _scan(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dic
             em.op("take", x, last if reverse else state[0], axis=axis)
             for x, axis, reverse in zip(xs, in_axes, in_reverse, strict=True)
         ]
-        outputs = _with_env(
-            imp, scope, lambda: _in_scope(imp, em, body, [*state[1:], *slices], label)
-        )
+        outputs = _with_env(imp, scope, lambda: _in_scope(imp, em, body, [*state[1:], *slices]))
         counter = em.op("add", state[0], em.const(np.int64(1)))
         return [counter, *outputs[:states]], outputs[states:]
 
