@@ -1,0 +1,146 @@
+"""ONNX tensor and math operators of frontend/onnx_tensor.py against onnxruntime, with a
+symbolic batch at two sizes: the element-wise maps, Round (halves to even), Softplus at
+large magnitudes, OneHot, TopK (ties by position), ScatterElements with each reduction;
+operators refused by name."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+import xrelax  # noqa: E402
+from xrelax import frontend  # noqa: E402
+from xrelax.frontend import UnsupportedOperatorsError  # noqa: E402
+
+RNG = np.random.default_rng(11)
+ELEM = {np.float32: TensorProto.FLOAT, np.int64: TensorProto.INT64, np.int32: TensorProto.INT32}
+
+
+def _model(node, inputs, outputs, initializers=(), opset=18):
+    """One node; ``inputs``: (name, dtype, dims with 'n' symbolic); outputs likewise."""
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info(n, ELEM[t], d) for n, t, d in inputs],
+        [helper.make_tensor_value_info(n, ELEM[t], None) for n, t in outputs],
+        [numpy_helper.from_array(v, n) for n, v in initializers],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _check(model, feeds_per_size, exact=False):
+    session = ort.InferenceSession(model.SerializeToString())
+    imported = frontend.from_onnx(model)
+    main = xrelax.VirtualMachine(xrelax.compile(imported.module))["main"]
+    for feeds in feeds_per_size:
+        expected = session.run(None, feeds)
+        got = main(*feeds.values(), **imported.params)
+        got = [got] if isinstance(got, np.ndarray) else list(got)
+        for value, want in zip(got, expected, strict=True):
+            assert value.dtype == want.dtype and value.shape == want.shape
+            if exact:
+                np.testing.assert_array_equal(value, want)
+            else:
+                np.testing.assert_allclose(value, want, rtol=2e-6, atol=1e-7)
+
+
+MAPS = {
+    "Tan": (-1.5, 1.5), "Sinh": (-5, 5), "Cosh": (-5, 5), "Asin": (-1, 1), "Acos": (-1, 1),
+    "Atan": (-9, 9), "Asinh": (-9, 9), "Acosh": (1, 9), "Atanh": (-0.99, 0.99),
+    "Floor": (-9, 9), "Ceil": (-9, 9),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("op", sorted(MAPS))
+def test_float_maps(op):
+    low, high = MAPS[op]
+    model = _model(
+        helper.make_node(op, ["x"], ["y"]), [("x", np.float32, ["n", 3])], [("y", np.float32)]
+    )
+    _check(
+        model,
+        [{"x": RNG.uniform(low, high, (n, 3)).astype(np.float32)} for n in (1, 4)],
+    )
+
+
+def test_round_halves_to_even_and_softplus_at_large_magnitudes():
+    values = np.array([[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.7, -100.0, 100.0, 1e30]], np.float32)
+    for op, exact in (("Round", True), ("Softplus", False)):
+        model = _model(
+            helper.make_node(op, ["x"], ["y"]), [("x", np.float32, ["n", 10])], [("y", np.float32)]
+        )
+        _check(model, [{"x": np.repeat(values, n, 0)} for n in (1, 3)], exact=exact)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_one_hot(axis):
+    node = helper.make_node("OneHot", ["i", "depth", "values"], ["y"], axis=axis)
+    model = _model(
+        node,
+        [("i", np.int64, ["n", 3])],
+        [("y", np.float32)],
+        [("depth", np.array(5, np.int64)), ("values", np.array([-1.0, 2.0], np.float32))],
+    )
+    # negative indices count from the end of depth; outside [-5, 4] a row of "off"
+    feeds = [{"i": np.array([[0, 4, -1]] * n + [[-5, 5, -6]], np.int64)} for n in (1, 2)]
+    _check(model, feeds, exact=True)
+
+
+@pytest.mark.parametrize(("largest", "axis"), [(1, 1), (0, 1), (1, 0)])
+def test_top_k(largest, axis):
+    node = helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=axis, largest=largest)
+    model = _model(
+        node,
+        [("x", np.float32, ["n", 6])],
+        [("v", np.float32), ("i", np.int64)],
+        [("k", np.array([1 if axis == 0 else 3], np.int64))],
+    )
+    # few distinct values: ties come by position, as onnxruntime orders them
+    feeds = [{"x": RNG.integers(-2, 3, (n, 6)).astype(np.float32)} for n in (2, 5)]
+    _check(model, feeds, exact=True)
+
+
+@pytest.mark.parametrize("reduction", ["none", "add", "mul", "max", "min"])
+def test_scatter_elements(reduction):
+    node = helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=1, reduction=reduction)
+    model = _model(
+        node,
+        [("x", np.float32, ["n", 5]), ("i", np.int64, ["n", 3]), ("u", np.float32, ["n", 3])],
+        [("y", np.float32)],
+    )
+    feeds = []
+    for n in (1, 3):
+        # distinct positions per row for "none" (onnxruntime leaves duplicates open)
+        index = np.stack([RNG.permutation(5)[:3] - 2 for _ in range(n)]).astype(np.int64)
+        if reduction != "none":
+            index[:, 1] = index[:, 0]
+        feeds.append(
+            {
+                "x": RNG.integers(-4, 5, (n, 5)).astype(np.float32),
+                "i": index,
+                "u": RNG.integers(-4, 5, (n, 3)).astype(np.float32),
+            }
+        )
+    _check(model, feeds, exact=True)
+
+
+@pytest.mark.parametrize(
+    ("op", "reason"),
+    [
+        ("RandomUniformLike", "nondeterministic: random numbers"),
+        ("Bernoulli", "nondeterministic: random numbers"),
+    ],
+)
+def test_refused_by_name(op, reason):
+    model = _model(
+        helper.make_node(op, ["x"], ["y"]), [("x", np.float32, ["n", 3])], [("y", np.float32)]
+    )
+    with pytest.raises(UnsupportedOperatorsError) as caught:
+        frontend.from_onnx(model)
+    assert f"{op} ({reason}) (1)" in str(caught.value)
+    assert "\n" not in str(caught.value)

@@ -1,0 +1,125 @@
+"""ATen tensor and math operators of frontend/torch_tensor.py against eager torch, with
+every dimension symbolic: the element-wise maps, rounding, ``div`` with a
+``rounding_mode`` and ``floor_divide``, ``clamp_min``/``clamp_max``, ``sort``,
+``argsort``, ``topk``, ``flip`` and the scatters; refusals as one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from test_torch_semantics import check, refusal  # noqa: E402
+
+from xrelax.backends.vm import VMError  # noqa: E402
+
+RNG = np.random.default_rng(3)
+
+
+def _floats(*shape: int) -> torch.Tensor:
+    return torch.from_numpy(RNG.standard_normal(shape).astype(np.float32))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [torch.tan, torch.sinh, torch.cosh, torch.atan, torch.asinh, torch.log1p, torch.expm1],
+    ids=lambda f: f.__name__,
+)
+def test_float_maps(fn):
+    x = _floats(3, 4) * 0.9
+    check(fn, x)
+
+
+@pytest.mark.parametrize("fn", [torch.asin, torch.acos, torch.atanh], ids=lambda f: f.__name__)
+def test_maps_outside_the_domain_are_nan(fn):
+    check(fn, torch.tensor([[-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0]]))
+
+
+def test_acosh():
+    check(torch.acosh, torch.tensor([[0.5, 1.0, 1.5, 10.0]]))
+
+
+@pytest.mark.parametrize("fn", [torch.floor, torch.ceil, torch.round, torch.trunc])
+def test_rounding(fn):
+    halves = torch.tensor([[-2.5, -1.5, -0.5, -0.0, 0.5, 1.5, 2.5, 2.4, float("nan"), 1e30]])
+    check(fn, halves)
+    check(fn, torch.tensor([[1, -3, 7]]))  # integers are already whole
+
+
+@pytest.mark.parametrize("mode", ["trunc", "floor"])
+def test_div_rounding_mode(mode):
+    a = torch.tensor([[7.0, -7.0, 7.0, -7.0, 1.0, -1.0, 0.0, 5.0, 1.0, -0.0]])
+    b = torch.tensor([[2.0, 2.0, -2.0, -2.0, 0.1, 3.0, -3.0, 0.0, float("inf"), 4.0]])
+    check(lambda x, y: torch.div(x, y, rounding_mode=mode), a, b)
+
+
+def test_integer_floor_division_by_a_number():
+    a = torch.tensor([[7, -7, 6, -6, 0]])
+    check(lambda x: torch.div(x, 2, rounding_mode="floor"), a)
+    check(lambda x: x // -3, a)
+    check(lambda x: torch.div(x, 4, rounding_mode="trunc"), a)
+
+
+def test_integer_division_by_a_tensor_is_refused():
+    a = torch.tensor([[7, -7]])
+    message = refusal(lambda x, y: torch.floor_divide(x, y), a, a)
+    assert "integer divisor that may be 0" in message
+
+
+def test_clamp_min_max():
+    x = _floats(3, 5)
+    check(lambda t: torch.clamp_min(t, -0.2), x)
+    check(lambda t: torch.clamp_max(t, 0.3), x)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_and_argsort(descending):
+    x = torch.tensor([[3.0, 1.0, float("nan"), 1.0, -0.0, 0.0, 5.0], [2.0, 2.0, 2.0, 1.0, 0, 0, 0]])
+    check(lambda t: torch.sort(t, dim=1, descending=descending, stable=True), x)
+    check(lambda t: torch.argsort(t, dim=0, descending=descending, stable=True), x)
+    check(lambda t: torch.sort(t, dim=-1, descending=descending, stable=True), x.to(torch.int32))
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk(largest):
+    x = _floats(4, 6)
+    check(lambda t: torch.topk(t, 3, dim=1, largest=largest), x)
+    check(lambda t: torch.topk(t, 2, dim=0, largest=largest), x)
+
+
+def test_flip():
+    x = _floats(2, 3, 4)
+    check(lambda t: torch.flip(t, [0, 2]), x)
+    check(lambda t: torch.flip(t, [-1]), x)
+
+
+@pytest.mark.parametrize("reduce", [None, "add", "multiply"])
+def test_scatter(reduce):
+    x = _floats(3, 5)
+    index = torch.tensor([[0, 4, 1], [2, 2, 3]])
+    src = _floats(2, 4)
+    if reduce is None:
+        # distinct positions: torch leaves the order of duplicate writes open
+        check(lambda t, s: torch.scatter(t, 1, index, s), x, src)
+        check(lambda t: torch.scatter(t, 0, index[:, :2] % 3, 2.5), x)
+    else:
+        check(lambda t, s: torch.scatter(t, 1, index, s, reduce=reduce), x, src)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "amax", "amin"])
+def test_scatter_reduce(reduce):
+    x = _floats(3, 5)
+    index = torch.tensor([[0, 4, 4], [2, 2, 3]])
+    src = _floats(2, 3)
+    check(lambda t, s: torch.scatter_reduce(t, 1, index, s, reduce), x, src)
+    check(lambda t, s: torch.scatter_add(t, 1, index, s), x, src)
+
+
+def test_scatter_negative_index_is_an_error():
+    x, src = _floats(2, 3), _floats(1, 1)
+    from test_torch_semantics import compiled
+
+    run = compiled(lambda t, s, i: torch.scatter(t, 1, i, s), x, src, torch.tensor([[1]]))
+    with pytest.raises(VMError, match="out of range"):
+        run(x.numpy(), src.numpy(), np.array([[-1]]))
