@@ -56,20 +56,13 @@ def interpret(module: ModuleOp, entry: str, *args: Any) -> Any:
     func = SymbolTable.lookup_symbol(module, entry)
     if not isinstance(func, relax.FuncOp):
         raise InterpreterError(f"no relax function @{entry} in the module")
-    if (found := relax.numpy_unsupported(func)) is not None:
-        _, what, dtype = found
-        raise InterpreterError(
-            f"{entry}: {what}: element type {relax.show_type(dtype)} is not supported by "
-            "numpy, which the interpreter runs on"
-        )
     try:
         with np.errstate(all="ignore"):
             (result,) = interpreter.call_op(func, args)
     except InterpretationError as err:
         raise InterpreterError(str(err)) from err
-    except (symbolic.SymbolicError, dtypes.UnsupportedDtype) as err:
-        # A symbolic size that cannot be evaluated (a division by a variable that is 0),
-        # an element type numpy cannot hold (bf16).
+    except symbolic.SymbolicError as err:
+        # A symbolic size that cannot be evaluated (a division by a variable that is 0).
         raise InterpreterError(f"{entry}: {err}") from None
     except RecursionError:
         raise InterpreterError(
@@ -102,7 +95,7 @@ def match_value(
             raise InterpreterError(
                 f"{where}: expected dtype {dtypes.numpy_name(type_.dtype)}, got {value.dtype}"
             )
-        if value.dtype.kind not in "biuf":
+        if value.dtype.kind not in "biuf" and value.dtype != dtypes.BFLOAT16:
             raise InterpreterError(
                 f"{where}: expected a tensor of a boolean, integer or floating-point dtype, "
                 f"got {value.dtype.name}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -12,12 +13,14 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IntegerType,
+    Signedness,
 )
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
 F16, F32, F64, BF16 = Float16Type(), Float32Type(), Float64Type(), BFloat16Type()
 I1, I8, I16, I32, I64 = (IntegerType(w) for w in (1, 8, 16, 32, 64))
+UI8, UI16, UI32, UI64 = (IntegerType(w, Signedness.UNSIGNED) for w in (8, 16, 32, 64))
 
 BY_NAME: dict[str, Attribute] = {
     "f16": F16,
@@ -29,6 +32,10 @@ BY_NAME: dict[str, Attribute] = {
     "i16": I16,
     "i32": I32,
     "i64": I64,
+    "ui8": UI8,
+    "ui16": UI16,
+    "ui32": UI32,
+    "ui64": UI64,
 }
 NAME_OF: dict[Attribute, str] = {t: n for n, t in BY_NAME.items()}
 
@@ -36,15 +43,25 @@ _NUMPY: dict[str, str] = {
     "f16": "float16",
     "f32": "float32",
     "f64": "float64",
+    "bf16": "bfloat16",
     "i1": "bool",
     "i8": "int8",
     "i16": "int16",
     "i32": "int32",
     "i64": "int64",
+    "ui8": "uint8",
+    "ui16": "uint16",
+    "ui32": "uint32",
+    "ui64": "uint64",
 }
 _FROM_NUMPY = {v: k for k, v in _NUMPY.items()}
 NUMPY_NAMES = tuple(_NUMPY.values())
-"""The numpy names of the element types numpy can hold (the VM's dtype strings)."""
+"""The numpy names of the element types (the VM's dtype strings); ``bfloat16`` is
+``ml_dtypes.bfloat16``, which importing this module registers with numpy."""
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+"""numpy's bf16 (ml_dtypes, as JAX and onnx use): its arithmetic computes in f32 and
+rounds once, as relax's f16 and bf16 do (docs/semantics.md)."""
 
 
 def is_dtype(attr: Attribute) -> bool:
@@ -62,22 +79,20 @@ def is_bool(dtype: Attribute) -> bool:
     return dtype == I1
 
 
-class UnsupportedDtype(ValueError, VerifyException):
-    """An element type numpy cannot hold (``bf16``): nothing that runs on numpy (the
-    VM, its kernels, the interpreter, constant folding) can handle it. A
-    ``VerifyException``, so that a pass or verifier raising it reports a diagnostic."""
+def is_unsigned(dtype: Attribute) -> bool:
+    """Whether ``dtype`` is an unsigned integer type (``ui8`` ... ``ui64``)."""
+    return dtype in (UI8, UI16, UI32, UI64)
+
+
+def is_float_numpy(dtype: np.dtype) -> bool:
+    """Whether a numpy dtype is a floating-point one (numpy's own kinds and bf16, whose
+    numpy kind is 'V')."""
+    return dtype.kind == "f" or dtype == BFLOAT16
 
 
 def numpy_name(dtype: Attribute) -> str:
     """The numpy dtype name of an element type (``f32`` -> ``float32``)."""
-    name = NAME_OF.get(dtype)
-    if name is None or name not in _NUMPY:
-        shown = name or str(dtype)
-        raise UnsupportedDtype(
-            f"element type {shown} is not supported by numpy, which the VM, the kernels "
-            "and the interpreter run on"
-        )
-    return _NUMPY[name]
+    return _NUMPY[NAME_OF[dtype]]
 
 
 def numpy_dtype(dtype: Attribute) -> np.dtype:

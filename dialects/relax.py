@@ -259,7 +259,9 @@ class ShapeType(_ShapedType, ParametrizedAttribute, TypeAttribute):
             check_rank(self.shape.data)
 
 
-_PRIM_DTYPES = (dtypes.I64, dtypes.I32, dtypes.I16, dtypes.I8)
+_PRIM_DTYPES = (
+    dtypes.I64, dtypes.I32, dtypes.I16, dtypes.I8, dtypes.UI64, dtypes.UI32, dtypes.UI16, dtypes.UI8
+)  # fmt: skip
 """The element types of a prim value (symbolic integers)."""
 
 
@@ -296,7 +298,7 @@ class PrimType(ParametrizedAttribute, TypeAttribute):
         dtype = _parse_dtype_text(parser, dtype_text, start)
         if dtype not in _PRIM_DTYPES:
             parser.raise_error(
-                f"a prim value has an integer element type (i8, i16, i32, i64), got "
+                f"a prim value has an integer element type (i8 ... i64, ui8 ... ui64), got "
                 f"'{dtype_text.strip()}'",
                 start,
                 start + len(dtype_text),
@@ -494,32 +496,6 @@ def check_region_results(
         )
     for index, (type_, value) in enumerate(zip(declared, values, strict=True)):
         check_declared_type(type_, value.type, f"{what} #{index}")
-
-
-def numpy_unsupported(func: FuncOp) -> tuple[Operation, str, Attribute] | None:
-    """Where ``func`` first has a value whose element type numpy cannot hold (``bf16``):
-    the op (``func`` for a parameter), what the value is, and the element type; None if
-    everything ``func`` computes can run on numpy."""
-
-    def unsupported(type_: Attribute) -> Attribute | None:
-        if isinstance(type_, TupleType):
-            return next((d for t in type_.types if (d := unsupported(t)) is not None), None)
-        if not isinstance(type_, TensorType | PrimType) or type_.dtype == UNKNOWN_DTYPE:
-            return None
-        try:
-            dtypes.numpy_name(type_.dtype)
-        except dtypes.UnsupportedDtype:
-            return type_.dtype
-        return None
-
-    for arg in func.body.block.args:
-        if (dtype := unsupported(arg.type)) is not None:
-            return func, f"parameter %{arg.name_hint or arg.index}", dtype
-    for op in func.body.walk(region_first=True):  # a dataflow region after its ops
-        for result in op.results:
-            if (dtype := unsupported(result.type)) is not None:
-                return op, op.name, dtype
-    return None
 
 
 def show_type(type_: Attribute) -> str:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import sympy
-from xdsl.dialects.arith import FloatingPointLikeBinaryOperation
+from xdsl.dialects.arith import FloatingPointLikeBinaryOperation, SignlessIntegerBinaryOperation
 from xdsl.dialects.builtin import (
     FunctionType,
     StringAttr,
@@ -722,6 +722,17 @@ class RemFOp(FloatingPointLikeBinaryOperation):
     traits = traits_def(Pure())
 
 
+@irdl_op_definition
+class PowUIOp(SignlessIntegerBinaryOperation):
+    """``%r = tir.powui %a, %b : ui8``: a to the power of b for unsigned integers,
+    wrapping around (MLIR's ``math.ipowi`` for signless integers, whose exponent may be
+    negative; the same syntax)."""
+
+    name = "tir.powui"
+
+    traits = traits_def(Pure())
+
+
 TIR_OPS = (
     PrimFuncOp,
     AllocBufferOp,
@@ -732,6 +743,7 @@ TIR_OPS = (
     LetOp,
     AssertOp,
     RemFOp,
+    PowUIOp,
 )
 
 Tir = Dialect("tir", list(TIR_OPS), [BufferType])

@@ -84,9 +84,28 @@ class OperatorOp(DeducedResultOp):
         whose result must have the deduced type."""
         types = tuple(runtime_type(value) for value in inputs)
         expected = cls.deduce_cached(types, tuple(sorted(props.items())))
-        result = cls.reference(inputs, props)
+        result = cls.reference([_bf16_widened(value) for value in inputs], props)
+        result = _bf16_rounded(result, expected)
         check_runtime_value(result, expected)
         return result
+
+
+def _bf16_widened(value: Any) -> Any:
+    """A bf16 array in f32: the reference kernels compute bf16 in f32 (exactly), and
+    :func:`_bf16_rounded` rounds their result once, as torch's CPU kernels do."""
+    if isinstance(value, np.ndarray) and value.dtype == dtypes.BFLOAT16:
+        return value.astype(np.float32)
+    return value
+
+
+def _bf16_rounded(value: Any, type_: Attribute) -> Any:
+    """``value`` with its f32 arrays that ``type_`` says are bf16 rounded to bf16."""
+    if isinstance(type_, TupleType) and isinstance(value, tuple):
+        return tuple(_bf16_rounded(v, t) for v, t in zip(value, type_.types, strict=False))
+    if isinstance(type_, TensorType) and type_.dtype == dtypes.BF16:
+        if isinstance(value, np.ndarray) and value.dtype == np.float32:
+            return value.astype(dtypes.BFLOAT16)
+    return value
 
 
 # --------------------------------------------------------------------------- type helpers
@@ -181,7 +200,11 @@ class DtypeKind:
 
 
 FLOAT = DtypeKind("a floating-point", frozenset({dtypes.F16, dtypes.F32, dtypes.F64, dtypes.BF16}))
-INTEGER = DtypeKind("an integer", frozenset({dtypes.I8, dtypes.I16, dtypes.I32, dtypes.I64}))
+SIGNED = DtypeKind("a signed integer", frozenset({dtypes.I8, dtypes.I16, dtypes.I32, dtypes.I64}))
+UNSIGNED = DtypeKind(
+    "an unsigned integer", frozenset({dtypes.UI8, dtypes.UI16, dtypes.UI32, dtypes.UI64})
+)
+INTEGER = DtypeKind("an integer", SIGNED.members | UNSIGNED.members)
 NUMERIC = DtypeKind("a numeric (not i1)", FLOAT.members | INTEGER.members)
 ANY_DTYPE = DtypeKind("any", frozenset(dtypes.NAME_OF))
 
@@ -398,7 +421,7 @@ def accumulator(dtype: Attribute) -> Attribute:
 
 def numpy_accumulator(dtype: np.dtype) -> np.dtype:
     """:func:`accumulator` of a numpy dtype."""
-    return np.dtype(np.float32) if dtype == np.float16 else dtype
+    return np.dtype(np.float32) if dtype in (np.float16, dtypes.BFLOAT16) else dtype
 
 
 def widened(x: te.Tensor, name: str = "wide") -> te.Tensor:
@@ -424,6 +447,10 @@ def mean_of(value: te.Expr, axes: Sequence[te.IterVar], count: sympy.Expr) -> te
     if dtypes.is_float(dtype):
         wide = accumulator(dtype)
         return te.cast(te.sum(te.cast(value, wide), axes) / te.index(count, wide), dtype)
+    if dtype == dtypes.UI64:
+        # Quotients and remainders by the count apart, as for i64; all non-negative.
+        n = te.index(count, dtype)
+        return te.sum(value / n, axes) + te.sum(te.fmod(value, n), axes) / n
     n = te.index(count)
     if dtype != dtypes.I64:
         # The i64 sum of fewer than 2**32 elements of 32 bits or less is exact.
@@ -448,6 +475,11 @@ def reference_mean(
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             total = x.sum(axis=axis, dtype=wide, keepdims=True) / np.asarray(count, wide)
         return _dropped(total, axis, keepdims).astype(x.dtype)
+    if x.dtype == np.uint64:
+        n = np.asarray(count, np.uint64)
+        quotients = (x // n).sum(axis=axis, keepdims=True)
+        remainders = np.fmod(x, n).sum(axis=axis, keepdims=True)
+        return _dropped(quotients + remainders // n, axis, keepdims)
     n = np.asarray(count, np.int64)
     if x.dtype != np.int64:
         total = x.sum(axis=axis, dtype=np.int64, keepdims=True)

@@ -332,7 +332,7 @@ class DivideOp(BinaryOp):
 
 
 def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if not np.issubdtype(a.dtype, np.integer):
+    if not np.issubdtype(a.dtype, np.signedinteger):
         return np.power(a, b)
     # numpy refuses a negative integer exponent; C, torch and TVM truncate 1 / a ** -b.
     with np.errstate(over="ignore"):
@@ -349,7 +349,7 @@ def _inverse_power(a: Any, b: Any, select: Any, scalar: Any) -> Any:
 
 
 def _te_power(a: te.Expr, b: te.Expr) -> te.Expr:
-    if dtypes.is_float(a.dtype):
+    if dtypes.is_float(a.dtype) or dtypes.is_unsigned(a.dtype):
         return te.power(a, b)
     zero = te.const(0, b.dtype)
     powers = te.power(a, te.maximum(b, zero))

@@ -26,8 +26,8 @@ from xrelax.dialects.relax import RelaxError, TensorType, show_type
 from xrelax.ops import te
 from xrelax.ops.base import (
     I64_PROP,
-    INTEGER,
     OUTPUT,
+    SIGNED,
     OperatorOp,
     Props,
     check_dtype,
@@ -87,7 +87,7 @@ def reference_indices(indices: np.ndarray, sizes: Any, props: Props) -> np.ndarr
 
 def _index_operand(type_: Attribute) -> TensorType:
     indices = expect_tensor(type_, "indices operand")
-    check_dtype(indices, INTEGER, "indices")
+    check_dtype(indices, SIGNED, "indices")
     return indices
 
 
@@ -108,7 +108,7 @@ class TakeOp(IndexedGatherOp):
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
         x = expect_tensor(operand_types[0])
         indices = expect_tensor(operand_types[1], "indices operand")
-        check_dtype(indices, INTEGER, "indices")
+        check_dtype(indices, SIGNED, "indices")
         axis = prop_int(properties, "axis")
         if axis is None:
             return tensor(known_shape(indices), x.dtype)

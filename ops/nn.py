@@ -641,7 +641,7 @@ _WINDOW_AXES = (4, 5)
 
 def _lowest(dtype: np.dtype) -> float | int:
     """The value padding a max pooling: below every element."""
-    return -np.inf if np.issubdtype(dtype, np.floating) else int(np.iinfo(dtype).min)
+    return -np.inf if dtypes.is_float_numpy(dtype) else int(np.iinfo(dtype).min)
 
 
 @irdl_op_definition

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import sympy
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xrelax.dialects import dtypes, symbolic
@@ -50,6 +50,7 @@ from xrelax.dialects.tir import (
     IndexOp,
     LetOp,
     LoadOp,
+    PowUIOp,
     PrimFuncOp,
     RemFOp,
     StoreOp,
@@ -1065,7 +1066,7 @@ class _Scope:
 
     def _emit(self, block: Block, expr: Expr) -> SSAValue:
         if isinstance(expr, Const):
-            return _add(block, _constant(expr.value, expr.dtype))
+            return _emit_constant(block, expr.value, expr.dtype)
         if isinstance(expr, IndexValue):
             return _add(block, IndexOp(self.index(block, expr.expr), expr.dtype))
         if isinstance(expr, Load):
@@ -1082,6 +1083,18 @@ class _Scope:
 def _add(block: Block, op: Operation) -> SSAValue:
     block.add_op(op)
     return op.results[0]
+
+
+def _emit_constant(block: Block, value: int | float | bool, dtype: Attribute) -> SSAValue:
+    """``value`` of ``dtype``; arith.constant holds signless integers only, so an
+    unsigned one is the signless constant of its bits, bitcast."""
+    if not dtypes.is_unsigned(dtype):
+        return _add(block, _constant(value, dtype))
+    width = _width(dtype)
+    bits = int(value) % (1 << width)
+    signed = bits - (1 << width) if bits >> (width - 1) else bits
+    signless = _add(block, _constant(signed, IntegerType(width)))
+    return _add(block, arith.BitcastOp(signless, dtype))
 
 
 def _constant(value: int | float | bool, dtype: Attribute) -> Operation:
@@ -1141,6 +1154,15 @@ _FLOAT_UNARY: dict[str, type[Operation]] = {
 }
 _CMPF = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
 _CMPI = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
+_CMPI_UNSIGNED = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq", "ne": "ne"}
+_UNSIGNED_BINARY: dict[str, type[Operation]] = {
+    **_INT_BINARY,
+    "div": arith.DivUIOp,
+    "floordiv": arith.DivUIOp,
+    "maximum": arith.MaxUIOp,
+    "minimum": arith.MinUIOp,
+    "power": PowUIOp,
+}
 
 
 def _emit_call(block: Block, expr: Call, args: list[SSAValue]) -> SSAValue:
@@ -1150,12 +1172,14 @@ def _emit_call(block: Block, expr: Call, args: list[SSAValue]) -> SSAValue:
         return _add(block, arith.SelectOp(*args))
     if op == "cast":
         return _emit_cast(block, args[0], expr.args[0].dtype, dtype)
+    if dtypes.is_unsigned(expr.args[0].dtype):
+        return _emit_unsigned(block, op, args)
     if op in _CMPF:
         if is_float:
             return _add(block, arith.CmpfOp(args[0], args[1], _CMPF[op]))
         return _add(block, arith.CmpiOp(args[0], args[1], _CMPI[op]))
     if op == "not":
-        return _add(block, arith.XOrIOp(args[0], _add(block, _constant(True, dtypes.I1))))
+        return _add(block, arith.XOrIOp(args[0], _emit_constant(block, True, dtypes.I1)))
     if is_float:
         if op in _FLOAT_BINARY:
             return _add(block, _FLOAT_BINARY[op](args[0], args[1]))
@@ -1174,7 +1198,7 @@ def _emit_call(block: Block, expr: Call, args: list[SSAValue]) -> SSAValue:
         if op == "abs":
             return _add(block, math.AbsIOp(args[0]))
         if op == "neg":
-            zero = _add(block, _constant(0, dtype))
+            zero = _emit_constant(block, 0, dtype)
             return _add(block, arith.SubiOp(zero, args[0]))
         if op == "fmod":
             return _add(block, arith.RemSIOp(args[0], args[1]))
@@ -1183,12 +1207,29 @@ def _emit_call(block: Block, expr: Call, args: list[SSAValue]) -> SSAValue:
     raise TypeError(f"'{op}' is not defined on {dtypes.NAME_OF[expr.args[0].dtype]}")
 
 
+def _emit_unsigned(block: Block, op: str, args: list[SSAValue]) -> SSAValue:
+    """``op`` on unsigned integers: the unsigned arith ops (comparisons, division,
+    remainders, extrema); arithmetic wraps around as for signed integers."""
+    if op in _CMPI_UNSIGNED:
+        return _add(block, arith.CmpiOp(args[0], args[1], _CMPI_UNSIGNED[op]))
+    if op in _UNSIGNED_BINARY:
+        return _add(block, _UNSIGNED_BINARY[op](args[0], args[1]))
+    if op in ("fmod", "mod"):
+        return _add(block, arith.RemUIOp(args[0], args[1]))
+    if op == "abs":
+        return args[0]
+    if op == "neg":
+        zero = _emit_constant(block, 0, args[0].type)
+        return _add(block, arith.SubiOp(zero, args[0]))
+    raise TypeError(f"'{op}' is not defined on {dtypes.NAME_OF[args[0].type]}")
+
+
 def _floored_remainder(block: Block, rem: SSAValue, divisor: SSAValue) -> SSAValue:
     """The remainder with the sign of the divisor from the truncated one ``rem`` (numpy's
     ``remainder``): ``rem + divisor`` where ``rem`` is non-zero and the signs differ.
     Exact, where ``a - floor(a / b) * b`` is not (``1e10 mod 3``, a divisor of inf)."""
     is_float = dtypes.is_float(rem.type)
-    zero = _add(block, _constant(0, rem.type))
+    zero = _emit_constant(block, 0, rem.type)
 
     def less(a: SSAValue, b: SSAValue) -> SSAValue:
         if is_float:
@@ -1213,19 +1254,23 @@ def _width(dtype: Attribute) -> int:
 def _emit_cast(block: Block, value: SSAValue, source: Attribute, target: Attribute) -> SSAValue:
     """numpy ``astype`` from ``source`` to ``target``."""
     if dtypes.is_bool(target):
-        zero = _add(block, _constant(0, source))
+        zero = _emit_constant(block, 0, source)
         if dtypes.is_float(source):
             return _add(block, arith.CmpfOp(value, zero, "une"))
         return _add(block, arith.CmpiOp(value, zero, "ne"))
     if dtypes.is_float(source) and dtypes.is_float(target):
         cls = arith.ExtFOp if _width(target) > _width(source) else arith.TruncFOp
         return _add(block, cls(value, target))
+    unsigned = dtypes.is_bool(source) or dtypes.is_unsigned(source)
     if dtypes.is_float(target):
-        cls = arith.UIToFPOp if dtypes.is_bool(source) else arith.SIToFPOp
+        cls = arith.UIToFPOp if unsigned else arith.SIToFPOp
         return _add(block, cls(value, target))
     if dtypes.is_float(source):
-        return _add(block, arith.FPToSIOp(value, target))
-    if dtypes.is_bool(source):
-        return _add(block, arith.ExtUIOp(value, target))
-    cls = arith.ExtSIOp if _width(target) > _width(source) else arith.TruncIOp
-    return _add(block, cls(value, target))
+        cls = arith.FPToUIOp if dtypes.is_unsigned(target) else arith.FPToSIOp
+        return _add(block, cls(value, target))
+    if _width(target) > _width(source):
+        cls = arith.ExtUIOp if unsigned else arith.ExtSIOp
+        return _add(block, cls(value, target))
+    if _width(target) == _width(source):  # the other signedness: the same bits
+        return _add(block, arith.BitcastOp(value, target))
+    return _add(block, arith.TruncIOp(value, target))

@@ -26,7 +26,6 @@ from xdsl.pattern_rewriter import (
 )
 
 from xrelax.diagnostics import IRError
-from xrelax.dialects import dtypes
 from xrelax.dialects.kernel_table import KernelTable
 from xrelax.dialects.relax import (
     CallPackedOp,
@@ -36,25 +35,12 @@ from xrelax.dialects.relax import (
     ShapeType,
     TensorType,
     TupleType,
-    numpy_unsupported,
 )
 from xrelax.ops import te
 from xrelax.ops.base import OperatorOp
 from xrelax.transforms.function_walk import lower_function_bodies
 
 RUNTIME_PREFIX = "relax.op."
-
-
-def refuse_numpy_unsupported(module: ModuleOp) -> None:
-    """An error at the first value of a relax function whose element type numpy cannot
-    hold (bf16): the kernels, the safety net and the VM all run on numpy."""
-    for func in module.ops:
-        if isinstance(func, FuncOp) and (found := numpy_unsupported(func)) is not None:
-            where, what, dtype = found
-            try:
-                dtypes.numpy_name(dtype)
-            except dtypes.UnsupportedDtype as err:
-                raise IRError(where, f"{what}: {err}") from None
 
 
 def runtime_name(op_type: type[OperatorOp]) -> str:
@@ -164,6 +150,5 @@ class LegalizeOpsPass(ModulePass):
     name = "relax-legalize-ops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        refuse_numpy_unsupported(op)
         kernels = KernelTable.of_module(op)
         lower_function_bodies(op, [LegalizeOperator(kernels)])

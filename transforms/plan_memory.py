@@ -36,9 +36,8 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from xrelax.diagnostics import IRError, emit_remark
+from xrelax.diagnostics import emit_remark
 from xrelax.dialects import symbolic
-from xrelax.dialects.dtypes import UnsupportedDtype
 from xrelax.dialects.relax import FuncOp, MatchShapeOp, type_free_vars
 from xrelax.dialects.relax_memory import (
     AllocStorageOp,
@@ -117,10 +116,7 @@ def plan_block(block: Block) -> MemoryPlan:
         while busy and busy[0][0] < position:
             released.append(heapq.heappop(busy))
         free += [storage for _, _, storage in sorted(released, key=lambda item: item[1])]
-        try:
-            size = tensor_bytes(op.result.type)  # type: ignore[arg-type]
-        except UnsupportedDtype as err:
-            raise IRError(op, str(err)) from None
+        size = tensor_bytes(op.result.type)  # type: ignore[arg-type]
         sizes.append(size)
         end = _last_use(op.result, block, order)
         storage = _pick(free, size) if end is not None else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 import sympy
 from xdsl.dialects import arith
 from xdsl.ir import Block, Operation, SSAValue
@@ -118,6 +119,11 @@ class _Reader:
         elif isinstance(op, arith.ConstantOp):
             dtype = dtypes.numpy_dtype(op.result.type)
             self.values[op.result] = Const(dtype, constant_value(op))
+        elif isinstance(op, arith.BitcastOp) and isinstance(self.value(op.input), Const):
+            # an unsigned constant: the signless constant of its bits (ops/te.py)
+            dtype = dtypes.numpy_dtype(op.result.type)
+            bits = self.value(op.input).value
+            self.values[op.result] = Const(dtype, np.asarray(bits).astype(dtype)[()])
         elif isinstance(op, AllocBufferOp):
             raise NotVectorizable("a buffer is allocated inside the loop nest")
         elif isinstance(op, AssertOp):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Operation
 
 from xrelax.dialects import dtypes
@@ -42,6 +43,15 @@ _BY_NAME: dict[str, NumpyOp] = {
     "arith.divsi": NumpyOp("rt.truncdiv", ufunc=False),
     "arith.floordivsi": NumpyOp("np.floor_divide"),
     "arith.remsi": NumpyOp("np.fmod"),
+    # The unsigned ops run on buffers of numpy's unsigned dtypes, where numpy's
+    # division, remainder and extrema are the unsigned ones (a divisor of 0 gives 0).
+    "arith.divui": NumpyOp("np.floor_divide"),
+    "arith.remui": NumpyOp("np.fmod"),
+    "arith.maxui": NumpyOp("np.maximum"),
+    "arith.minui": NumpyOp("np.minimum"),
+    "arith.shli": NumpyOp("np.left_shift"),
+    "arith.shrui": NumpyOp("np.right_shift"),
+    "arith.shrsi": NumpyOp("np.right_shift"),
     "tir.remf": NumpyOp("np.fmod"),
     "arith.negf": NumpyOp("np.negative"),
     "arith.maximumf": NumpyOp("np.maximum"),
@@ -55,10 +65,13 @@ _BY_NAME: dict[str, NumpyOp] = {
     "arith.xori": NumpyOp("np.bitwise_xor"),
     "arith.select": SELECT,
     "arith.sitofp": CAST,
+    "arith.uitofp": CAST,
     "arith.fptosi": CAST,
+    "arith.fptoui": CAST,
     "arith.extf": CAST,
     "arith.truncf": CAST,
     "arith.extsi": CAST,
+    "arith.extui": CAST,
     "math.exp": NumpyOp("np.exp"),
     "math.exp2": NumpyOp("np.exp2"),
     "math.expm1": NumpyOp("np.expm1"),
@@ -88,6 +101,7 @@ _BY_NAME: dict[str, NumpyOp] = {
     "math.absi": NumpyOp("np.absolute"),
     "math.powf": NumpyOp("np.power"),
     "math.ipowi": NumpyOp("np.power"),
+    "tir.powui": NumpyOp("np.power"),
     "math.floor": NumpyOp("np.floor"),
     "math.ceil": NumpyOp("np.ceil"),
     "math.trunc": NumpyOp("np.trunc"),
@@ -109,6 +123,10 @@ _CMPI = {
     "sle": "np.less_equal",
     "sgt": "np.greater",
     "sge": "np.greater_equal",
+    "ult": "np.less",
+    "ule": "np.less_equal",
+    "ugt": "np.greater",
+    "uge": "np.greater_equal",
 }
 
 REDUCTIONS = {
@@ -141,10 +159,10 @@ def numpy_op(op: Operation) -> NumpyOp:
         if predicate not in table:
             raise UnsupportedOp(f"the kernel backend cannot compute '{op.name} {predicate}'")
         return NumpyOp(table[predicate])
-    if op.name == "arith.uitofp" and op.operands[0].type == dtypes.I1:
-        return CAST
-    if op.name == "arith.extui" and op.operands[0].type == dtypes.I1:
-        return CAST
+    if op.name == "arith.bitcast" and all(
+        isinstance(v.type, IntegerType) for v in (*op.operands, *op.results)
+    ):
+        return CAST  # same-width integers: numpy's astype keeps the bits
     if op.name == "arith.extsi" and op.operands[0].type == dtypes.I1:
         raise UnsupportedOp("the kernel backend cannot compute 'arith.extsi' of an i1")
     if op.name == "arith.trunci":

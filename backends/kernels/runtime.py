@@ -10,7 +10,11 @@ from typing import Any, NoReturn
 import numpy as np
 
 from xrelax.backends.vm.error import VMError
+from xrelax.dialects import dtypes
 from xrelax.dialects.symbolic import Fact
+
+bfloat16 = dtypes.BFLOAT16.type
+"""The bf16 scalar type (``ml_dtypes.bfloat16``) as the generated code names it."""
 
 
 class KernelError(VMError, ValueError):

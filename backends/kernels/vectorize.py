@@ -40,6 +40,7 @@ from xrelax.backends.kernels.tree import (
     use_counts,
     walk,
 )
+from xrelax.dialects import dtypes
 from xrelax.dialects.symbolic import prove_le, prove_lt
 
 _MAX_UNROLLED_POINTS = 16
@@ -73,7 +74,9 @@ def vectorize_nest(
 
 
 def dtype_code(dtype: np.dtype) -> str:
-    """The numpy scalar type of ``dtype`` as code (``np.float32``)."""
+    """The numpy scalar type of ``dtype`` as code (``np.float32``; bf16 is ml_dtypes')."""
+    if dtype == dtypes.BFLOAT16:
+        return "rt.bfloat16"
     return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
 
 
@@ -108,9 +111,9 @@ def _identity(combine: str, dtype: np.dtype) -> object:
     if combine == "np.multiply":
         return 1
     if combine == "np.bitwise_and":
-        return -1
+        return np.iinfo(dtype).max if dtype.kind == "u" else -1
     is_max = combine in ("np.maximum", "np.fmax")
-    if dtype.kind == "f":
+    if dtypes.is_float_numpy(dtype):
         return -np.inf if is_max else np.inf
     if dtype == np.bool_:
         return not is_max

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from xrelax.backends import buffer_pool
+from xrelax.dialects import dtypes
 
 from .error import AllocationError, VMError
 
@@ -314,7 +315,8 @@ def _label(label: str) -> str:
 # -- checks -----------------------------------------------------------------------------
 
 TENSOR_KINDS = "biuf"
-"""The numpy dtype kinds of relax tensors (no complex, object, string or time values)."""
+"""The numpy dtype kinds of relax tensors (no complex, object, string or time values),
+besides bf16 (``ml_dtypes.bfloat16``, of numpy kind 'V')."""
 
 
 @register_func("vm.builtin.check_tensor_info")
@@ -324,7 +326,7 @@ def check_tensor_info(value: Any, ndim: int, dtype: str, err_ctx: str) -> None:
         raise VMError(_in(err_ctx, f"expected a tensor, got {_describe(value)}"))
     if ndim != -1 and value.ndim != ndim:
         raise VMError(_in(err_ctx, f"expected rank {ndim}, got rank {value.ndim}"))
-    if not dtype and value.dtype.kind not in TENSOR_KINDS:
+    if not dtype and value.dtype.kind not in TENSOR_KINDS and value.dtype != dtypes.BFLOAT16:
         raise VMError(
             _in(
                 err_ctx,

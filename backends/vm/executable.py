@@ -45,6 +45,8 @@ from typing import Any
 
 import numpy as np
 
+from xrelax.dialects import dtypes
+
 from .error import VMError
 
 __all__ = [
@@ -560,9 +562,22 @@ def _array_literal(value: np.ndarray) -> str:
         return f"np.array({value.tolist()!r}, dtype={dtype.name!r})"
     raw = np.ascontiguousarray(value).tobytes().hex()
     return (
-        f"np.frombuffer(bytes.fromhex({raw!r}), dtype={dtype.str!r})"
+        f"np.frombuffer(bytes.fromhex({raw!r}), dtype={_dtype_text(dtype)!r})"
         f".reshape({tuple(value.shape)!r}).copy()"
     )
+
+
+def _dtype_text(dtype: np.dtype) -> str:
+    """How the executable names a dtype: numpy's type string (``<f4``), bf16 by its name
+    (numpy's string for it, ``<V2``, is a void type)."""
+    return dtype.name if dtype == dtypes.BFLOAT16 else dtype.str
+
+
+def _storable(dtype: np.dtype) -> bool:
+    """Whether a constant array of ``dtype`` can be stored (a plain numeric or text
+    dtype, or bf16)."""
+    plain = dtype.kind in _ARRAY_KINDS and dtype.fields is None and dtype.itemsize > 0
+    return plain or dtype == dtypes.BFLOAT16
 
 
 # -- binary format ----------------------------------------------------------------------
@@ -638,10 +653,10 @@ class _Writer:
             for item in v:
                 self.value(item)
         elif isinstance(v, np.ndarray):
-            if v.dtype.kind not in _ARRAY_KINDS or v.dtype.fields is not None:
+            if not _storable(v.dtype):
                 raise VMError(f"cannot serialise a constant array of dtype {v.dtype}")
             self.u8(_TAG_SPLAT if _is_splat(v) else _TAG_ARRAY)
-            self.string(v.dtype.str)
+            self.string(_dtype_text(v.dtype))
             self.u32(v.ndim)
             for d in v.shape:
                 self.u64(d)
@@ -723,7 +738,7 @@ class _Reader:
             dtype = np.dtype(dtype_str)
         except TypeError:
             raise VMError(f"{self._what} section holds unknown dtype {dtype_str!r}") from None
-        if dtype.kind not in _ARRAY_KINDS or dtype.fields is not None or dtype.itemsize == 0:
+        if not _storable(dtype):
             raise VMError(f"{self._what} section holds unsupported dtype {dtype_str!r}")
         shape = tuple(self.u64() for _ in range(self.u32()))
         size = math.prod(shape)

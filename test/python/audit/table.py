@@ -18,8 +18,8 @@ FLOATS = tuple(FLOAT_TYPES)
 INTS = tuple(INT_TYPES)
 NUMERIC = FLOATS + INTS
 ALL = (*NUMERIC, "i1")
-"""The element types numpy holds (``bf16`` is refused by everything that runs: see
-``test_bf16_is_refused``)."""
+"""The element types numpy holds natively (``bf16`` computes in f32 and rounds once: see
+``test_bf16_is_f32_rounded_once``)."""
 
 INDEX_MATRIX_DTYPES = ("f32", "i1")
 """The dtypes of x the gathers refuse every index dtype's out-of-range indices on (the

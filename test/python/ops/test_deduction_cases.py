@@ -436,7 +436,7 @@ def test_safety_net(op, types, props, result):
             TakeOp,
             [tensor("[n, 3]"), tensor("[k]")],
             {},
-            ["expected indices with an integer element type"],
+            ["expected indices with a signed integer element type"],
         ),
         (
             StridedSliceOp,

@@ -200,7 +200,7 @@ def test_operands_by_name_and_variadic_forms():
         (
             lambda x: op.astype(x, dtype="float128"),
             "astype(): attribute 'dtype' expects an element type (f16, f32, f64, bf16, i1, "
-            "i8, i16, i32, i64), got 'float128'",
+            "i8, i16, i32, i64, ui8, ui16, ui32, ui64), got 'float128'",
         ),
         (lambda x: op.softmax(x, axis=1.5), "softmax(): attribute 'axis' expects an integer"),
         (

@@ -202,37 +202,6 @@ def test_grouped_convolution_of_an_empty_padded_input():
     assert_every_path("conv1d", [x, w], (1, 2, 1), attrs, np.zeros((1, 2, 1), np.float32))
 
 
-@pytest.mark.parametrize(
-    ("params", "body", "what"),
-    [
-        (
-            "%a: !relax.tensor<[n], bf16>",
-            "relax.exp %a : (!relax.tensor<[n], bf16>)",
-            "parameter %a",
-        ),
-        (
-            "%a: !relax.tensor<[n], f32>",
-            "relax.astype %a {dtype = bf16} : (!relax.tensor<[n], f32>)",
-            "relax.astype",
-        ),
-    ],
-)
-def test_bf16_is_refused_where_it_appears(params, body, what):
-    # numpy cannot hold bf16: compiling and interpreting refuse in one line, located.
-    module = xrelax.parse(
-        f"relax.func @main({params}) -> !relax.tensor<[n], bf16> {{\n  %r = {body}\n"
-        "  relax.return %r : !relax.tensor<[n], bf16>\n}"
-    )
-    with pytest.raises(
-        xrelax.CompileError, match=f"{what}: element type bf16 is not supported by numpy"
-    ):
-        xrelax.compile(module)
-    with pytest.raises(
-        InterpreterError, match=f"^main: {what}: element type bf16 is not supported"
-    ):
-        xrelax.interpret(module, "main", np.zeros(3, np.float32))
-
-
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
 def test_integer_power_with_a_negative_exponent_truncates(dtype):
     # numpy refuses it; C, torch and TVM truncate 1 / a ** -b.
