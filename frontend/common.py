@@ -71,6 +71,9 @@ class ImportedModel:
     """The weights, keyed by parameter name, in parameter order."""
     inputs: list[str]
     """The names of the parameters that are model inputs (they come first)."""
+    written_inputs: list[str] = field(default_factory=list)
+    """The model inputs the model writes in place (``x.add_(1)``), in input order: the
+    function returns their new values first, then the model's outputs."""
 
     def text(self) -> str:
         """The module's textual form."""

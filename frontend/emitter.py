@@ -460,9 +460,10 @@ class Emitter:
         reverse: bool = False,
         reset_after: bool = True,
     ) -> tuple[list[SSAValue], list[SSAValue]]:
-        """One direction of one LSTM or GRU layer, unrolled over the (static) time axis
-        of ``x`` ``[T, N, I]``: the hidden output at each time step (in time order) and
-        the final state (``h`` and, for an LSTM, ``c``).
+        """One direction of one LSTM, GRU or plain RNN layer (``rnn_tanh``, ``rnn_relu``:
+        the activation of the sum of both projections), unrolled over the (static) time
+        axis of ``x`` ``[T, N, I]``: the hidden output at each time step (in time order)
+        and the final state (``h`` and, for an LSTM, ``c``).
 
         ``weights`` are ``w_ih [G * H, I]``, ``w_hh [G * H, H]`` and the biases ``b_ih``
         and ``b_hh [G * H]`` (None: absent); ``order`` names the gates of their rows:
@@ -476,7 +477,7 @@ class Emitter:
         inputs = self.op("matmul", x, self.permute(w_ih, [1, 0]))
         if b_ih is not None:
             inputs = self.op("add", inputs, b_ih)
-        if cell == "lstm" and b_hh is not None:
+        if cell != "gru" and b_hh is not None:
             inputs, b_hh = self.op("add", inputs, b_hh), None
         if cell == "gru" and not reset_after:
             # The candidate's hidden projection reads the reset hidden state: a projection
@@ -501,6 +502,10 @@ class Emitter:
             if b_hh is not None:
                 projected = self.op("add", projected, b_hh)
             given = self.select(inputs, 0, t)
+            if cell in ("rnn_tanh", "rnn_relu"):
+                h = self.op(cell.removeprefix("rnn_"), self.op("add", given, projected))
+                outputs.append(h)
+                continue
             if cell == "lstm":
                 gates = self._gates(self.op("add", given, projected), hidden_order)
                 i, f = self.op("sigmoid", gates["i"]), self.op("sigmoid", gates["f"])

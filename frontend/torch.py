@@ -15,12 +15,15 @@ y = vm["main"](x.numpy(), **imported.params)
   torch knows is checked against the relax deduction. Ranges (``min``, ``max``) are
   not checked.
 * ATen operators map onto relax operators or compositions of them
-  (:mod:`xrelax.frontend.emitter`); :data:`SUPPORTED` lists them. The program
-  ``torch.export.export`` returns imports as it is: its in-place operators and the views
-  they write through are made functional while importing (:mod:`.torch_inplace`), and
-  a write to an input, a parameter or a buffer is reported as unsupported. Its
-  ``run_decompositions()`` form imports too (but decomposed, causal attention, ``tril``
-  and ``triu`` use ``aten.arange``, which is not converted).
+  (:mod:`xrelax.frontend.emitter`); :data:`SUPPORTED` lists them. An operator without a
+  converter is decomposed by torch's own decomposition table first
+  (:mod:`.torch_decompose`); what still cannot be imported is reported as the user's
+  operator. The program ``torch.export.export`` returns imports as it is: its in-place
+  operators and the views they write through are made functional while importing
+  (:mod:`.torch_inplace`). A write to a model input makes the input's new value a
+  result (before the model's outputs, :attr:`ImportedModel.written_inputs`); a write to
+  a parameter or a buffer is reported as unsupported. Its ``run_decompositions()`` form
+  imports too.
 * Parameters, buffers and tensor constants become parameters after the inputs, named
   after their ``state_dict`` keys.
 """
@@ -42,7 +45,7 @@ from xdsl.ir import Attribute, SSAValue
 from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.block_builder import BlockBuilder
 from xrelax.dialects.relax import RelaxError, TensorType
-from xrelax.frontend import torch_inplace
+from xrelax.frontend import torch_decompose, torch_inplace
 from xrelax.frontend.common import (
     FrontendError,
     ImportedModel,
@@ -73,6 +76,15 @@ _POISON = object()
 _Converter = Callable[["_Importer", torch.fx.Node, dict[str, Any]], Any]
 _CONVERTERS: dict[str, _Converter] = {}
 
+_OUTPUT_KINDS = (
+    OutputKind.USER_OUTPUT,
+    OutputKind.USER_INPUT_MUTATION,
+    OutputKind.BUFFER_MUTATION,
+    OutputKind.PARAMETER_MUTATION,
+)
+"""The kinds of outputs a program for inference has: its own, and the new values of
+the inputs, buffers and parameters it writes (of a functional program)."""
+
 _IGNORED = {
     "aten._assert_scalar",
     "aten._assert_tensor_metadata",
@@ -86,8 +98,39 @@ _IGNORED = {
 def from_exported_program(program: ExportedProgram) -> ImportedModel:
     """Import ``program`` (from ``torch.export.export``); raises
     :class:`~xrelax.frontend.UnsupportedOperatorsError` listing every unsupported
-    operator, or :class:`~xrelax.frontend.FrontendError`."""
-    return _Importer(program).run()
+    operator, or :class:`~xrelax.frontend.FrontendError`. Operators without a converter
+    are decomposed by torch first (:mod:`.torch_decompose`)."""
+    return _Importer(torch_decompose.decompose(program, _needs_decomposition), program).run()
+
+
+def _needs_decomposition(node: torch.fx.Node) -> torch._ops.OpOverload | None:
+    """The overload torch must decompose for ``node`` to import: its own, or for an
+    in-place operator its functional form's; None when a converter takes it."""
+    key = _converter_key(node)
+    value = node.meta.get("val")
+    if key in _IGNORED or key in _CONVERTERS or _is_size(value):
+        return None
+    target = node.target
+    if target._schema.is_mutable:
+        target = torch_inplace.functional_form(target)
+        if target is None or str(target._overloadpacket) in _CONVERTERS:
+            return None
+    return target
+
+
+def _same_function(original: torch.fx.Node, node: torch.fx.Node) -> bool:
+    """Whether ``node`` computes what ``original`` does: its functional form (``add_``
+    functionalized to ``add``), or its primitive (``lgamma`` to ``prims.lgamma``)."""
+    target = original.target
+    if isinstance(target, torch._ops.OpOverload) and target._schema.is_mutable:
+        return torch_inplace.functional_form(target) == node.target
+    name = _target_name(node)
+    return name.startswith("prims.") and name.split(".")[1] == _target_name(original).split(".")[1]
+
+
+def _is_size(value: Any) -> bool:
+    """Whether a node's value is a size (computed symbolically, not converted)."""
+    return isinstance(value, torch.SymInt | int) and not isinstance(value, bool)
 
 
 _HALF_IN_FLOAT: set[_Converter] = set()
@@ -117,17 +160,37 @@ def _target_name(node: torch.fx.Node) -> str:
     return f"{module}.{name}" if module else name
 
 
+_PRIMS_AS_ATEN = {
+    "prims.abs", "prims.ceil", "prims.cos", "prims.erf", "prims.exp", "prims.expm1",
+    "prims.floor", "prims.hypot", "prims.log", "prims.log10", "prims.log1p", "prims.log2",
+    "prims.neg", "prims.reciprocal", "prims.round", "prims.rsqrt", "prims.sign", "prims.sin",
+    "prims.sqrt", "prims.tan", "prims.tanh", "prims.trunc",
+}  # fmt: skip
+"""Element-wise primitives torch's decompositions of core ATen operators use, converted
+as the ATen operator of their name: the same function of the same arguments (``self``,
+``other``), on operands the decomposition already promoted."""
+
+
 def _converter_key(node: torch.fx.Node) -> str:
     target = node.target
     if isinstance(target, torch._ops.OpOverload):
-        return str(target._overloadpacket)
+        key = str(target._overloadpacket)
+        return f"aten.{key.removeprefix('prims.')}" if key in _PRIMS_AS_ATEN else key
     return _target_name(node)
 
 
 class _Importer:
-    def __init__(self, program: ExportedProgram) -> None:
+    def __init__(self, decomposed: torch_decompose.Decomposed, original: ExportedProgram) -> None:
+        program = decomposed.program
         self.program = program
         self.graph = program.graph_module.graph
+        self.decomposed = decomposed
+        self.original = original.graph_module.graph
+        self.original_nodes = {n.name: n for n in self.original.nodes}
+        self.reported: set[tuple[str, str]] = set()
+        """The (original node, report) pairs counted: a decomposition's nodes count once."""
+        self.written: dict[str, torch.fx.Node] = {}
+        """Model input (placeholder) name -> the node whose value it holds at the end."""
         self.builder = ModelBuilder("ATen")
         self.env: dict[torch.fx.Node, Any] = {}
         self.param_names: dict[str, str] = {}
@@ -185,12 +248,22 @@ class _Importer:
             else:
                 self.param_names[node.name] = self.builder.add_weight(spec.target, tensor)
         for spec in signature.output_specs:
-            if spec.kind != OutputKind.USER_OUTPUT:
+            if spec.kind not in _OUTPUT_KINDS:
                 raise FrontendError(
                     f"output '{spec.arg.name}' is a {spec.kind.name} "
                     "(export the model in eval mode)"
                 )
-        return self.builder.build(self._body)
+        imported = self.builder.build(self._body)
+        imported.written_inputs = [self.param_names[name] for name in self._written_order()]
+        return imported
+
+    def _written_order(self) -> list[str]:
+        """The model inputs written, in input order."""
+        return [
+            spec.arg.name
+            for spec in self.program.graph_signature.input_specs
+            if spec.kind == InputKind.USER_INPUT and spec.arg.name in self.written
+        ]
 
     def _name_variables(self, inputs: Sequence[torch.fx.Node]) -> None:
         """Relax variables for the inputs' symbols: the ``Dim`` name, else ``s0, s1...``."""
@@ -237,7 +310,7 @@ class _Importer:
             elif node.op == "get_attr":
                 self.env[node] = getattr(self.program.graph_module, node.target)
             elif node.op == "output":
-                outputs = [self._value(a) for a in node.args[0]]
+                outputs = self._outputs(node.args[0])
             else:
                 raise FrontendError(f"node '{node.name}': '{node.op}' nodes are not supported")
         if self.builder.unsupported:
@@ -247,19 +320,65 @@ class _Importer:
                 raise FrontendError(f"output {index} is not a tensor ({value!r})")
         return outputs
 
+    def _outputs(self, results: Sequence[Any]) -> list[Any]:
+        """The function's results: the new values of the model inputs the program writes
+        (in input order), then the model's outputs. A write to a buffer or parameter
+        (an output of a functional program) is unsupported."""
+        user = []
+        specs = self.program.graph_signature.output_specs
+        for spec, result in zip(specs, results, strict=True):
+            if spec.kind == OutputKind.USER_OUTPUT:
+                user.append(result)
+            elif spec.kind == OutputKind.USER_INPUT_MUTATION:
+                self.written[spec.target] = result
+            else:
+                kind = "buffer" if spec.kind == OutputKind.BUFFER_MUTATION else "parameter"
+                self._unsupported(result, f"writes to the {kind} '{spec.target}'")
+        return [self._value(self.written[name]) for name in self._written_order()] + [
+            self._value(result) for result in user
+        ]
+
+    def _unsupported(self, node: torch.fx.Node, reason: str | None = None) -> Any:
+        """Report ``node``'s operator (for ``reason``) as the user's program has it: a
+        node of a decomposition as the operator torch decomposed, with what it
+        decomposed to (a decomposition's nodes count once)."""
+        name = _target_name(node)
+        original = self._original(node)
+        if original is None:
+            if reason is None and str(node.target) in self.decomposed.pending:
+                reason = f"torch cannot decompose it: {self.decomposed.failure}"
+            self.builder.unsupported[name if reason is None else f"{name} ({reason})"] += 1
+            return _POISON
+        what = _target_name(original)
+        if _same_function(original, node):
+            report = what if reason is None else f"{what} ({reason})"
+        else:
+            report = f"{what} (decomposes to {name if reason is None else f'{name}: {reason}'})"
+        if (original.name, report) not in self.reported:
+            self.reported.add((original.name, report))
+            self.builder.unsupported[report] += 1
+        return _POISON
+
+    def _original(self, node: torch.fx.Node) -> torch.fx.Node | None:
+        """The node of the user's program that torch decomposed into ``node``, or None
+        (``node`` is in the user's program)."""
+        if node.op != "call_function":
+            return None
+        original = self.original_nodes.get(torch_decompose.origin(node, self.original) or "")
+        return None if original is None or original.target == node.target else original
+
     def _call(self, node: torch.fx.Node) -> Any:
         key = _converter_key(node)
         if key in _IGNORED:
             return None
         value = node.meta.get("val")
-        if isinstance(value, torch.SymInt | int) and not isinstance(value, bool):
+        if _is_size(value):
             return self._expr(value)
         if isinstance(node.target, torch._ops.OpOverload) and node.target._schema.is_mutable:
             return self._in_place(node, key)
         converter = _CONVERTERS.get(key)
         if converter is None:
-            self.builder.unsupported[_target_name(node)] += 1
-            return _POISON
+            return self._unsupported(node)
         result = self._convert(node, converter)
         base = self._viewed(node, key)
         if base is not None and result is not _POISON:
@@ -282,8 +401,7 @@ class _Importer:
             if isinstance(result, SSAValue) and isinstance(value, torch.Tensor):
                 result = self._checked(result, value)
         except Unsupported as err:
-            self.builder.unsupported[f"{_target_name(node)} ({err.what})"] += 1
-            return _POISON
+            return self._unsupported(node, err.what)
         except (FrontendError, RelaxError) as err:
             raise FrontendError(f"node '{node.name}' ({_target_name(node)}): {err}") from None
         return result
@@ -337,7 +455,6 @@ class _Importer:
 
     def _in_place(self, node: torch.fx.Node, key: str) -> Any:
         """An operator that writes its ``self``: its functional form, written back."""
-        name = _target_name(node)
         functional = torch_inplace.functional_form(node.target)
         converter = None if functional is None else _CONVERTERS.get(str(functional._overloadpacket))
         written = torch_inplace.written_arguments(node.target)
@@ -348,8 +465,7 @@ class _Importer:
         elif written != ["self"] or not isinstance(target, torch.fx.Node):
             reason = f"writes to {', '.join(written)}"
         if reason is not None or converter is None:
-            self.builder.unsupported[name if reason is None else f"{name} ({reason})"] += 1
-            return _POISON
+            return self._unsupported(node, reason)
         result = self._convert(node, converter, functional._schema)
         if result is _POISON:
             return _POISON
@@ -361,8 +477,7 @@ class _Importer:
             try:
                 self._write(target, result)
             except Unsupported as err:
-                self.builder.unsupported[f"{name} ({err.what})"] += 1
-                return _POISON
+                return self._unsupported(node, err.what)
         self.view_of[node] = target
         self.in_place.add(node)
         self.seen[node] = self.version[self._root(node)]
@@ -380,11 +495,19 @@ class _Importer:
                 new = torch_inplace.write_back(self.em, key, name, args, self._current(base), new)
             node = base
         if node.op == "placeholder":
-            raise Unsupported(f"writes to {self._describe_input(node)}")
+            if not self._is_user_input(node):
+                raise Unsupported(f"writes to {self._describe_input(node)}")
+            self.written[node.name] = node
         self.env[node] = new
         self.version[node] += 1
         self.env[written] = value
         self.seen[written] = self.version[node]
+
+    def _is_user_input(self, node: torch.fx.Node) -> bool:
+        return any(
+            spec.arg.name == node.name and spec.kind == InputKind.USER_INPUT
+            for spec in self.program.graph_signature.input_specs
+        )
 
     def _describe_input(self, node: torch.fx.Node) -> str:
         for spec in self.program.graph_signature.input_specs:
@@ -1107,6 +1230,10 @@ def _layer_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return [y, mean, em.op("rsqrt", em.op("add", variance, em.scalar(a["eps"], variance)))]
 
 
+_GATES = {"lstm": "ifgo", "gru": "rzn"}
+"""The gate blocks of torch's recurrent weights, in order (one for a plain RNN)."""
+
+
 def _items_used(node: torch.fx.Node) -> set[int]:
     """The positions of the node's tuple result that other nodes take."""
     return {u.args[1] for u in node.users if u.target is operator.getitem and u.users}
@@ -1185,7 +1312,7 @@ def _embedding(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return imp.em.op("take", a["weight"], a["indices"], axis=0, negative_indices=False)
 
 
-@_converts("aten.lstm", "aten.gru", half_in_float=True)
+@_converts("aten.lstm", "aten.gru", "aten.rnn_tanh", "aten.rnn_relu", half_in_float=True)
 def _recurrent(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     em, x = imp.em, a["input"]
     cell = _converter_key(node).removeprefix("aten.")
@@ -1210,7 +1337,7 @@ def _recurrent(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
             weights = params[first : first + per_direction] + [None] * (4 - per_direction)
             state = [em.select(s, 0, index) for s in initial]
             steps, final = em.recurrent_layer(
-                cell, x, state, weights, "ifgo" if cell == "lstm" else "rzn", reverse=direction == 1
+                cell, x, state, weights, _GATES.get(cell, "h"), reverse=direction == 1
             )
             outputs.append(em.op("concat", *(em.unsqueeze(h, [0]) for h in steps), axis=0))
             for kept, value in zip(finals, final, strict=True):

@@ -1,6 +1,7 @@
 """In-place ATen operators in the programs torch.export returns: converted as their
-functional forms and written back through views (matching eager), and writes to state
-the caller owns (inputs, parameters, buffers) reported, never dropped."""
+functional forms and written back through views (matching eager), writes to model
+inputs returned as the inputs' new values, and writes to parameters and buffers
+reported, never dropped."""
 
 from __future__ import annotations
 
@@ -77,27 +78,72 @@ def test_in_place_operators_match_eager(model: nn.Module, saved: bool, tmp_path)
             np.testing.assert_allclose(value, want.numpy(), rtol=1e-5, atol=1e-6)
 
 
+class WritesInputs(nn.Module):
+    """Writes both its inputs in place, one through views, and reads them after; with
+    ``unconverted``, also uses an operator torch decomposes (so the program imported is
+    the functional one, whose writes are outputs)."""
+
+    def __init__(self, unconverted: bool = False) -> None:
+        super().__init__()
+        self.unconverted = unconverted
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        y.add_(1.0)
+        x[:, 0].mul_(-2.0)
+        x.transpose(0, 1)[1].copy_(y[:, 1])
+        out = x * y
+        return torch.addcdiv(out, x, y.abs() + 1) if self.unconverted else out
+
+
+@pytest.mark.parametrize("form", ["exported", "decomposed", "pt2", "unconverted"])
+def test_writes_to_model_inputs_are_returned(form: str, tmp_path) -> None:
+    model = WritesInputs(unconverted=form == "unconverted")
+    batch = Dim("batch", min=2, max=64)
+    program = torch.export.export(
+        model, (torch.randn(3, 4), torch.randn(3, 4)), dynamic_shapes=({0: batch}, {0: batch})
+    )
+    if form == "decomposed":
+        program = program.run_decompositions()
+    if form == "pt2":
+        torch.export.save(program, tmp_path / "model.pt2")
+        imported = frontend.import_model(tmp_path / "model.pt2")
+    else:
+        imported = frontend.from_exported_program(program)
+    assert imported.written_inputs == ["x", "y"]
+    main = compiled_main(imported.module)
+    for n in (2, 5):
+        rng = np.random.default_rng(n)
+        x, y = (rng.standard_normal((n, 4)).astype(np.float32) for _ in range(2))
+        written = [torch.from_numpy(x.copy()), torch.from_numpy(y.copy())]
+        with torch.no_grad():
+            expected = model(*written)
+        got = main(x, y, **imported.params)
+        for value, want in zip(got, [*written, expected], strict=True):
+            np.testing.assert_allclose(value, want.numpy(), rtol=1e-5, atol=1e-6)
+
+
 class State(nn.Module):
-    def __init__(self) -> None:
+    def __init__(self, unconverted: bool = False) -> None:
         super().__init__()
         self.register_buffer("count", torch.zeros(4))
         self.scale = nn.Parameter(torch.ones(4), requires_grad=False)
+        self.unconverted = unconverted
 
-    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         self.count.add_(1)
-        y[0].mul_(2)
         self.scale.clamp_(max=3.0)
-        return x * self.count + y * self.scale
+        y = x * self.count + self.scale
+        return torch.addcdiv(y, x, y.abs() + 1) if self.unconverted else y
 
 
-def test_writes_to_caller_state_are_reported() -> None:
-    program = torch.export.export(State(), (torch.randn(2, 4), torch.randn(2, 4)))
+@pytest.mark.parametrize("unconverted", [False, True], ids=["in_place", "functional"])
+def test_writes_to_caller_state_are_reported(unconverted: bool) -> None:
+    program = torch.export.export(State(unconverted), (torch.randn(2, 4),))
     with pytest.raises(UnsupportedOperatorsError) as info:
         frontend.from_exported_program(program)
     assert info.value.counts == {
         "aten.add_.Tensor (writes to the buffer 'count')": 1,
         "aten.clamp_.default (writes to the parameter 'scale')": 1,
-        "aten.mul_.Tensor (writes to the model input 'y')": 1,
     }
 
 
@@ -105,16 +151,30 @@ class Unwritable(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         z = x.clone()
         z.diagonal().fill_(0.0)
-        w = z.clone()
+        return z
+
+
+class Reshaped(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        w = x.clone()
         w.unsqueeze_(0)
-        return z + w[0]
+        return x + w[0]
 
 
 def test_unsupported_writes_are_reported() -> None:
+    # diagonal has no converter: torch decomposes it (to as_strided with gaps) and
+    # functionalizes the write through it (to diagonal_scatter)
     program = torch.export.export(Unwritable(), (torch.randn(3, 3),))
     with pytest.raises(UnsupportedOperatorsError) as info:
         frontend.from_exported_program(program)
     assert info.value.counts == {
-        "aten.diagonal.default": 1,
+        "aten.diagonal.default (decomposes to aten.as_strided.default: strides that overlap "
+        "or leave gaps)": 1,
+        "aten.fill_.Scalar (decomposes to aten.diagonal_scatter.default)": 1,
+    }
+    program = torch.export.export(Reshaped(), (torch.randn(3, 3),))
+    with pytest.raises(UnsupportedOperatorsError) as info:
+        frontend.from_exported_program(program)
+    assert info.value.counts == {
         "aten.unsqueeze_.default (changes the shape of its argument in place)": 1,
     }
