@@ -558,10 +558,10 @@ class Emitter:
         dilation: Sequence[int],
         groups: int,
     ) -> SSAValue:
-        """``relax.conv1d`` / ``conv2d`` (by the rank of x) plus a per-channel bias;
-        attributes at their defaults are left out."""
+        """``relax.conv1d`` / ``conv2d`` / ``conv3d`` (by the rank of x) plus a
+        per-channel bias; attributes at their defaults are left out."""
         spatial = self.ndim(x) - 2
-        if spatial not in (1, 2):
+        if spatial not in (1, 2, 3):
             raise Unsupported(f"{spatial}-d convolution")
         y = self.op(
             f"conv{spatial}d",
@@ -574,29 +574,60 @@ class Emitter:
         )
         return y if bias is None else self.op("add", y, self.channel_vector(bias, spatial + 2))
 
-    def max_pool2d(
+    def conv_transpose(
+        self,
+        x: SSAValue,
+        weight: SSAValue,
+        bias: SSAValue | None,
+        strides: Sequence[int],
+        padding: Sequence[int],
+        output_padding: Sequence[int],
+        dilation: Sequence[int],
+        groups: int,
+    ) -> SSAValue:
+        """``relax.conv_transpose1d`` / ``2d`` / ``3d`` (by the rank of x) plus a
+        per-channel bias; attributes at their defaults are left out."""
+        spatial = self.ndim(x) - 2
+        if spatial not in (1, 2, 3):
+            raise Unsupported(f"{spatial}-d transposed convolution")
+        y = self.op(
+            f"conv_transpose{spatial}d",
+            x,
+            weight,
+            strides=_unless(strides, 1),
+            padding=_unless(padding, 0),
+            output_padding=_unless(output_padding, 0),
+            dilation=_unless(dilation, 1),
+            groups=None if groups == 1 else groups,
+        )
+        return y if bias is None else self.op("add", y, self.channel_vector(bias, spatial + 2))
+
+    def max_pool(
         self,
         x: SSAValue,
         kernel: Sequence[int],
         strides: Sequence[int],
         padding: Sequence[int],
+        dilation: Sequence[int] | None = None,
         ceil_mode: bool = False,
     ) -> SSAValue:
-        """2-D max pooling; ``padding`` is one value per side pair (symmetric) or the
-        starts then the ends; ``ceil_mode`` (torch, ONNX) keeps a last partial window,
-        as padding that never wins."""
-        before, after = _sides(padding)
+        """1-, 2- or 3-D max pooling (by the rank of x); ``padding`` is one value per
+        side pair (symmetric) or the starts then the ends; ``ceil_mode`` (torch, ONNX)
+        keeps a last partial window, as padding that never wins."""
+        dilation = list(dilation or [1] * len(kernel))
+        before, after = _sides(padding, len(kernel))
         if ceil_mode:
-            after = self._ceil_padding(x, kernel, strides, before, after)
+            after = self.ceil_padding(x, kernel, strides, dilation, before, after)
         return self.op(
-            "max_pool2d",
+            f"max_pool{len(kernel)}d",
             x,
             pool_size=list(kernel),
             strides=_unless(strides, 1),
             padding=_padding_attr(before, after),
+            dilation=_unless(dilation, 1),
         )
 
-    def avg_pool2d(
+    def avg_pool(
         self,
         x: SSAValue,
         kernel: Sequence[int],
@@ -604,28 +635,35 @@ class Emitter:
         padding: Sequence[int],
         count_include_pad: bool,
         ceil_mode: bool = False,
+        dilation: Sequence[int] | None = None,
     ) -> SSAValue:
-        """2-D average pooling. Counted padding is made explicit zeros first; the
-        windows ``ceil_mode`` adds at the end count only what they cover, as in torch."""
-        before, after = _sides(padding)
-        extended = self._ceil_padding(x, kernel, strides, before, after) if ceil_mode else after
+        """1-, 2- or 3-D average pooling (by the rank of x). Counted padding is made
+        explicit zeros first; the windows ``ceil_mode`` adds at the end count only what
+        they cover, as in torch."""
+        dilation = list(dilation or [1] * len(kernel))
+        before, after = _sides(padding, len(kernel))
+        extended = (
+            self.ceil_padding(x, kernel, strides, dilation, before, after) if ceil_mode else after
+        )
         if count_include_pad and (any(before) or any(after)):
             x = self.pad(x, [(0, 0), (0, 0), *zip(before, after, strict=True)])
             extended = [e - a for e, a in zip(extended, after, strict=True)]
-            before = [0, 0]
+            before = [0] * len(kernel)
         return self.op(
-            "avg_pool2d",
+            f"avg_pool{len(kernel)}d",
             x,
             pool_size=list(kernel),
             strides=list(strides),
             padding=_padding_attr(before, extended),
+            dilation=_unless(dilation, 1),
         )
 
-    def _ceil_padding(
+    def ceil_padding(
         self,
         x: SSAValue,
         kernel: Sequence[int],
         strides: Sequence[int],
+        dilation: Sequence[int],
         before: Sequence[int],
         after: Sequence[int],
     ) -> list[int]:
@@ -635,7 +673,7 @@ class Emitter:
         for axis, size in enumerate(self.dims(x)[2:]):
             if not size.is_Integer:
                 raise Unsupported("ceil_mode pooling over a symbolic size")
-            reach = kernel[axis]
+            reach = dilation[axis] * (kernel[axis] - 1) + 1
             extent = int(size) + before[axis] + after[axis]
             out = -(-(extent - reach) // strides[axis]) + 1
             if (out - 1) * strides[axis] >= int(size) + before[axis]:
@@ -707,12 +745,11 @@ class Emitter:
         return self.op("tril", self.op("ones", self.shape(size), dtype=dtypes.I1))
 
 
-def _sides(padding: Sequence[int]) -> tuple[list[int], list[int]]:
+def _sides(padding: Sequence[int], spatial: int) -> tuple[list[int], list[int]]:
     """Start and end padding per spatial axis from one value per axis or both."""
     padding = list(padding)
-    half = len(padding) // 2
-    if len(padding) == 4:
-        return padding[:half], padding[half:]
+    if len(padding) == 2 * spatial:
+        return padding[:spatial], padding[spatial:]
     return padding, list(padding)
 
 

@@ -1181,25 +1181,6 @@ def _batched(em: Emitter, x: SSAValue, rank: int, apply: Callable[[SSAValue], An
     return em.squeeze(apply(em.unsqueeze(x, [0])), [0])
 
 
-@_converts(
-    "aten.conv1d", "aten.conv2d", "aten.convolution", "aten._convolution", half_in_float=True
-)
-def _conv(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    if a.get("transposed"):
-        raise Unsupported("transposed=True")
-    if isinstance(a["padding"], str):
-        raise Unsupported(f"padding={a['padding']!r}")
-    weight = a["weight"]
-    return _batched(
-        imp.em,
-        a["input"],
-        imp.em.ndim(weight),
-        lambda x: imp.em.conv(
-            x, weight, a["bias"], a["stride"], a["padding"], a["dilation"], a["groups"]
-        ),
-    )
-
-
 @_converts("aten.batch_norm", "aten._native_batch_norm_legit_no_training", half_in_float=True)
 def _batch_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     em = imp.em
@@ -1244,39 +1225,6 @@ class _Unconverted:
 
     def __init__(self, what: str) -> None:
         self.what = what
-
-
-@_converts("aten.max_pool2d", "aten.max_pool2d_with_indices")
-def _max_pool2d(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    if any(d != 1 for d in a["dilation"]):
-        raise Unsupported("dilation")
-    kernel = _pair(a["kernel_size"])
-    strides = _pair(a["stride"]) or kernel
-    padding = _pair(a["padding"])
-    y = _batched(
-        imp.em,
-        a["self"],
-        4,
-        lambda x: imp.em.max_pool2d(x, kernel, strides, padding, a["ceil_mode"]),
-    )
-    if _converter_key(node) == "aten.max_pool2d":
-        return y
-    return [y, _Unconverted(f"the indices of {_target_name(node)}")]
-
-
-@_converts("aten.avg_pool2d", half_in_float=True)
-def _avg_pool2d(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    if a["divisor_override"] is not None:
-        raise Unsupported("divisor_override")
-    kernel = _pair(a["kernel_size"])
-    strides = _pair(a["stride"]) or kernel
-    padding, include, ceil = _pair(a["padding"]), a["count_include_pad"], a["ceil_mode"]
-    return _batched(
-        imp.em,
-        a["self"],
-        4,
-        lambda x: imp.em.avg_pool2d(x, kernel, strides, padding, include, ceil),
-    )
 
 
 def _pair(values: Any) -> list[int]:

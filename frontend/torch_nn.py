@@ -1,3 +1,201 @@
 """ATen converters of the neural-network family beyond the core set in
 :mod:`xrelax.frontend.torch`: convolutions, pooling, upsampling and normalisation
 (registered on import)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from xrelax.dialects.symbolic import floordiv
+from xrelax.frontend.common import Unsupported
+from xrelax.frontend.torch import (
+    _batched,
+    _converter_key,
+    _converts,
+    _Importer,
+    _items_used,
+    _target_name,
+    _Unconverted,
+)
+from xrelax.ops.base import dims_product
+
+# ------------------------------------------------------------------ windows
+
+
+def _spatial(values: Any, spatial: int) -> list[int]:
+    """A per-spatial-axis argument as one value per axis (torch allows one for all)."""
+    values = [values] if isinstance(values, int) else list(values)
+    return values * spatial if len(values) == 1 else values
+
+
+def _same_padding(kernel: list[int], dilation: list[int]) -> list[int]:
+    """``padding='same'``: the window's reach less one, the odd element at the end."""
+    total = [d * (k - 1) for k, d in zip(kernel, dilation, strict=True)]
+    return [t // 2 for t in total] + [t - t // 2 for t in total]
+
+
+@_converts(
+    "aten.conv1d",
+    "aten.conv2d",
+    "aten.conv3d",
+    "aten.convolution",
+    "aten._convolution",
+    "aten.conv_transpose1d",
+    "aten.conv_transpose2d",
+    "aten.conv_transpose3d",
+    half_in_float=True,
+)
+def _conv(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """A convolution or, transposed, its gradient; unbatched input as a batch of one."""
+    em, weight = imp.em, a["weight"]
+    spatial = em.ndim(weight) - 2
+    transposed = a.get("transposed") or "transpose" in _converter_key(node)
+    strides = _spatial(a["stride"], spatial)
+    dilation = _spatial(a["dilation"], spatial)
+    padding = a["padding"]
+    if padding == "valid":
+        padding = [0] * spatial
+    elif padding == "same":
+        kernel = [int(d) for d in em.dims(weight)[2:]]
+        padding = _same_padding(kernel, dilation)
+    else:
+        padding = _spatial(padding, spatial)
+
+    def apply(x: Any) -> Any:
+        if not transposed:
+            return em.conv(x, weight, a["bias"], strides, padding, dilation, a["groups"])
+        extra = _spatial(a["output_padding"], spatial)
+        return em.conv_transpose(
+            x, weight, a["bias"], strides, padding, extra, dilation, a["groups"]
+        )
+
+    return _batched(em, a["input"], spatial + 2, apply)
+
+
+def _pool_spatial(node: torch.fx.Node) -> int:
+    """The number of spatial axes of a pooling operator, from its name."""
+    return int(_converter_key(node).removesuffix("_with_indices")[-2])
+
+
+@_converts(
+    "aten.max_pool1d",
+    "aten.max_pool2d",
+    "aten.max_pool3d",
+    "aten.max_pool1d_with_indices",
+    "aten.max_pool2d_with_indices",
+    "aten.max_pool3d_with_indices",
+)
+def _max_pool(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    spatial = _pool_spatial(node)
+    kernel = _spatial(a["kernel_size"], spatial)
+    strides = _spatial(a["stride"], spatial) if a["stride"] else kernel
+    padding = _spatial(a["padding"], spatial)
+    dilation = _spatial(a["dilation"], spatial)
+    y = _batched(
+        imp.em,
+        a["self"],
+        spatial + 2,
+        lambda x: imp.em.max_pool(x, kernel, strides, padding, dilation, a["ceil_mode"]),
+    )
+    if not _converter_key(node).endswith("_with_indices"):
+        return y
+    return [y, _Unconverted(f"the indices of {_target_name(node)}")]
+
+
+@_converts("aten.avg_pool1d", "aten.avg_pool2d", "aten.avg_pool3d", half_in_float=True)
+def _avg_pool(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    if a.get("divisor_override") is not None:
+        raise Unsupported("divisor_override")
+    spatial = _pool_spatial(node)
+    kernel = _spatial(a["kernel_size"], spatial)
+    strides = _spatial(a["stride"], spatial) if a["stride"] else kernel
+    padding, include, ceil = _spatial(a["padding"], spatial), a["count_include_pad"], a["ceil_mode"]
+    return _batched(
+        imp.em,
+        a["self"],
+        spatial + 2,
+        lambda x: imp.em.avg_pool(x, kernel, strides, padding, include, ceil),
+    )
+
+
+# ------------------------------------------------------------------ normalisation
+
+
+def _normalised(imp: _Importer, x: Any, axes: list[int], eps: float) -> tuple[Any, Any, Any]:
+    """``(x - mean) / sqrt(var + eps)`` over ``axes`` (the biased variance), with the mean
+    and the inverse deviation (the axes kept)."""
+    em = imp.em
+    mean = em.op("mean", x, axis=axes, keepdims=True)
+    centred = em.op("subtract", x, mean)
+    variance = em.op("mean", em.op("multiply", centred, centred), axis=axes, keepdims=True)
+    inverse = em.op("rsqrt", em.op("add", variance, em.scalar(eps, variance)))
+    return em.op("multiply", centred, inverse), mean, inverse
+
+
+def _affine(imp: _Importer, y: Any, weight: Any, bias: Any) -> Any:
+    """``y * weight + bias`` per channel (axis 1); absent ones leave y as it is."""
+    em, rank = imp.em, imp.em.ndim(y)
+    if weight is not None:
+        y = em.op("multiply", y, em.channel_vector(weight, rank))
+    if bias is not None:
+        y = em.op("add", y, em.channel_vector(bias, rank))
+    return y
+
+
+@_converts("aten.group_norm", "aten.native_group_norm", half_in_float=True)
+def _group_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """Each sample's channels in ``num_groups`` groups, each normalised over its
+    channels and spatial axes, then scaled and shifted per channel; native_group_norm
+    also gives the mean and inverse deviation per sample and group."""
+    em, x = imp.em, a["input"]
+    groups = a.get("num_groups", a.get("group"))
+    dims = list(em.dims(x))
+    batch, channels, *sizes = dims
+    grouped = em.reshape(x, [batch, groups, dims_product([floordiv(channels, groups), *sizes])])
+    y, mean, inverse = _normalised(imp, grouped, [2], a["eps"])
+    y = _affine(imp, em.reshape(y, dims), a["weight"], a["bias"])
+    if _converter_key(node) == "aten.group_norm":
+        return y
+    if not {1, 2} & _items_used(node):
+        return [y, None, None]
+    return [y, em.reshape(mean, [batch, groups]), em.reshape(inverse, [batch, groups])]
+
+
+@_converts("aten.instance_norm", half_in_float=True)
+def _instance_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """Each channel of each sample normalised over its spatial axes (the input's own
+    statistics: ``use_input_stats``), then scaled and shifted per channel."""
+    em, x = imp.em, a["input"]
+    if not a["use_input_stats"]:
+        # Normalised by the running statistics: batch normalisation in inference.
+        return em.batch_norm(
+            x, a["running_mean"], a["running_var"], a["weight"], a["bias"], a["eps"]
+        )
+    y, _, _ = _normalised(imp, x, list(range(2, em.ndim(x))), a["eps"])
+    return _affine(imp, y, a["weight"], a["bias"])
+
+
+@_converts("aten.glu")
+def _glu(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """The first half along ``dim`` times the sigmoid of the second."""
+    em, x = imp.em, a["self"]
+    rank = em.ndim(x)
+    dim = a["dim"] % rank
+    size = em.dims(x)[dim]
+    half = floordiv(size, 2)
+    first = em.slice(x, dim, 0, half)
+    second = em.slice(x, dim, half, size)
+    return em.op("multiply", first, em.op("sigmoid", second))
+
+
+@_converts("aten._weight_norm")
+def _weight_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """``v * g / ||v||``, the norm over every axis but ``dim``."""
+    em, v, g = imp.em, a["v"], a["g"]
+    rank = em.ndim(v)
+    dim = a["dim"] % rank if a["dim"] != -1 else -1
+    axes = [k for k in range(rank) if k != dim] if dim != -1 else list(range(rank))
+    norm = em.op("sqrt", em.op("sum", em.op("multiply", v, v), axis=axes, keepdims=True))
+    return em.op("multiply", v, em.op("divide", g, norm))

@@ -454,26 +454,34 @@ class ConvOp(OperatorOp):
         x, weight = inputs
         window = Window.of(props, cls.SPATIAL)
         groups = prop_int(props, "groups", 1)
-        out_channels, channels, *kernel = weight.shape
         dims = result_dims(result_type)
-        wide = accumulator(x.dtype)
-        banded = _banded_depthwise(window, groups, weight.shape, x.shape, dims)
-        if banded and wide == x.dtype:
+        if _banded_depthwise(window, groups, weight.shape, x.shape, dims) and (
+            accumulator(x.dtype) == x.dtype
+        ):
             return _banded_depthwise_te(x, weight, window, dims)
-        rc = te.reduce_axis(0, channels, "rc")
-        taps = [te.reduce_axis(0, k, f"r{a}") for a, k in enumerate(kernel)]
-        per_group = symbolic.floordiv(out_channels, groups)
+        return _conv_te(x, weight, window, groups, dims)
 
-        def body(b: sympy.Expr, o: sympy.Expr, *positions: sympy.Expr) -> te.Expr:
-            # Output channel o reads the input channels of its group.
-            channel = symbolic.floordiv(o, per_group) * channels + rc if groups > 1 else rc
-            value = window.load(x, (b, channel), positions, taps, 0)
-            if wide == x.dtype:
-                return te.sum(value * weight[(o, rc, *taps)], [rc, *taps])
-            product = te.cast(value, wide) * te.cast(weight[(o, rc, *taps)], wide)
-            return te.cast(te.sum(product, [rc, *taps]), x.dtype)
 
-        return te.compute(dims, body, OUTPUT)
+def _conv_te(x: te.Tensor, weight: te.Tensor, window: Window, groups: int, dims: Dims) -> Any:
+    """A grouped convolution of x (N, C, *spatial) with weights (O, C / groups, *kernel)
+    as a sum of products over the channels of a group and the window taps, accumulated
+    in f32 for f16 and bf16."""
+    out_channels, channels, *kernel = weight.shape
+    wide = accumulator(x.dtype)
+    rc = te.reduce_axis(0, channels, "rc")
+    taps = [te.reduce_axis(0, k, f"r{a}") for a, k in enumerate(kernel)]
+    per_group = symbolic.floordiv(out_channels, groups)
+
+    def body(b: sympy.Expr, o: sympy.Expr, *positions: sympy.Expr) -> te.Expr:
+        # Output channel o reads the input channels of its group.
+        channel = symbolic.floordiv(o, per_group) * channels + rc if groups > 1 else rc
+        value = window.load(x, (b, channel), positions, taps, 0)
+        if wide == x.dtype:
+            return te.sum(value * weight[(o, rc, *taps)], [rc, *taps])
+        product = te.cast(value, wide) * te.cast(weight[(o, rc, *taps)], wide)
+        return te.cast(te.sum(product, [rc, *taps]), x.dtype)
+
+    return te.compute(dims, body, OUTPUT)
 
 
 _BANDED_MIN_TAPS = 17
@@ -557,31 +565,247 @@ class Conv2dOp(ConvOp):
     LAYOUT: ClassVar[tuple[str, str]] = ("NCHW", "OIHW")
 
 
+@irdl_op_definition
+class Conv3dOp(ConvOp):
+    """``relax.conv3d``: a 3-D convolution, data NCDHW, weights OIDHW."""
+
+    name = "relax.conv3d"
+    SPATIAL: ClassVar[int] = 3
+    LAYOUT: ClassVar[tuple[str, str]] = ("NCDHW", "OIDHW")
+
+
+# ------------------------------------------------------------------ transposed convolution
+
+
+def _output_padding(props: Props, rank: int) -> list[int]:
+    """``output_padding``: one value for all or one per spatial dimension (absent: 0)."""
+    values = prop_ints(props, "output_padding", [0])
+    if len(values) == 1:
+        values = values * rank
+    if len(values) != rank or any(v < 0 for v in values):
+        raise RelaxError(
+            f"expected 'output_padding' to have 1 or {rank} non-negative values, got {values}"
+        )
+    return values
+
+
+class ConvTransposeOp(OperatorOp):
+    """``%r = relax.conv_transposeNd %x, %w {strides, padding, output_padding, dilation,
+    groups}``: the transpose (gradient) of a convolution, data N, C, *spatial with weights
+    C, O / groups, *kernel: each input element adds its weighted kernel to the output at
+    ``stride`` steps; ``padding`` crops the output at the start and end, ``output_padding``
+    extends its end (absent: strides and dilation 1, paddings 0, groups 1)."""
+
+    x = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    strides = opt_prop_def(I64_ARRAY_PROP)
+    padding = opt_prop_def(I64_ARRAY_PROP)
+    output_padding = opt_prop_def(I64_ARRAY_PROP)
+    dilation = opt_prop_def(I64_ARRAY_PROP)
+    groups = opt_prop_def(I64_PROP)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    SPATIAL: ClassVar[int]
+    """The number of spatial dimensions."""
+    LAYOUT: ClassVar[tuple[str, str]]
+    """The data and weight layouts, for messages."""
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x, weight = (expect_tensor(t) for t in operand_types)
+        check_dtype(x, NUMERIC)
+        dtype = same_dtype([x, weight])
+        rank = cls.SPATIAL + 2
+        _expect_rank(x, rank, f"{cls.LAYOUT[0]} data")
+        _expect_rank(weight, rank, f"{cls.LAYOUT[1]} weights")
+        window = Window.of(properties, cls.SPATIAL)
+        extra = _output_padding(properties, cls.SPATIAL)
+        groups = prop_int(properties, "groups", 1)
+        if groups < 1:
+            raise RelaxError(f"expected a positive number of groups, got {groups}")
+        if x.dims is None or weight.dims is None:
+            return tensor(rank, dtype)
+        batch, channels, *sizes = x.dims
+        in_channels, per_group, *kernel = weight.dims
+        if symbolic.prove_not_equal(channels, in_channels):
+            raise RelaxError(
+                f"expected data with {symbolic.format_expr(in_channels)} channels (the "
+                f"weight's first dimension), got {show_type(x)}"
+            )
+        require_equal(channels, in_channels, f"{cls.name}: the data channels equal the weight's")
+        remainder = symbolic.floormod(in_channels, groups)
+        if remainder.is_Integer and remainder != 0:
+            raise RelaxError(
+                f"expected input channels divisible by groups = {groups}, got {show_type(weight)}"
+            )
+        require_equal(remainder, 0, f"{cls.name}: groups divide the input channels")
+        out = []
+        for axis, (size, k) in enumerate(zip(sizes, kernel, strict=True)):
+            require_le(1, size, f"{cls.name}: spatial dimension {axis} is not empty")
+            dim = sympy.expand(
+                (size - 1) * window.strides[axis]
+                + window.dilation[axis] * (k - 1)
+                + 1
+                + extra[axis]
+                - window.before[axis]
+                - window.after[axis]
+            )
+            if dim.is_Integer and dim < 1:
+                raise RelaxError(
+                    f"expected the padding of spatial dimension {axis} to leave an output, "
+                    f"got size {dim}"
+                )
+            require_le(
+                1, dim, f"{cls.name}: the padding of spatial dimension {axis} leaves an output"
+            )
+            out.append(dim)
+        return tensor((batch, sympy.expand(per_group * groups), *out), dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        x, weight = inputs
+        window = Window.of(props, cls.SPATIAL)
+        extra = _output_padding(props, cls.SPATIAL)
+        groups = prop_int(props, "groups", 1)
+        accumulate = np.float64 if np.issubdtype(x.dtype, np.floating) else x.dtype
+        batch, channels, *sizes = x.shape
+        _, per_group, *kernel = weight.shape
+        full = [
+            (n - 1) * s + d * (k - 1) + 1 + e
+            for n, s, d, k, e in zip(
+                sizes, window.strides, window.dilation, kernel, extra, strict=True
+            )
+        ]
+        out = np.zeros((batch, groups, per_group, *full), accumulate)
+        data = x.astype(accumulate).reshape(batch, groups, channels // groups, *sizes)
+        weights = weight.astype(accumulate).reshape(groups, channels // groups, per_group, *kernel)
+        spatial = "".join(chr(ord("p") + i) for i in range(cls.SPATIAL))
+        for tap in np.ndindex(*kernel):
+            contribution = np.einsum(f"ngc{spatial},gco->ngo{spatial}", data, weights[(..., *tap)])
+            index = tuple(
+                slice(t * d, t * d + (n - 1) * s + 1, s)
+                for t, d, n, s in zip(tap, window.dilation, sizes, window.strides, strict=True)
+            )
+            out[(slice(None), slice(None), slice(None), *index)] += contribution
+        crop = tuple(
+            slice(b, f - a) for b, a, f in zip(window.before, window.after, full, strict=True)
+        )
+        value = out[(slice(None), slice(None), slice(None), *crop)]
+        return numpy_result(value.reshape(batch, groups * per_group, *value.shape[3:]), x.dtype)
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        # A convolution, unit strides, of the input spread out by the strides (zeros in
+        # between) with the kernel flipped and its channel axes swapped per group.
+        x, weight = inputs
+        window = Window.of(props, cls.SPATIAL)
+        extra = _output_padding(props, cls.SPATIAL)
+        groups = prop_int(props, "groups", 1)
+        batch, channels, *sizes = x.shape
+        _, per_group, *kernel = weight.shape
+        spread = x
+        if any(s > 1 for s in window.strides):
+            strides = window.strides
+
+            def spread_body(b: sympy.Expr, c: sympy.Expr, *j: sympy.Expr) -> te.Expr:
+                on_grid = sympy.And(
+                    *(
+                        sympy.Eq(symbolic.floormod(i, s), 0)
+                        for i, s in zip(j, strides, strict=True)
+                        if s > 1
+                    )
+                )
+                value = x[
+                    (b, c, *(symbolic.floordiv(i, s) for i, s in zip(j, strides, strict=True)))
+                ]
+                return te.if_then_else(on_grid, value, te.const(0, x.dtype))
+
+            spread_dims = [
+                sympy.expand((n - 1) * s + 1) for n, s in zip(sizes, strides, strict=True)
+            ]
+            spread = te.compute((batch, channels, *spread_dims), spread_body, "spread")
+        in_per_group = symbolic.floordiv(channels, groups)
+
+        def flipped_body(o: sympy.Expr, c: sympy.Expr, *t: sympy.Expr) -> te.Expr:
+            group = symbolic.floordiv(o, per_group)
+            index = (group * in_per_group + c, symbolic.floormod(o, per_group))
+            return weight[(*index, *(k - 1 - i for k, i in zip(kernel, t, strict=True)))]
+
+        flipped = te.compute(
+            (sympy.expand(per_group * groups), in_per_group, *kernel), flipped_body, "flipped"
+        )
+        reach = [d * (k - 1) for d, k in zip(window.dilation, kernel, strict=True)]
+        conv_window = Window(
+            [1] * cls.SPATIAL,
+            [r - b for r, b in zip(reach, window.before, strict=True)],
+            [r + e - a for r, e, a in zip(reach, extra, window.after, strict=True)],
+            window.dilation,
+        )
+        return _conv_te(spread, flipped, conv_window, groups, result_dims(result_type))
+
+
+@irdl_op_definition
+class ConvTranspose1dOp(ConvTransposeOp):
+    """``relax.conv_transpose1d``: a 1-D transposed convolution, data NCW, weights IOW."""
+
+    name = "relax.conv_transpose1d"
+    SPATIAL: ClassVar[int] = 1
+    LAYOUT: ClassVar[tuple[str, str]] = ("NCW", "IOW")
+
+
+@irdl_op_definition
+class ConvTranspose2dOp(ConvTransposeOp):
+    """``relax.conv_transpose2d``: a 2-D transposed convolution, data NCHW, weights IOHW."""
+
+    name = "relax.conv_transpose2d"
+    SPATIAL: ClassVar[int] = 2
+    LAYOUT: ClassVar[tuple[str, str]] = ("NCHW", "IOHW")
+
+
+@irdl_op_definition
+class ConvTranspose3dOp(ConvTransposeOp):
+    """``relax.conv_transpose3d``: a 3-D transposed convolution, data NCDHW, weights
+    IODHW."""
+
+    name = "relax.conv_transpose3d"
+    SPATIAL: ClassVar[int] = 3
+    LAYOUT: ClassVar[tuple[str, str]] = ("NCDHW", "IODHW")
+
+
 # ------------------------------------------------------------------------------ pooling
 
 
-class Pool2dOp(OperatorOp):
-    """``%r = relax.NAME %x {pool_size, strides, padding}``: a 2-D pooling of NCHW data
-    (strides absent: 1, padding absent: 0); the padding is below the window on each
-    side, so that every window holds an element of the input."""
+class PoolOp(OperatorOp):
+    """``%r = relax.NAME %x {pool_size, strides, padding, dilation}``: a pooling of data
+    N, C, *spatial over windows of ``pool_size`` (strides and dilation absent: 1, padding
+    absent: 0); the padding is below the window on each side, so that the first and the
+    last window hold an element of the input."""
 
     x = operand_def(TensorType)
     pool_size = prop_def(I64_ARRAY_PROP)
     strides = opt_prop_def(I64_ARRAY_PROP)
     padding = opt_prop_def(I64_ARRAY_PROP)
+    dilation = opt_prop_def(I64_ARRAY_PROP)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    SPATIAL: ClassVar[int]
+    """The number of spatial dimensions."""
+    LAYOUT: ClassVar[str]
+    """The data layout, for messages."""
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
         x = expect_tensor(operand_types[0])
         check_dtype(x, NUMERIC)
-        _expect_rank(x, 4, "NCHW data")
+        rank = cls.SPATIAL + 2
+        _expect_rank(x, rank, f"{cls.LAYOUT} data")
         require_props(properties, "pool_size")
-        pool_size = _spatial_values(properties, "pool_size", 2, None)
-        window = Window.of(properties, 2)
-        # Every window holds an element of the input (a pooling of padding only has
-        # nothing to pool): padding below the window, and a padded input not empty.
+        pool_size = _spatial_values(properties, "pool_size", cls.SPATIAL, None)
+        window = Window.of(properties, cls.SPATIAL)
+        # The first and last windows hold an element of the input (a pooling of padding
+        # only has nothing to pool): padding below the window, and a padded input not empty.
         for axis, (before, after, extent) in enumerate(
             zip(window.before, window.after, pool_size, strict=True)
         ):
@@ -592,7 +816,7 @@ class Pool2dOp(OperatorOp):
                     "element to pool"
                 )
         if x.dims is None:
-            return tensor(4, x.dtype)
+            return tensor(rank, x.dtype)
         batch, channels, *sizes = x.dims
         for axis, size in enumerate(sizes):
             if window.before[axis] or window.after[axis]:
@@ -618,10 +842,15 @@ class Pool2dOp(OperatorOp):
         raise NotImplementedError
 
     @classmethod
+    def window_axes(cls) -> tuple[int, ...]:
+        """The axes of :meth:`Window.gather`'s result that run over a window."""
+        return tuple(range(2 + cls.SPATIAL, 2 + 2 * cls.SPATIAL))
+
+    @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
         (x,) = inputs
-        window = Window.of(props, 2)
-        pool_size = _spatial_values(props, "pool_size", 2, None)
+        window = Window.of(props, cls.SPATIAL)
+        pool_size = _spatial_values(props, "pool_size", cls.SPATIAL, None)
         taps = [te.reduce_axis(0, k, f"r{a}") for a, k in enumerate(pool_size)]
         return te.compute(
             result_dims(result_type),
@@ -632,11 +861,9 @@ class Pool2dOp(OperatorOp):
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         (x,) = inputs
-        value = cls.pool(x, Window.of(props, 2), _spatial_values(props, "pool_size", 2, None))
+        pool_size = _spatial_values(props, "pool_size", cls.SPATIAL, None)
+        value = cls.pool(x, Window.of(props, cls.SPATIAL), pool_size)
         return numpy_result(value, x.dtype)
-
-
-_WINDOW_AXES = (4, 5)
 
 
 def _lowest(dtype: np.dtype) -> float | int:
@@ -644,15 +871,13 @@ def _lowest(dtype: np.dtype) -> float | int:
     return -np.inf if dtypes.is_float_numpy(dtype) else int(np.iinfo(dtype).min)
 
 
-@irdl_op_definition
-class MaxPool2dOp(Pool2dOp):
-    """``relax.max_pool2d``: the largest element of each window (padding never wins)."""
-
-    name = "relax.max_pool2d"
+class MaxPoolOp(PoolOp):
+    """``relax.max_poolNd``: the largest element of each window (padding never wins; a
+    dilated window that holds padding only gives the type's lowest value)."""
 
     @classmethod
     def pool(cls, x: np.ndarray, window: Window, pool_size: list[int]) -> np.ndarray:
-        return window.gather(x, pool_size, _lowest(x.dtype)).max(axis=_WINDOW_AXES)
+        return window.gather(x, pool_size, _lowest(x.dtype)).max(axis=cls.window_axes())
 
     @classmethod
     def pool_te(
@@ -667,20 +892,29 @@ class MaxPool2dOp(Pool2dOp):
         return te.max(window.load(x, lead, positions, taps, lowest), taps)
 
 
-@irdl_op_definition
-class AvgPool2dOp(Pool2dOp):
-    """``relax.avg_pool2d``: the mean of each window over its elements inside the input
-    (TVM Relax's default ``count_include_pad = false``), as ``relax.mean`` computes a
-    mean (f16 in f32; integers exact, truncated toward zero)."""
+def _taps_inside(start: sympy.Expr, taps: int, dilation: int, size: sympy.Expr) -> sympy.Expr:
+    """How many of the window taps ``start + r * dilation`` (``0 <= r < taps``) fall
+    inside ``[0, size)``."""
+    if dilation == 1:
+        return symbolic.smin(start + taps, size) - symbolic.smax(start, 0)
+    first = symbolic.smax(symbolic.floordiv(dilation - 1 - start, dilation), 0)
+    last = symbolic.smin(symbolic.floordiv(size - 1 - start, dilation), taps - 1)
+    return symbolic.smax(last - first + 1, 0)
 
-    name = "relax.avg_pool2d"
+
+class AvgPoolOp(PoolOp):
+    """``relax.avg_poolNd``: the mean of each window over its elements inside the input
+    (TVM Relax's default ``count_include_pad = false``), as ``relax.mean`` computes a
+    mean (f16 in f32; integers exact, truncated toward zero); a dilated window that
+    holds padding only gives 0."""
 
     @classmethod
     def pool(cls, x: np.ndarray, window: Window, pool_size: list[int]) -> np.ndarray:
+        axes = cls.window_axes()
         inside = np.ones((1, 1, *x.shape[2:]), np.int64)
-        count = window.gather(inside, pool_size, 0).sum(axis=_WINDOW_AXES, keepdims=True)
+        count = window.gather(inside, pool_size, 0).sum(axis=axes, keepdims=True)
         windows = window.gather(x, pool_size, 0)
-        return reference_mean(windows, _WINDOW_AXES, np.maximum(count, 1))
+        return reference_mean(windows, axes, np.maximum(count, 1))
 
     @classmethod
     def pool_te(
@@ -691,14 +925,66 @@ class AvgPool2dOp(Pool2dOp):
         positions: Sequence[sympy.Expr],
         taps: list[te.IterVar],
     ) -> te.Expr:
-        # The taps inside the input, per dimension (stride steps, dilation 1).
         count = sympy.Integer(1)
         for axis, (position, tap) in enumerate(zip(positions, taps, strict=True)):
             start = position * window.strides[axis] - window.before[axis]
-            size = x.shape[2 + axis]
-            count *= symbolic.smin(start + tap.hi, size) - symbolic.smax(start, 0)
+            count *= _taps_inside(start, tap.hi, window.dilation[axis], x.shape[2 + axis])
         value = window.load(x, lead, positions, taps, 0)
         return mean_of(value, taps, symbolic.smax(sympy.expand(count), 1))
+
+
+@irdl_op_definition
+class MaxPool1dOp(MaxPoolOp):
+    """``relax.max_pool1d``: 1-D max pooling of NCW data."""
+
+    name = "relax.max_pool1d"
+    SPATIAL: ClassVar[int] = 1
+    LAYOUT: ClassVar[str] = "NCW"
+
+
+@irdl_op_definition
+class MaxPool2dOp(MaxPoolOp):
+    """``relax.max_pool2d``: 2-D max pooling of NCHW data."""
+
+    name = "relax.max_pool2d"
+    SPATIAL: ClassVar[int] = 2
+    LAYOUT: ClassVar[str] = "NCHW"
+
+
+@irdl_op_definition
+class MaxPool3dOp(MaxPoolOp):
+    """``relax.max_pool3d``: 3-D max pooling of NCDHW data."""
+
+    name = "relax.max_pool3d"
+    SPATIAL: ClassVar[int] = 3
+    LAYOUT: ClassVar[str] = "NCDHW"
+
+
+@irdl_op_definition
+class AvgPool1dOp(AvgPoolOp):
+    """``relax.avg_pool1d``: 1-D average pooling of NCW data."""
+
+    name = "relax.avg_pool1d"
+    SPATIAL: ClassVar[int] = 1
+    LAYOUT: ClassVar[str] = "NCW"
+
+
+@irdl_op_definition
+class AvgPool2dOp(AvgPoolOp):
+    """``relax.avg_pool2d``: 2-D average pooling of NCHW data."""
+
+    name = "relax.avg_pool2d"
+    SPATIAL: ClassVar[int] = 2
+    LAYOUT: ClassVar[str] = "NCHW"
+
+
+@irdl_op_definition
+class AvgPool3dOp(AvgPoolOp):
+    """``relax.avg_pool3d``: 3-D average pooling of NCDHW data."""
+
+    name = "relax.avg_pool3d"
+    SPATIAL: ClassVar[int] = 3
+    LAYOUT: ClassVar[str] = "NCDHW"
 
 
 NN_OPS = (
@@ -707,6 +993,14 @@ NN_OPS = (
     LayerNormOp,
     Conv1dOp,
     Conv2dOp,
+    Conv3dOp,
+    ConvTranspose1dOp,
+    ConvTranspose2dOp,
+    ConvTranspose3dOp,
+    MaxPool1dOp,
     MaxPool2dOp,
+    MaxPool3dOp,
+    AvgPool1dOp,
     AvgPool2dOp,
+    AvgPool3dOp,
 )

@@ -512,6 +512,7 @@ def test_unique(data):
 
 def test_every_operator_has_a_property_test():
     from test_deduce_reference_gather_scan import TESTED as GATHER_SCAN_TESTED
+    from test_deduce_reference_nn import TESTED as NN_TESTED
     from test_deduce_reference_tensor import TESTED as TENSOR_TESTED
     from test_runtime_attrs import TESTED as RUNTIME_ATTRS_TESTED
 
@@ -522,4 +523,4 @@ def test_every_operator_has_a_property_test():
         Conv2dOp, MaxPool2dOp, AvgPool2dOp, ZerosOp, OnesOp, FullOp, ArangeOp, TrilOp, TriuOp,
         UniqueOp, *LAYOUT_OPS,
     }  # fmt: skip
-    assert tested | GATHER_SCAN_TESTED | RUNTIME_ATTRS_TESTED | TENSOR_TESTED == set(OPERATORS)
+    assert tested | NN_TESTED | GATHER_SCAN_TESTED | RUNTIME_ATTRS_TESTED | TENSOR_TESTED == set(OPERATORS)

@@ -42,6 +42,16 @@ PYTHON_ATTRIBUTES: dict[str, dict] = {
     "conv2d": {"padding": [1]},
     "max_pool2d": {"pool_size": [2, 2], "strides": [2, 2]},
     "avg_pool2d": {"pool_size": [3], "padding": [1]},
+    "conv3d": {"padding": [0, 1, 1]},
+    **{
+        f"conv_transpose{k}d": {"strides": [2], "padding": [1], "output_padding": [1], "groups": 2}
+        for k in (1, 2, 3)
+    },
+    **{
+        f"{kind}_pool{k}d": {"pool_size": [3], "padding": [1], "dilation": [2]}
+        for kind in ("max", "avg")
+        for k in (1, 3)
+    },
     "zeros": {"dtype": "f32"},
     "ones": {"dtype": np.int32},
     "arange": {"dtype": dtypes.F32},

@@ -75,6 +75,27 @@ EXAMPLES: dict[str, tuple[list[str], str]] = {
     "conv2d": ([IMAGE, "!relax.tensor<[8, 3, 3, 3], f32>"], "{padding = array<i64: 1>}"),
     "max_pool2d": ([IMAGE], "{pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}"),
     "avg_pool2d": ([IMAGE], "{pool_size = array<i64: 3>, padding = array<i64: 1>}"),
+    "conv3d": (
+        ["!relax.tensor<[n, 2, d, 5, 5], f32>", "!relax.tensor<[4, 2, 1, 3, 3], f32>"],
+        "{padding = array<i64: 0, 1, 1>}",
+    ),
+    **{
+        f"conv_transpose{k}d": (
+            [f"!relax.tensor<[n, 4, {', '.join(['w'] * k)}], f32>",
+             f"!relax.tensor<[4, 3, {', '.join(['3'] * k)}], f32>"],
+            "{strides = array<i64: 2>, padding = array<i64: 1>, output_padding = array<i64: 1>, "
+            "groups = 2 : i64}",
+        )
+        for k in (1, 2, 3)
+    },
+    **{
+        f"{kind}_pool{k}d": (
+            [f"!relax.tensor<[n, 3, {', '.join(['w'] * k)}], f32>"],
+            "{pool_size = array<i64: 3>, padding = array<i64: 1>, dilation = array<i64: 2>}",
+        )
+        for kind in ("max", "avg")
+        for k in (1, 3)
+    },
     "zeros": (["!relax.shape<[n, 4]>"], "{dtype = f32}"),
     "ones": (["!relax.shape<[n, 4]>"], "{dtype = i32}"),
     "full": (["!relax.shape<[n, 4]>", "!relax.tensor<[], f32>"], ""),
