@@ -391,6 +391,15 @@ class _Compiler:
             self._emit(3, f"if _b == {start}:")
             for pc in range(start, end):
                 ins = instrs[pc]
+                if isinstance(ins, Call) and self._is_tail_call(k, instrs, pc):
+                    # A call of this function whose result is returned (a loop written
+                    # as recursion) restarts it with new arguments: no Python frame.
+                    params = "".join(f"r{i}, " for i in range(len(ins.args)))
+                    args = "".join(f"{self._arg(a)}, " for a in ins.args)
+                    self._emit(4, f"{params}= {args}", (k, pc, "", ()))
+                    self._emit(4, "_b = 0")
+                    self._emit(4, "continue")
+                    break
                 if isinstance(ins, Call):
                     self._call(4, k, pc, ins)
                 elif isinstance(ins, Ret):
@@ -407,6 +416,37 @@ class _Compiler:
                         self._emit(4, "continue")
             if not isinstance(instrs[end - 1], Ret | Goto | If):
                 self._emit(4, f"_b = {end}")
+
+    def _is_tail_call(self, k: int, instrs: list[Instruction], pc: int) -> bool:
+        """Whether ``instrs[pc]`` calls function ``k`` itself with all its parameters and
+        the function returns the result as is (through moves and forward jumps)."""
+        ins = instrs[pc]
+        assert isinstance(ins, Call)
+        target = self.resolved[ins.func_idx]
+        if not (isinstance(target, int) and target == k) or ins.dst is None:
+            return False
+        if len(ins.args) != self.funcs[k].num_args or pc in self.done:
+            return False
+        result = {ins.dst}
+        pc += 1
+        while pc < len(instrs):
+            ins = instrs[pc]
+            if isinstance(ins, Ret):
+                return ins.result in result
+            if isinstance(ins, Goto) and ins.offset > 0:
+                pc += ins.offset
+            elif (
+                isinstance(ins, Call)
+                and self.resolved[ins.func_idx] is builtins.move
+                and ins.args[0].kind == ArgKind.REGISTER
+                and ins.args[0].value in result
+                and ins.dst is not None
+            ):
+                result.add(ins.dst)
+                pc += 1
+            else:
+                return False
+        return False
 
     def _call(self, indent: int, k: int, pc: int, ins: Call) -> None:
         if pc in self.done:

@@ -314,9 +314,9 @@ def test_unsupported_node_in_a_body_is_reported_by_name() -> None:
         frontend.from_onnx(model)
 
 
-def test_loop_deeper_than_python_recursion_fails_in_one_line() -> None:
-    """Each iteration is a call: a loop deeper than Python's recursion limit is a
-    one-line VM error, the shallower ones run."""
+def test_loop_deeper_than_python_recursion_runs() -> None:
+    """Each iteration is a call of the loop function by itself, which the VM runs as a
+    jump: a loop far deeper than Python's recursion limit runs."""
     body = _loop_body(
         [
             helper.make_node("Add", ["v_in", "one"], ["v_out"]),
@@ -332,6 +332,4 @@ def test_loop_deeper_than_python_recursion_fails_in_one_line() -> None:
         [_info("v", F, ["n"])],
     )
     main = xrelax.VirtualMachine(xrelax.compile(frontend.from_onnx(model).module))["main"]
-    np.testing.assert_array_equal(main(np.array(300), np.zeros(2, np.float32)), [300, 300])
-    with pytest.raises(xrelax.VMError, match="calls nested too deeply"):
-        main(np.array(5000), np.zeros(2, np.float32))
+    np.testing.assert_array_equal(main(np.array(5000), np.zeros(2, np.float32)), [5000, 5000])
