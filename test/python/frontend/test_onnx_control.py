@@ -30,10 +30,13 @@ def _model(nodes, inputs, outputs, opset: int = 18) -> onnx.ModelProto:
 
 
 def _check(model: onnx.ModelProto, cases: list[list[np.ndarray]]) -> None:
-    """The imported model gives onnxruntime's outputs on each list of inputs."""
+    """The imported model prints and parses back to itself, and gives onnxruntime's
+    outputs on each list of inputs."""
     session = ort.InferenceSession(model.SerializeToString())
     names = [i.name for i in session.get_inputs()]
     imported = frontend.from_onnx(model)
+    text = imported.text()
+    assert xrelax.print_module(xrelax.parse(text)) == text
     main = xrelax.VirtualMachine(xrelax.compile(imported.module))["main"]
     for arrays in cases:
         expected = session.run(None, dict(zip(names, arrays, strict=True)))
