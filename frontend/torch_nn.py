@@ -58,8 +58,10 @@ def _conv(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if padding == "valid":
         padding = [0] * spatial
     elif padding == "same":
-        kernel = [int(d) for d in em.dims(weight)[2:]]
-        padding = _same_padding(kernel, dilation)
+        kernel = em.dims(weight)[2:]
+        if not all(k.is_Integer for k in kernel):
+            raise Unsupported("padding='same' with a kernel of symbolic size")
+        padding = _same_padding([int(k) for k in kernel], dilation)
     else:
         padding = _spatial(padding, spatial)
 
