@@ -28,7 +28,7 @@ Errors are :class:`CompileError` whose message is the located one-line diagnosti
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from xrelax.diagnostics import CompileError
@@ -156,14 +156,31 @@ def compile(  # noqa: A001
     pipeline: Pipeline = "relax-to-vm",
     instrumentation: Instrumentation | None = None,
     verify_each: bool = False,
+    params: Mapping[str, Any] | None = None,
 ) -> Executable:
     """Compile ``module`` (left unchanged) with ``pipeline`` (as :func:`apply` takes
     it) into a VM ``Executable``. The IR is verified once, after the pipeline
-    (``verify_each=True``: after every pass, as ``relax-opt`` does)."""
+    (``verify_each=True``: after every pass, as ``relax-opt`` does).
+
+    ``params`` (name -> array, e.g. an importer's ``imported.params``) binds those
+    parameters of ``main`` as constants first (``relax-bind-params``): folding then
+    precomputes what depends only on them, and ``main`` no longer takes them."""
     import xrelax.ops.runtime  # noqa: F401 - the safety-net kernels the executable may call
     from xrelax.backends.vm.assembler import assemble
 
-    lowered = _apply(module.clone(), pipeline, instrumentation, verify_each, module.clone)
+    def prepared() -> ModuleOp:
+        copy = module.clone()
+        if params:
+            from xrelax.diagnostics import IRError, op_diagnostic
+            from xrelax.transforms.bind_params import bind_params
+
+            try:
+                bind_params(copy, params)
+            except IRError as err:
+                raise CompileError(op_diagnostic(err.op, err.message)) from None
+        return copy
+
+    lowered = _apply(prepared(), pipeline, instrumentation, verify_each, prepared)
     return assemble(lowered)
 
 

@@ -41,6 +41,12 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="where to write the weights (default: the output path with .npz)",
     )
     parser.add_argument(
+        "--bind-params",
+        action="store_true",
+        help="write the weights into the module as constants (relax-bind-params) instead of "
+        "an .npz: compiling it then folds what depends only on them",
+    )
+    parser.add_argument(
         "--trust-pickle",
         action="store_true",
         help="load a .pt2 even if that runs code from it (pickled weights or objects): "
@@ -65,6 +71,13 @@ def run(argv: Sequence[str] | None = None) -> int:
         raise ImportFailure(
             message if args.model in message else f"{args.model}: {message}"
         ) from None
+    if args.bind_params:
+        if args.params_out is not None:
+            raise ImportFailure("--bind-params writes the weights into the module: no --params-out")
+        from xrelax.transforms.bind_params import bind_params
+
+        bind_params(imported.module, imported.params)
+        imported.params.clear()
     params_path = args.params_out
     if params_path is None and imported.params:
         if args.output == "-":

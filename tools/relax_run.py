@@ -43,6 +43,12 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--params", metavar="W.npz", help=".npz of weights by parameter name, added to --inputs"
     )
+    parser.add_argument(
+        "--bind-params",
+        action="store_true",
+        help="compile the --params weights into the program as constants (relax-bind-params) "
+        "so that folding precomputes what depends only on them",
+    )
     parser.add_argument("--outputs", help=".npz to write the results to (out0, out1, ...)")
     parser.add_argument(
         "--load-packed",
@@ -95,7 +101,11 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _load_executable(path: str, pipeline: str, verify_each: bool) -> Any:
+def _load_executable(
+    path: str, pipeline: str, verify_each: bool, bound: tuple[str, dict[str, np.ndarray]] | None
+) -> Any:
+    """The executable of ``path``; ``bound`` (function, weights) binds those parameters
+    as constants before the pipeline."""
     import xrelax
     from xrelax.backends.vm import Executable
 
@@ -105,9 +115,13 @@ def _load_executable(path: str, pipeline: str, verify_each: bool) -> Any:
     except OSError as err:
         raise RunError(f"cannot open '{path}': {err.strerror}") from None
     if data.startswith(SAVED_MAGIC):
+        if bound is not None:
+            raise RunError("--bind-params needs a relax program: this is a saved executable")
         return Executable.from_bytes(data)
     module = _parse(data, path)
     relax = _has_relax(module)
+    if bound is not None:
+        _bind(module, relax, *bound)
     exe = xrelax.compile(module, pipeline if relax else "", verify_each=verify_each)
     if relax and not exe.global_funcs:
         raise RunError(
@@ -115,6 +129,18 @@ def _load_executable(path: str, pipeline: str, verify_each: bool) -> Any:
             "(end it with relax-to-vm)"
         )
     return exe
+
+
+def _bind(module: Any, relax: bool, entry: str, weights: dict[str, np.ndarray]) -> None:
+    from xrelax.diagnostics import CompileError, IRError, op_diagnostic
+    from xrelax.transforms.bind_params import bind_params
+
+    if not relax:
+        raise RunError("--bind-params needs a relax program: this one is already vm-level")
+    try:
+        bind_params(module, weights, entry)
+    except IRError as err:
+        raise CompileError(op_diagnostic(err.op, err.message)) from None
 
 
 def _parse(data: bytes, path: str) -> Any:
@@ -251,10 +277,16 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise RunError("--profile times the VM's calls: it cannot be used with --interpret")
         result = _interpret(args)
     else:
-        exe = _load_executable(args.file, args.pipeline, args.verify_each)
+        bound = None
+        if args.bind_params:
+            if args.params is None:
+                raise RunError("--bind-params binds the weights of --params: give --params")
+            bound = (args.entry, _read_npz(args.params, "params"))
+        exe = _load_executable(args.file, args.pipeline, args.verify_each, bound)
         if args.save_executable:
             _writing(args.save_executable, lambda: exe.save(args.save_executable))
-        inputs = _read_inputs(args.inputs, args.entry, _param_names(exe, args.entry), args.params)
+        weights = None if bound is not None else args.params
+        inputs = _read_inputs(args.inputs, args.entry, _param_names(exe, args.entry), weights)
         noops = _missing_as_noops(exe) if args.allow_missing_packed else {}
         try:
             vm = xrelax.VirtualMachine(exe, packed_funcs=noops)

@@ -7,8 +7,13 @@
 * ``relax.match_shape`` of a value whose type already has the pattern, binding no new
   variable, is the value itself.
 
-Results larger than ``max-elements`` are left alone so modules stay small, and so are
-operators of larger constants (a splat may declare billions of elements).
+* a scale along the output channels of a convolution or matmul whose weights are
+  constant (a batch norm's, once the weights are bound: ``relax-bind-params``) is
+  multiplied into the weights: ``conv2d(x, W) * s`` is ``conv2d(x, W * s)``.
+
+Results larger than ``max-elements`` are left alone so modules stay small, unless no
+larger than a constant operand (weights folded with weights); so are operators of a
+splat constant larger than that (a splat may declare billions of elements).
 """
 
 from __future__ import annotations
@@ -18,9 +23,9 @@ from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -29,6 +34,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from xrelax.diagnostics import IRError
@@ -45,6 +51,9 @@ from xrelax.dialects.relax import (
 )
 from xrelax.dialects.relax_scoping import defined_by_pattern
 from xrelax.ops.base import OperatorOp
+from xrelax.ops.elementwise import AddOp, MultiplyOp
+from xrelax.ops.linalg import MatmulOp
+from xrelax.ops.nn import ConvOp
 
 
 def const_value(value: SSAValue) -> Any | None:
@@ -62,11 +71,28 @@ def make_const(array: np.ndarray) -> ConstOp:
     """A ``relax.const`` holding ``array``."""
     dtype = dtypes.from_numpy(array.dtype)
     type_ = BuiltinTensorType(dtype, list(array.shape))
-    values = array.ravel().tolist()
-    if array.dtype == np.bool_:
-        values = [int(v) for v in values]
-    attr = DenseIntOrFPElementsAttr.from_list(type_, values)
+    packed = _packed(array, dtype)
+    if packed is not None:
+        attr = DenseIntOrFPElementsAttr(type_, BytesAttr(packed))
+    else:
+        values = array.ravel().tolist()
+        if array.dtype == np.bool_:
+            values = [int(v) for v in values]
+        attr = DenseIntOrFPElementsAttr.from_list(type_, values)
     return ConstOp(attr, TensorType.of(list(array.shape), dtype))
+
+
+def _packed(array: np.ndarray, dtype: Any) -> bytes | None:
+    """The bytes of ``array`` as the dense attribute stores them (the element type's
+    ``struct`` format, little-endian), without a Python value per element; None where
+    numpy has no such layout (i1, which the attribute stores as normalized integers)."""
+    try:
+        layout = np.dtype(dtype.format)
+    except (AttributeError, NotImplementedError, TypeError):
+        return None
+    if array.dtype == np.bool_ or layout.itemsize != array.dtype.itemsize:
+        return None
+    return np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
 
 
 def _static_tensor(type_: object) -> bool:
@@ -91,12 +117,14 @@ class FoldOperator(RewritePattern):
         inputs = [const_value(o) for o in op.operands]
         if any(i is None for i in inputs):
             return
-        if any(isinstance(i, np.ndarray) and i.size > self.max_elements for i in inputs):
+        arrays = [i for i in inputs if isinstance(i, np.ndarray)]
+        if any(i.size > self.max_elements and 0 in i.strides for i in arrays):
             # a splat of billions of elements is one stored value: folding would compute
             # over all of them
             return
         result_type = op.results[0].type
-        if np.prod([int(d) for d in result_type.dims]) > self.max_elements:  # type: ignore[union-attr]
+        bound = max([self.max_elements, *(i.size for i in arrays)])
+        if np.prod([int(d) for d in result_type.dims]) > bound:  # type: ignore[union-attr]
             return
         if isinstance(op, OperatorOp):
             try:
@@ -121,6 +149,108 @@ class FoldOperator(RewritePattern):
             # The kernel refuses these constants: a violation proven at compile time.
             raise IRError(op, str(err)) from None
         return out
+
+
+class FoldScaleIntoWeights(RewritePattern):
+    """``multiply(conv(x, W), s)`` with constant weights ``W`` and a constant ``s`` that
+    varies only along the output channels is ``conv(x, W * s)``, and
+    ``multiply(add(conv(x, W), b), s)`` with a constant bias is
+    ``add(conv(x, W * s), b * s)``; likewise for ``matmul(x, W)`` along the last axis
+    (TVM's FoldScaleAxis, forward: a batch norm after a convolution or a linear layer).
+    Floating point only: the product is rounded once more or once less, as every
+    runtime that folds batch norm does."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: MultiplyOp, rewriter: PatternRewriter) -> None:
+        for product, scale in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            factors = const_value(scale)
+            if not isinstance(factors, np.ndarray) or op.result.type != product.type:
+                continue
+            found = _scaled_contraction(product)
+            if found is None:
+                continue
+            contraction, bias_add, bias = found
+            weights = const_value(contraction.operands[1])
+            assert isinstance(weights, np.ndarray)
+            scaled = _scaled_weights(contraction, weights, factors, product.type)
+            if scaled is None or (bias is not None and bias.dtype != scaled.dtype):
+                continue
+            folded = make_const(scaled)
+            rewriter.insert(folded, InsertPoint.before(contraction))
+            contraction.operands[1] = folded.result
+            if bias_add is not None:
+                shifted = make_const(np.asarray(bias * factors))
+                rewriter.insert(shifted, InsertPoint.before(bias_add))
+                bias_add.operands[1] = shifted.result
+                bias_add.operands[0] = contraction.results[0]
+            rewriter.replace(op, [], [product])
+            return
+
+
+def _scaled_contraction(
+    product: SSAValue,
+) -> tuple[Operation, Operation | None, np.ndarray | None] | None:
+    """The contraction with constant weights whose result ``product`` is, directly or
+    plus a constant bias: (contraction, the add or None, the bias or None); each used
+    only on the way to ``product``."""
+    owner = product.owner
+    if not product.has_one_use():
+        return None
+    if _plain_contraction(owner) and isinstance(const_value(owner.operands[1]), np.ndarray):
+        return owner, None, None
+    if not isinstance(owner, AddOp):
+        return None
+    for inner, other in ((owner.lhs, owner.rhs), (owner.rhs, owner.lhs)):
+        contraction, bias = inner.owner, const_value(other)
+        if (
+            isinstance(bias, np.ndarray)
+            and inner.has_one_use()
+            and _plain_contraction(contraction)
+            and isinstance(const_value(contraction.operands[1]), np.ndarray)
+        ):
+            return contraction, owner, bias
+    return None
+
+
+_CONVOLUTIONS = ("relax.conv1d", "relax.conv2d", "relax.conv3d")
+_CONV_PROPERTIES = {"strides", "padding", "dilation", "groups"}
+
+
+def _plain_contraction(op: Operation | None) -> bool:
+    """A matmul, or a convolution of weights O, C / groups, *kernel in the default
+    layout: the output channels are the weights' first axis."""
+    if isinstance(op, MatmulOp):
+        return True
+    return (
+        isinstance(op, ConvOp)
+        and op.name in _CONVOLUTIONS
+        and set(op.properties) <= _CONV_PROPERTIES
+    )
+
+
+def _scaled_weights(
+    contraction: Operation, weights: np.ndarray, factors: np.ndarray, type_: Attribute
+) -> np.ndarray | None:
+    """``weights`` times ``factors`` along the output channels, when ``factors`` (as it
+    broadcasts against the result ``type_``) varies along nothing else."""
+    if weights.dtype.kind != "f" or factors.dtype != weights.dtype:
+        return None
+    if not isinstance(type_, TensorType) or type_.ndim is None or factors.ndim > type_.ndim:
+        return None
+    rank = type_.ndim
+    channel = 1 if isinstance(contraction, ConvOp) else rank - 1
+    if isinstance(contraction, MatmulOp) and (weights.ndim != 2 or rank < 1):
+        return None
+    column = factors.reshape((1,) * (rank - factors.ndim) + factors.shape)
+    if any(size != 1 for axis, size in enumerate(column.shape) if axis != channel):
+        return None
+    vector = column.reshape(-1)
+    channels = weights.shape[0] if isinstance(contraction, ConvOp) else weights.shape[1]
+    if vector.size not in (1, channels):
+        return None
+    if isinstance(contraction, ConvOp):
+        return weights * vector.reshape((-1,) + (1,) * (weights.ndim - 1))
+    return weights * vector.reshape(1, -1)
 
 
 class FoldShapeOf(RewritePattern):
@@ -165,7 +295,12 @@ class FoldConstantPass(ModulePass):
             raise ValueError(f"max_elements must be >= 0, got {self.max_elements}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = [FoldOperator(self.max_elements, op), FoldShapeOf(), FoldMatchShape()]
+        patterns = [
+            FoldOperator(self.max_elements, op),
+            FoldScaleIntoWeights(),
+            FoldShapeOf(),
+            FoldMatchShape(),
+        ]
         PatternRewriteWalker(
             GreedyRewritePatternApplier(patterns, dce_enabled=False)
         ).rewrite_module(op)

@@ -1,5 +1,5 @@
 // RUN: relax-opt %s --split-input-file -p relax-fold-constant | filecheck %s
-// RUN: relax-opt %s --split-input-file -p 'relax-fold-constant{max-elements=2}' | filecheck %s --check-prefix=SMALL
+// RUN: relax-opt %s --split-input-file -p 'relax-fold-constant{max-elements=1}' | filecheck %s --check-prefix=SMALL
 
 // Operators of constants are evaluated; the rest stays.
 // CHECK-LABEL: relax.func @operators
@@ -9,8 +9,6 @@
 // CHECK-NEXT:    %d = relax.const dense<true> : !relax.tensor<[3], i1>
 // CHECK-NEXT:    %d2 = relax.const dense<false> : !relax.tensor<[3], i1>
 // CHECK-NEXT:    %e = relax.add %c, %x
-// SMALL-LABEL: relax.func @operators
-// SMALL:         %c = relax.add %a, %b
 relax.func @operators(%x: !relax.tensor<[3], f32>) -> !relax.tensor<[3], f32> {
   %a = relax.const dense<[1.0, 2.0, 3.0]> : !relax.tensor<[3], f32>
   %b = relax.const dense<[10.0, 20.0, 30.0]> : !relax.tensor<[3], f32>
@@ -19,6 +17,23 @@ relax.func @operators(%x: !relax.tensor<[3], f32>) -> !relax.tensor<[3], f32> {
   %d2 = relax.less %c, %b : (!relax.tensor<[3], f32>, !relax.tensor<[3], f32>)
   %e = relax.add %c, %x : (!relax.tensor<[3], f32>, !relax.tensor<[3], f32>)
   relax.return %e : !relax.tensor<[3], f32>
+}
+
+// -----
+
+// A result larger than max-elements and than every constant operand stays unfolded;
+// one no larger than an operand is folded (weights folded with weights).
+// CHECK-LABEL: relax.func @bound
+// CHECK:         %outer = relax.const dense<{{\[}}[1.000000e+00, 2.000000e+00], [2.000000e+00, 4.000000e+00]]>
+// SMALL-LABEL: relax.func @bound
+// SMALL:         %doubled = relax.const dense<[2.000000e+00, 4.000000e+00]>
+// SMALL:         %outer = relax.multiply %col, %a
+relax.func @bound() -> !relax.tensor<[2, 2], f32> {
+  %a = relax.const dense<[1.0, 2.0]> : !relax.tensor<[2], f32>
+  %col = relax.const dense<[[1.0], [2.0]]> : !relax.tensor<[2, 1], f32>
+  %doubled = relax.add %a, %a : (!relax.tensor<[2], f32>, !relax.tensor<[2], f32>)
+  %outer = relax.multiply %col, %a : (!relax.tensor<[2, 1], f32>, !relax.tensor<[2], f32>)
+  relax.return %outer : !relax.tensor<[2, 2], f32>
 }
 
 // -----
@@ -38,4 +53,57 @@ relax.func @shapes(%x: !relax.tensor<[n, 4], f32>) -> !relax.tensor<[n, 4], f32>
   %m = relax.match_shape %x [n, 4] : (!relax.tensor<[n, 4], f32>)
   %m2 = relax.match_shape %x [k, 4] : (!relax.tensor<[n, 4], f32>)
   relax.return %m : !relax.tensor<[n, 4], f32>
+}
+
+// -----
+
+// A scale along the output channels of a convolution with constant weights is folded
+// into the weights, also past a constant bias (a batch norm after a convolution).
+// CHECK-LABEL: relax.func @conv_scale
+// CHECK:         %s = relax.const
+// CHECK-NEXT:    %0 = relax.const dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}-3.000000e+00]]]]> : !relax.tensor<[2, 1, 1, 1], f32>
+// CHECK-NEXT:    %c = relax.conv2d %x, %0
+// CHECK-NEXT:    %1 = relax.const dense<{{\[\[\[}}1.000000e+01]], {{\[\[}}-1.500000e+00]]]> : !relax.tensor<[2, 1, 1], f32>
+// CHECK-NEXT:    %cb = relax.add %c, %1
+// CHECK-NEXT:    relax.return %cb
+relax.func @conv_scale(%x: !relax.tensor<[n, 1, 4, 4], f32>) -> !relax.tensor<[n, 2, 4, 4], f32> {
+  %w = relax.const dense<[[[[1.0]]], [[[1.5]]]]> : !relax.tensor<[2, 1, 1, 1], f32>
+  %b = relax.const dense<[[[5.0]], [[0.75]]]> : !relax.tensor<[2, 1, 1], f32>
+  %s = relax.const dense<[[[2.0]], [[-2.0]]]> : !relax.tensor<[2, 1, 1], f32>
+  %c = relax.conv2d %x, %w : (!relax.tensor<[n, 1, 4, 4], f32>, !relax.tensor<[2, 1, 1, 1], f32>)
+  %cb = relax.add %c, %b : (!relax.tensor<[n, 2, 4, 4], f32>, !relax.tensor<[2, 1, 1], f32>)
+  %d = relax.multiply %cb, %s : (!relax.tensor<[n, 2, 4, 4], f32>, !relax.tensor<[2, 1, 1], f32>)
+  relax.return %d : !relax.tensor<[n, 2, 4, 4], f32>
+}
+
+// -----
+
+// matmul: along the last axis. Not folded: a scale that varies along another axis, a
+// product used twice, integer weights.
+// CHECK-LABEL: relax.func @matmul_scale
+// CHECK:         %rows = relax.const
+// CHECK-NEXT:    %0 = relax.const dense<{{\[}}[3.000000e+00, 8.000000e+00]]> : !relax.tensor<[1, 2], f32>
+// CHECK-NEXT:    %m = relax.matmul %x, %0
+// CHECK-NEXT:    %r = relax.multiply %m, %rows
+// CHECK-NEXT:    %t = relax.matmul %x, %w
+// CHECK-NEXT:    %u = relax.multiply %t, %s
+// CHECK-NEXT:    %v = relax.add %u, %t
+// CHECK:         %i = relax.matmul %xi, %wi
+// CHECK-NEXT:    %j = relax.multiply %i, %si
+relax.func @matmul_scale(%x: !relax.tensor<[3, 1], f32>, %xi: !relax.tensor<[3, 1], i32>) -> !relax.tuple<!relax.tensor<[3, 2], f32>, !relax.tensor<[3, 2], f32>, !relax.tensor<[3, 2], i32>> {
+  %w = relax.const dense<[[1.0, 2.0]]> : !relax.tensor<[1, 2], f32>
+  %s = relax.const dense<[3.0, 4.0]> : !relax.tensor<[2], f32>
+  %rows = relax.const dense<[[1.0], [2.0], [3.0]]> : !relax.tensor<[3, 1], f32>
+  %m = relax.matmul %x, %w : (!relax.tensor<[3, 1], f32>, !relax.tensor<[1, 2], f32>)
+  %ms = relax.multiply %s, %m : (!relax.tensor<[2], f32>, !relax.tensor<[3, 2], f32>)
+  %r = relax.multiply %ms, %rows : (!relax.tensor<[3, 2], f32>, !relax.tensor<[3, 1], f32>)
+  %t = relax.matmul %x, %w : (!relax.tensor<[3, 1], f32>, !relax.tensor<[1, 2], f32>)
+  %u = relax.multiply %t, %s : (!relax.tensor<[3, 2], f32>, !relax.tensor<[2], f32>)
+  %v = relax.add %u, %t : (!relax.tensor<[3, 2], f32>, !relax.tensor<[3, 2], f32>)
+  %wi = relax.const dense<[[1, 2]]> : !relax.tensor<[1, 2], i32>
+  %si = relax.const dense<[3, 4]> : !relax.tensor<[2], i32>
+  %i = relax.matmul %xi, %wi : (!relax.tensor<[3, 1], i32>, !relax.tensor<[1, 2], i32>)
+  %j = relax.multiply %i, %si : (!relax.tensor<[3, 2], i32>, !relax.tensor<[2], i32>)
+  %out = relax.tuple %r, %v, %j : (!relax.tensor<[3, 2], f32>, !relax.tensor<[3, 2], f32>, !relax.tensor<[3, 2], i32>)
+  relax.return %out : !relax.tuple<!relax.tensor<[3, 2], f32>, !relax.tensor<[3, 2], f32>, !relax.tensor<[3, 2], i32>>
 }
