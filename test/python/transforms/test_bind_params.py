@@ -88,7 +88,10 @@ def test_relax_run_bind_params(tmp_path: Path, capsys) -> None:
     assert relax_run([*common, "--outputs", str(tmp_path / "a.npz")]) == 0
     assert relax_run([*common, "--bind-params", "--outputs", str(tmp_path / "b.npz")]) == 0
     np.testing.assert_allclose(
-        np.load(tmp_path / "b.npz")["out0"], np.load(tmp_path / "a.npz")["out0"], rtol=1e-5, atol=1e-5
+        np.load(tmp_path / "b.npz")["out0"],
+        np.load(tmp_path / "a.npz")["out0"],
+        rtol=1e-5,
+        atol=1e-5,
     )
     assert relax_run([str(source), "--inputs", str(tmp_path / "x.npz"), "--bind-params"]) == 1
     assert capsys.readouterr().err == (
