@@ -11,6 +11,7 @@ taken), the loops' bodies in a relax function that calls itself under ``relax.if
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ import sympy
 import torch
 from xdsl.ir import SSAValue
 
-from xrelax.dialects import dtypes
+from xrelax.dialects import dtypes, symbolic
 from xrelax.frontend.common import Unsupported
 from xrelax.frontend.control_flow import Loop, emit_if, emit_loop
 from xrelax.frontend.emitter import Emitter
@@ -27,6 +28,49 @@ from xrelax.frontend.torch import _POISON, _converts, _Importer, _poisoned
 
 class _Poisoned(Exception):
     """A subgraph holds an unsupported node (counted where it stands)."""
+
+
+@dataclass(frozen=True)
+class _SizePredicate:
+    """A comparison of sizes that torch left to the run (a ``SymBool``), as a ``cond``
+    predicate: ``compare(lhs, rhs)``, both relax expressions."""
+
+    compare: str
+    lhs: sympy.Expr
+    rhs: sympy.Expr
+
+
+_COMPARISONS = {"gt": "greater", "ge": "greater_equal", "lt": "less", "le": "less_equal",
+                "eq": "equal", "ne": "not_equal"}  # fmt: skip
+
+
+@_converts(*(f"operator.{name}" for name in _COMPARISONS))
+def _size_comparison(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    if not isinstance(node.meta.get("val"), torch.SymBool):
+        raise Unsupported("a comparison of values other than sizes")
+    if any(user.target is not torch.ops.higher_order.cond for user in node.users):
+        raise Unsupported("a comparison of sizes used other than as a cond predicate")
+    name = _COMPARISONS[node.target.__name__]
+    # The sizes are relax expressions already (the importer computes sizes symbolically).
+    return _SizePredicate(name, symbolic.as_expr(a["0"]), symbolic.as_expr(a["1"]))
+
+
+def _predicate(em: Emitter, pred: _SizePredicate) -> SSAValue | bool:
+    """The predicate decided at import time when the shapes prove it, else as a 0-d
+    bool tensor computed at run time."""
+    a, b = pred.lhs, pred.rhs
+    true, false = {
+        "greater": (symbolic.prove_lt(b, a), symbolic.prove_le(a, b)),
+        "greater_equal": (symbolic.prove_le(b, a), symbolic.prove_lt(a, b)),
+        "less": (symbolic.prove_lt(a, b), symbolic.prove_le(b, a)),
+        "less_equal": (symbolic.prove_le(a, b), symbolic.prove_lt(b, a)),
+        "equal": (symbolic.prove_equal(a, b), symbolic.prove_not_equal(a, b)),
+        "not_equal": (symbolic.prove_not_equal(a, b), symbolic.prove_equal(a, b)),
+    }[pred.compare]
+    if true or false:
+        return true
+    sides = [em.full([], side, dtypes.I64) for side in (pred.lhs, pred.rhs)]
+    return em.op(pred.compare, *sides)
 
 
 def _run(imp: _Importer, em: Emitter, body: torch.fx.GraphModule, operands: Sequence[Any]) -> list:
@@ -71,6 +115,8 @@ def _guarded(convert: Any) -> Any:
 @_guarded
 def _cond(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     pred, branches, operands = a["0"], (a["1"], a["2"]), _tensors(a["3"], "cond operands")
+    if isinstance(pred, _SizePredicate):
+        pred = _predicate(imp.em, pred)
     if isinstance(pred, bool | sympy.logic.boolalg.BooleanAtom):
         return _run(imp, imp.em, branches[0] if bool(pred) else branches[1], operands)
     if not isinstance(pred, SSAValue):

@@ -108,3 +108,15 @@ def test_scan_and_map() -> None:
 
     cases = [(torch.randn(n, 4), torch.randn(4)) for n in (1, 3)]
     _check(Map(), (torch.randn(5, 4), torch.randn(4)), {"xs": {0: BATCH}, "y": None}, cases)
+
+
+class _CondOnSize(torch.nn.Module):
+    """A predicate on the dynamic batch, which torch leaves to the run."""
+
+    def forward(self, x):
+        return torch.cond(x.shape[0] > 4, lambda x: x * 2, lambda x: x.cos(), (x,))
+
+
+def test_cond_on_a_size_left_to_the_run() -> None:
+    cases = [(torch.randn(n, 3),) for n in (2, 4, 5, 7)]
+    _check(_CondOnSize(), (torch.randn(6, 3),), {"x": {0: BATCH}}, cases)
