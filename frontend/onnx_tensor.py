@@ -4,9 +4,11 @@ quantization and element-wise math (registered on import)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import onnx
+import sympy
 from xdsl.dialects.builtin import StringAttr
 
 from xrelax.dialects import dtypes, symbolic
@@ -17,13 +19,34 @@ from xrelax.frontend.onnx import (
     _checked_indices,
     _converts,
     _flag,
-    _given,
     _Importer,
     _Known,
     _string,
     _unary,
     _Value,
 )
+from xrelax.ops.runtime_attrs import TensorToShapeOp
+
+
+def _size(imp: _Importer, value: _Value, what: str) -> sympy.Expr:
+    """A one-element integer input as a size: its (symbolic) value when known at import,
+    else a new symbolic variable that ``relax.tensor_to_shape`` and ``relax.match_shape``
+    bind when the model runs (a negative value is an error there)."""
+    if isinstance(value, _Known):
+        sizes = imp.sizes(value, what)
+        if len(sizes) != 1:
+            raise FrontendError(f"{what} has {len(sizes)} values, expected 1")
+        return sizes[0]
+    em = imp.em
+    t = imp.tensor(value)
+    if em.dims(t) and math.prod(int(d) for d in em.dims(t) if d.is_Integer) != 1:
+        raise FrontendError(f"{what} has type {t.type}, expected one value")
+    vector = em.reshape(em.cast(t, dtypes.I64), [1])  # a float depth truncates
+    shape = em.bb.emit(TensorToShapeOp.build_deduced([vector]))
+    size = imp.builder.variable(object(), what.lower())
+    em.bb.match_shape(shape, [size])
+    return size
+
 
 # ------------------------------------------------------------------ element-wise math
 
@@ -69,11 +92,11 @@ def _one_hot(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: 
     ``[-depth, depth - 1]`` gives a row of ``values[0]`` (onnxruntime)."""
     em = imp.em
     indices = imp.tensor(inputs[0])
-    (depth,) = imp.sizes(inputs[1], "depth") if _given(inputs, 1) is not None else (None,)
+    depth = _size(imp, inputs[1], "depth")
     values = imp.tensor(inputs[2])
     if em.ndim(values) != 1 or not em.dims(values)[0] == 2:
         raise FrontendError(f"values has type {values.type}, expected 2 values [off, on]")
-    if depth is None or (depth.is_Integer and int(depth) < 1):
+    if depth.is_Integer and int(depth) < 1:
         raise FrontendError(f"depth is {depth}, expected at least 1")
     rank = em.ndim(indices)
     axis = _axis(attrs.get("axis", -1), rank + 1)
@@ -109,16 +132,16 @@ def _top_k(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: di
     em, x = imp.em, imp.tensor(inputs[0])
     rank = em.ndim(x)
     axis = _axis(attrs.get("axis", -1), rank)
-    if imp.opset >= 10:
-        (k,) = imp.sizes(inputs[1], "K")
-    else:
-        k = symbolic.as_expr(attrs["k"])
+    k = _size(imp, inputs[1], "K") if imp.opset >= 10 else symbolic.as_expr(attrs["k"])
     size = em.dims(x)[axis]
     if k.is_Integer and int(k) < 0:
         raise FrontendError(f"K is {k}, expected at least 0")
     if symbolic.prove_lt(size, k):
         raise FrontendError(f"K is {k}, more than the {size} elements along axis {axis}")
-    return topk(imp, x, k, axis, _flag(attrs, "largest", 1))
+    values, positions = topk(imp, x, k, axis, _flag(attrs, "largest", 1))
+    # a K beyond the axis is an error (the slice would clamp it)
+    dims = [k if a == axis else d for a, d in enumerate(em.dims(x))]
+    return [em.match(values, dims), em.match(positions, dims)]
 
 
 @_converts("ScatterElements", "Scatter")
