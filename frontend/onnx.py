@@ -59,6 +59,7 @@ from xrelax.frontend.common import (
     check_allocation,
 )
 from xrelax.frontend.emitter import Emitter
+from xrelax.ops.runtime_attrs import TensorToShapeOp, runtime_attrs
 
 _I64_MAX = 2**63 - 1
 _I64_MIN = -(2**63)
@@ -769,6 +770,65 @@ def _broadcast_known(arrays: Sequence[np.ndarray], what: str) -> tuple[int, ...]
     dtype = next((a.dtype for a in arrays if a.dtype != object), np.dtype(np.int64))
     _folded_shape(shape, dtype, what)
     return shape
+
+
+# ============================================================================ run-time values
+# An attribute input the graph computes (axes, k, pads, starts, ...) reaches its
+# operator at run time: as an attribute of ``relax.runtime_attrs`` (the safety net,
+# whose type is the rank; the shape is matched after it), or, where the result shape
+# is the value (sizes, repeats, a reshape target), as symbolic variables that
+# ``relax.tensor_to_shape`` and ``relax.match_shape`` bind, so kernels keep compiling.
+
+
+def _run_time_ints(imp: _Importer, value: _Value, what: str, scalar: bool = False) -> SSAValue:
+    """An integer input known only at run time as the i64 tensor ``runtime_attrs``
+    reads: 0-d for one integer (``scalar``), else 1-D of a known length."""
+    em = imp.em
+    t = imp.tensor(value)
+    dtype = em.dtype(t)
+    if dtype not in (dtypes.I8, dtypes.I16, dtypes.I32, dtypes.I64):
+        raise FrontendError(f"expected integers as {what}, got {dtypes.NAME_OF[dtype]}")
+    t = em.cast(t, dtypes.I64)
+    dims = em.dims(t)
+    if len(dims) > 1 or any(not d.is_Integer for d in dims):
+        raise Unsupported(f"a {what} of unknown length computed at run time")
+    if scalar:
+        if math.prod(int(d) for d in dims) != 1:
+            raise FrontendError(f"{what} has {math.prod(int(d) for d in dims)} values, expected 1")
+        return em.reshape(t, [])
+    return em.reshape(t, [math.prod(int(d) for d in dims)])
+
+
+def _with_run_time_attrs(
+    imp: _Importer, op_name: str, operands: Sequence[SSAValue], given: dict, **static: Any
+) -> SSAValue:
+    """``relax.runtime_attrs`` of ``op_name`` with the attributes ``given`` as tensors."""
+    return imp.em.bb.emit(runtime_attrs(op_name, operands, given, **static))
+
+
+def _named(imp: _Importer, value: SSAValue, dims: Sequence[sympy.Expr | None]) -> SSAValue:
+    """``value`` of rank-only type matched to ``dims``; a None dimension becomes a new
+    symbolic variable bound when it runs."""
+    named = [d if d is not None else imp.builder.variable(object(), "d") for d in dims]
+    return imp.em.match(value, named)
+
+
+def _sizes_value(imp: _Importer, sizes: Sequence[int | sympy.Expr]) -> SSAValue:
+    """A 1-D i64 tensor of (symbolic) sizes."""
+    array = _sizes_array([symbolic.as_expr(s) for s in sizes])
+    if array.dtype == object:
+        return imp.sizes_tensor(array)
+    return imp.em.const(array.astype(np.int64))
+
+
+def _run_time_sizes(imp: _Importer, value: _Value | SSAValue, what: str) -> list[sympy.Expr]:
+    """Sizes known only at run time (each non-negative) as new symbolic variables."""
+    t = value if isinstance(value, SSAValue) else _run_time_ints(imp, value, what)
+    length = int(imp.em.dims(t)[0])
+    shape = imp.em.bb.emit(TensorToShapeOp.build_deduced([t]))
+    names = [imp.builder.variable(object(), "s") for _ in range(length)]
+    imp.em.bb.match_shape(shape, names)
+    return names
 
 
 # ============================================================================ converters
@@ -1516,11 +1576,14 @@ def _gather_nd(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs
     return em.op("gather_nd", x, indices, batch_dims=batch_dims or None)
 
 
-@_converts("CumSum")
+@_converts("CumSum", "CumProd")
 def _cumsum(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    """Running sums; ``reverse`` sums the reversed axis and reverses back (the same
-    order of additions as onnxruntime)."""
+    """Running sums or products; ``reverse`` scans the reversed axis and reverses back
+    (the same order of operations as onnxruntime)."""
     em, x = imp.em, imp.tensor(inputs[0])
+    scan = "cumsum" if node.op_type == "CumSum" else "cumprod"
+    if not isinstance(inputs[1], _Known):
+        return _cumsum_at_run_time(imp, scan, x, inputs[1], attrs)
     axes = imp.ints(inputs[1], "axis")
     if len(axes) != 1:
         raise FrontendError(f"axis has {len(axes)} values, expected 1")
@@ -1529,8 +1592,30 @@ def _cumsum(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: d
     exclusive = _flag(attrs, "exclusive")
     if reverse:
         x = em.slice(x, axis, -1, _I64_MIN, -1)
-    y = em.op("cumsum", x, axis=axis, exclusive=exclusive or None, dtype=em.dtype(x))
+    y = em.op(scan, x, axis=axis, exclusive=exclusive or None, dtype=em.dtype(x))
     return em.slice(y, axis, -1, _I64_MIN, -1) if reverse else y
+
+
+def _cumsum_at_run_time(
+    imp: _Importer, scan: str, x: SSAValue, given: _Value, attrs: dict
+) -> SSAValue:
+    """CumSum or CumProd (``scan``) along an axis known only at run time."""
+    em = imp.em
+    axis = _run_time_ints(imp, given, "axis", scalar=True)
+    along = {"axes": em.reshape(axis, [1])}
+
+    def reversed_(value: SSAValue) -> SSAValue:
+        flipped = _with_run_time_attrs(
+            imp, "strided_slice", [value], along, begin=[-1], end=[_I64_MIN], strides=[-1]
+        )
+        return em.match(flipped, em.dims(x))
+
+    if _flag(attrs, "reverse"):
+        x = reversed_(x)
+    exclusive = _flag(attrs, "exclusive") or None
+    y = _with_run_time_attrs(imp, scan, [x], {"axis": axis}, exclusive=exclusive, dtype=em.dtype(x))
+    y = em.match(y, em.dims(x))
+    return reversed_(y) if _flag(attrs, "reverse") else y
 
 
 def _fold_range(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
@@ -1571,7 +1656,7 @@ def _range(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: di
     _range_bounds([v.array if isinstance(v, _Known) else None for v in inputs])
     kinds = {_value_dtype(imp, v).kind for v in inputs}
     if "f" in kinds:
-        raise Unsupported("floating-point bounds computed at run time")
+        return _float_range(imp, inputs)
     delta = inputs[2]
     if isinstance(delta, _Known) and imp.sizes(delta, "delta") == [0]:
         raise FrontendError("delta is 0")
@@ -1585,6 +1670,28 @@ def _range(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: di
     return em.op("arange", *bounds, dtype=dtype)
 
 
+def _float_range(imp: _Importer, inputs: list[_Value]) -> SSAValue:
+    """A floating-point Range whose bounds are known only at run time, as onnxruntime
+    computes it: ``ceil((limit - start) / delta)`` elements, start then repeated
+    additions of delta in the element type (a running sum on the safety net, which
+    adds in order); a delta of 0 or a count that is not finite is refused when it
+    runs (the range's step becomes 0)."""
+    em, f64, i64 = imp.em, dtypes.F64, dtypes.I64
+    start, limit, delta = (em.reshape(imp.tensor(v), []) for v in inputs)
+    dtype = em.dtype(start)
+    if dtype not in (dtypes.F32, dtypes.F64):
+        raise Unsupported(f"{dtypes.NAME_OF[dtype]} bounds computed at run time")
+    quotient = em.op("divide", em.cast(em.op("subtract", limit, start), f64), em.cast(delta, f64))
+    truncated = em.cast(quotient, i64)
+    above = em.op("less", em.cast(truncated, f64), quotient)
+    count = em.op("maximum", em.op("add", truncated, em.cast(above, i64)), em.const(0, i64))
+    finite = em.op("less", em.op("abs", quotient), em.const(2.0**62, f64))
+    step = em.cast(finite, i64)
+    positions = em.op("arange", em.const(0, i64), count, step, dtype=i64)
+    first = em.op("equal", positions, em.const(0, i64))
+    return em.op("cumsum", em.op("where", first, start, delta), axis=0, dtype=dtype)
+
+
 def _value_dtype(imp: _Importer, value: _Value) -> np.dtype:
     """The numpy element type of a value (sizes are int64)."""
     if isinstance(value, _Known):
@@ -1593,7 +1700,10 @@ def _value_dtype(imp: _Importer, value: _Value) -> np.dtype:
 
 
 def _tile_repeats(imp: _Importer, value: _Value, rank: int) -> list[sympy.Expr]:
-    repeats = imp.sizes(value, "repeats")
+    if isinstance(value, _Known):
+        repeats = imp.sizes(value, "repeats")
+    else:
+        repeats = _run_time_sizes(imp, value, "repeats")
     if len(repeats) != rank:
         raise FrontendError(f"repeats has {len(repeats)} values, expected {rank} (the rank)")
     if any(r.is_Integer and int(r) < 0 for r in repeats):
@@ -1671,6 +1781,9 @@ def _fold_slice(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
 @_converts("Slice", fold=_fold_slice)
 def _slice(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x = imp.tensor(inputs[0])
+    given = [_given(inputs, i) for i in range(1, 5)]
+    if imp.opset >= 10 and any(v is not None and not isinstance(v, _Known) for v in given):
+        return _slice_at_run_time(imp, x, given)
     for axis, start, end, step in _slice_spec(imp, inputs, attrs, imp.em.ndim(x)):
         if end.is_Integer:
             end = sympy.Integer(max(min(int(end), _I64_MAX), _I64_MIN))
@@ -1678,6 +1791,38 @@ def _slice(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: di
             start = sympy.Integer(max(min(int(start), _I64_MAX), _I64_MIN))
         x = imp.em.slice(x, axis, start, end, step)
     return x
+
+
+def _slice_at_run_time(imp: _Importer, x: SSAValue, given: list[_Value]) -> SSAValue:
+    """Slice with starts, ends, axes or steps known only at run time (numpy's slicing,
+    which clamps as ONNX does)."""
+    em = imp.em
+    names = ("begin", "end", "axes", "strides")
+    what = ("starts", "ends", "axes", "steps")
+    static: dict[str, Any] = {}
+    run_time: dict[str, SSAValue] = {}
+    lengths = []
+    for name, label, value in zip(names, what, given, strict=True):
+        if value is None:
+            continue
+        if isinstance(value, _Known) and all(e.is_Integer for e in imp.sizes(value, label)):
+            static[name] = imp.ints(value, label)
+            lengths.append(len(static[name]))
+        else:
+            run_time[name] = _run_time_ints(imp, value, label)
+            lengths.append(int(em.dims(run_time[name])[0]))
+    if len(set(lengths)) != 1:
+        raise FrontendError(f"starts, ends, axes and steps have {lengths} values; expected as many")
+    count = lengths[0]
+    if "axes" not in static and "axes" not in run_time:
+        static["axes"] = list(range(count))
+    if "axes" in static:
+        static["axes"] = _axes(static["axes"], em.ndim(x))
+    if "strides" in static and 0 in static["strides"]:
+        raise FrontendError("a step is 0")
+    y = _with_run_time_attrs(imp, "strided_slice", [x], run_time, **static)
+    sliced = set(static.get("axes", range(em.ndim(x))))
+    return _named(imp, y, [None if a in sliced else d for a, d in enumerate(em.dims(x))])
 
 
 def _squeezed_axes(imp: _Importer, value: _Value, inputs: list[_Value], attrs: dict) -> list:
@@ -1704,6 +1849,13 @@ def _fold_squeeze(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarra
 @_converts("Squeeze", fold=_fold_squeeze)
 def _squeeze(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     em, x = imp.em, imp.tensor(inputs[0])
+    given = _given(inputs, 1)
+    if imp.opset >= 13 and given is not None and not isinstance(given, _Known):
+        axes = _run_time_ints(imp, given, "axes")
+        if em.dims(axes)[0] != 0:
+            y = _with_run_time_attrs(imp, "squeeze", [x], {"axis": axes})
+            return _named(imp, y, [None] * (em.ndim(x) - int(em.dims(axes)[0])))
+        inputs = inputs[:1]
     chosen = _squeezed_axes(imp, x, inputs, attrs)
     if not chosen:
         return x
@@ -1728,6 +1880,11 @@ def _fold_unsqueeze(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndar
 @_converts("Unsqueeze", fold=_fold_unsqueeze)
 def _unsqueeze(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x = imp.tensor(inputs[0])
+    given = _given(inputs, 1)
+    if imp.opset >= 13 and given is not None and not isinstance(given, _Known):
+        axes = _run_time_ints(imp, given, "axes")
+        y = _with_run_time_attrs(imp, "expand_dims", [x], {"axis": axes})
+        return _named(imp, y, [None] * (imp.em.ndim(x) + int(imp.em.dims(axes)[0])))
     return imp.em.op("expand_dims", x, axis=_unsqueezed_axes(imp, imp.em.ndim(x), inputs, attrs))
 
 
@@ -1776,6 +1933,30 @@ def _target_dims(
     return target
 
 
+def _run_time_target(
+    imp: _Importer, dims: Sequence[sympy.Expr], shape: _Value, attrs: dict
+) -> list[sympy.Expr]:
+    """A Reshape target known only at run time, as new symbolic variables: its 0
+    entries copy the input's dimension (unless ``allowzero``) and its first -1 is the
+    element count over the others', computed in the IR; any other negative entry (a
+    second -1, a 0 beyond the input's rank) is refused when it runs."""
+    em = imp.em
+    target = _run_time_ints(imp, shape, "shape")
+    length = int(em.dims(target)[0])
+    i64 = dtypes.I64
+
+    if not _flag(attrs, "allowzero"):
+        copied = _sizes_value(imp, [dims[i] if i < len(dims) else -2 for i in range(length)])
+        target = em.op("where", em.op("equal", target, em.const(0, i64)), copied, target)
+    minus = em.op("equal", target, em.const(-1, i64))
+    seen = em.op("cumsum", em.cast(minus, i64), axis=0)
+    first = em.op("bitwise_and", minus, em.op("equal", seen, em.const(1, i64)))
+    others = em.op("prod", em.op("where", minus, em.const(1, i64), target))
+    total = em.full([], symbolic.simplify(sympy.Mul(*dims)), i64)
+    target = em.op("where", first, em.op("divide", total, others), target)
+    return _run_time_sizes(imp, target, "shape")
+
+
 def _fold_reshape(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
     dims = [sympy.Integer(d) for d in a[0].shape]
     target = _static(_target_dims(imp, dims, _Known(a[1]), attrs))
@@ -1787,6 +1968,8 @@ def _fold_reshape(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarra
 @_converts("Reshape", fold=_fold_reshape)
 def _reshape(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x = imp.tensor(inputs[0])
+    if not isinstance(inputs[1], _Known):
+        return imp.em.reshape(x, _run_time_target(imp, imp.em.dims(x), inputs[1], attrs))
     return imp.em.reshape(x, _target_dims(imp, imp.em.dims(x), inputs[1], attrs))
 
 
@@ -1865,8 +2048,28 @@ def _fold_expand(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray
 @_converts("Expand", fold=_fold_expand)
 def _expand(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     x = imp.tensor(inputs[0])
+    if not isinstance(inputs[1], _Known):
+        return imp.em.broadcast_to(x, _run_time_expansion(imp, imp.em.dims(x), inputs[1]))
     target = _expanded_dims(imp.em.dims(x), imp.sizes(inputs[1], "shape"))
     return imp.em.broadcast_to(x, target)
+
+
+def _run_time_expansion(
+    imp: _Importer, dims: Sequence[sympy.Expr], shape: _Value
+) -> list[sympy.Expr]:
+    """Expand's result shape for a shape known only at run time: an entry of 1 keeps the
+    input's dimension, any other is the size (``broadcast_to`` checks that the input's
+    is 1 or equal), as new symbolic variables."""
+    em, i64 = imp.em, dtypes.I64
+    target = _run_time_ints(imp, shape, "shape")
+    length = int(em.dims(target)[0])
+    rank = max(length, len(dims))
+    if length < rank:
+        target = em.op("concat", em.const(np.ones(rank - length, np.int64)), target, axis=0)
+    kept = [sympy.Integer(1)] * (rank - len(dims)) + list(dims)
+    own = _sizes_value(imp, kept)
+    target = em.op("where", em.op("equal", target, em.const(1, i64)), own, target)
+    return _run_time_sizes(imp, target, "shape")
 
 
 @_converts("ConstantOfShape")
@@ -1880,7 +2083,10 @@ def _constant_of_shape(
             raise Unsupported(value.what)
         if value.size != 1:
             raise FrontendError(f"value has {value.size} elements, expected 1")
-    dims = imp.sizes(inputs[0], "shape")
+    if isinstance(inputs[0], _Known):
+        dims = imp.sizes(inputs[0], "shape")
+    else:
+        dims = _run_time_sizes(imp, inputs[0], "shape")
     if any(d.is_Integer and int(d) < 0 for d in dims):
         raise FrontendError(f"shape {symbolic.format_dims(dims)} has a negative value")
     fill = value.reshape(-1)[0]
@@ -1904,7 +2110,12 @@ def _split_sizes(
     outputs = len(node.output)
     given = attrs.get("split") if imp.opset < 13 else _given(inputs, 1)
     if given is not None:
-        sizes = list(given) if imp.opset < 13 else imp.sizes(given, "split")
+        if imp.opset < 13:
+            sizes = list(given)
+        elif isinstance(given, _Known):
+            sizes = imp.sizes(given, "split")
+        else:
+            sizes = _run_time_sizes(imp, given, "split")
         sizes = [symbolic.as_expr(s) for s in sizes]
         if len(sizes) != outputs:
             raise FrontendError(f"split has {len(sizes)} sizes for {outputs} outputs")
@@ -1961,14 +2172,18 @@ def _split(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: di
 @_converts("Trilu")
 def _trilu(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     given = _given(inputs, 1)
+    name = "triu" if _flag(attrs, "upper", 1) else "tril"
+    x = imp.tensor(inputs[0])
+    if given is not None and not isinstance(given, _Known):
+        k_value = _run_time_ints(imp, given, "k", scalar=True)
+        return imp.em.match(_with_run_time_attrs(imp, name, [x], {"k": k_value}), imp.em.dims(x))
     k = 0
     if given is not None:
         values = imp.ints(given, "k")
         if len(values) != 1:
             raise FrontendError(f"k has {len(values)} values, expected 1")
         (k,) = values
-    name = "triu" if _flag(attrs, "upper", 1) else "tril"
-    return imp.em.op(name, imp.tensor(inputs[0]), k=k or None)
+    return imp.em.op(name, x, k=k or None)
 
 
 def _pad_widths(imp: _Importer, inputs: list[_Value], attrs: dict, dims: Sequence) -> list:
@@ -1994,14 +2209,12 @@ def _pad_widths(imp: _Importer, inputs: list[_Value], attrs: dict, dims: Sequenc
 
 
 def _pad_mode(attrs: dict) -> str:
-    mode = _string(attrs, "mode", "constant", ("constant", "reflect", "edge", "wrap"))
-    if mode != "constant":
-        raise Unsupported(f"mode={mode}")
-    return mode
+    return _string(attrs, "mode", "constant", ("constant", "reflect", "edge", "wrap"))
 
 
 def _fold_pad(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
-    _pad_mode(attrs)
+    if _pad_mode(attrs) != "constant":
+        raise Unsupported("a pad the IR computes")
     known = [None if v is None else _Known(v) for v in a]
     data = a[0]
     widths = _pad_widths(imp, known, attrs, [sympy.Integer(d) for d in data.shape])
@@ -2022,9 +2235,13 @@ def _fold_pad(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
 @_converts("Pad", fold=_fold_pad)
 def _pad(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     em, x = imp.em, imp.tensor(inputs[0])
-    _pad_mode(attrs)
+    mode = _pad_mode(attrs)
     dims = em.dims(x)
+    if imp.opset >= 11 and not isinstance(inputs[1], _Known):
+        return _pad_at_run_time(imp, x, inputs, mode)
     widths = _pad_widths(imp, inputs, attrs, dims)
+    if mode != "constant":
+        return _pad_from_edges(imp, x, widths, mode)
     value = _given(inputs, 2) if imp.opset >= 11 else None
     if value is None or isinstance(value, _Known):
         fill = attrs.get("value", 0.0) if value is None else value.array.reshape(-1)[0].item()
@@ -2034,6 +2251,155 @@ def _pad(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
             x = em.slice(x, axis, max(-before, 0), after if after < 0 else _I64_MAX)
     flat = [max(w, 0) for pair in widths for w in pair]
     return em.op("pad", x, em.reshape(imp.tensor(value), []), pad_width=flat)
+
+
+def _pad_from_edges(imp: _Importer, x: SSAValue, widths: Sequence[tuple], mode: str) -> SSAValue:
+    """``x`` padded with its own elements along each axis by (symbolic) counts:
+    ``reflect`` mirrors them without the edge (fewer than the size), ``edge`` repeats
+    the edge element (of a size of at least 1), ``wrap`` continues from the other end
+    (at most the size); what a symbolic size or count must satisfy is checked when it
+    runs."""
+    em = imp.em
+    for axis, (before, after) in enumerate(widths):
+        before, after = symbolic.as_expr(before), symbolic.as_expr(after)
+        if (before.is_Integer and before < 0) or (after.is_Integer and after < 0):
+            raise Unsupported(f"negative pads with mode={mode}")
+        if before == 0 and after == 0:
+            continue
+        size = em.dims(x)[axis]
+        most = {"reflect": size - 1, "edge": None, "wrap": size}[mode]
+        known = [int(v) for v in (size, before, after) if v.is_Integer]
+        if len(known) == 3 and (
+            int(size) < (0 if mode == "wrap" else 1)
+            or (most is not None and max(before, after) > int(most))
+        ):
+            raise FrontendError(
+                f"pads ({before}, {after}) of axis {axis} (size {size}) do not fit mode={mode}"
+            )
+
+        def piece(
+            start: Any, end: Any, count: Any, flip: bool, axis: int = axis, x: SSAValue = x
+        ) -> SSAValue:
+            part = em.slice(x, axis, start, end)
+            shape = list(em.dims(part))
+            shape[axis] = count
+            part = em.match(part, shape)
+            return em.slice(part, axis, -1, _I64_MIN, -1) if flip else part
+
+        if mode == "reflect":
+            head = piece(1, before + 1, before, True)
+            tail = piece(size - 1 - after, size - 1, after, True)
+        elif mode == "wrap":
+            head, tail = piece(size - before, size, before, False), piece(0, after, after, False)
+        else:
+            first, last = piece(0, 1, 1, False), piece(size - 1, size, 1, False)
+            sized = list(em.dims(x))
+            sized[axis] = before
+            head = em.broadcast_to(first, list(sized))
+            sized[axis] = after
+            tail = em.broadcast_to(last, list(sized))
+        parts = [p for p, count in ((head, before), (x, 1), (tail, after)) if count != 0]
+        x = em.op("concat", *parts, axis=axis)
+    return x
+
+
+def _pad_at_run_time(imp: _Importer, x: SSAValue, inputs: list[_Value], mode: str) -> SSAValue:
+    """Padding by pads known only at run time: constant (a negative count crops), or of
+    x's own elements (the counts as symbolic variables, each non-negative)."""
+    em = imp.em
+    rank = em.ndim(x)
+    given_axes = _given(inputs, 3) if imp.opset >= 18 else None
+    if given_axes is not None and not isinstance(given_axes, _Known):
+        if mode != "constant":
+            raise Unsupported(f"mode={mode} with axes computed at run time")
+        return _pad_along_run_time_axes(imp, x, inputs, given_axes)
+    axes = list(range(rank)) if given_axes is None else _axes(imp.ints(given_axes, "axes"), rank)
+    pads = _run_time_ints(imp, inputs[1], "pads")
+    if int(em.dims(pads)[0]) != 2 * len(axes):
+        raise FrontendError(f"pads has {em.dims(pads)[0]} values, expected {2 * len(axes)}")
+    if mode != "constant":
+        sizes = _run_time_sizes(imp, pads, "pads")
+        widths: list[tuple[Any, Any]] = [(0, 0)] * rank
+        for k, axis in enumerate(axes):
+            widths[axis] = (sizes[k], sizes[k + len(axes)])
+        return _pad_from_edges(imp, x, widths, mode)
+    # pad_width is (before, after) per axis: the pads' positions, 2 * len(axes) for 0
+    slots = [2 * len(axes)] * (2 * rank)
+    for k, axis in enumerate(axes):
+        slots[2 * axis], slots[2 * axis + 1] = k, k + len(axes)
+    return _pad_by_slots(imp, x, inputs, pads, em.const(np.array(slots, np.int64)))
+
+
+def _pad_along_run_time_axes(
+    imp: _Importer, x: SSAValue, inputs: list[_Value], given_axes: _Value
+) -> SSAValue:
+    """Constant padding of the axes known only at run time: each axis finds its pads by
+    comparing it with every axis of x (an axis out of range or named twice leaves a
+    position out of range, which the gather refuses)."""
+    em, i64 = imp.em, dtypes.I64
+    rank = em.ndim(x)
+    axes = _run_time_ints(imp, given_axes, "axes")
+    count = int(em.dims(axes)[0])
+    pads = _run_time_ints(imp, inputs[1], "pads")
+    if int(em.dims(pads)[0]) != 2 * count:
+        raise FrontendError(f"pads has {em.dims(pads)[0]} values, expected {2 * count}")
+    if count == 0:
+        return x
+    rank_value = em.const(rank, i64)
+    negative = em.op("less", axes, em.const(0, i64))
+    wrapped = em.op("where", negative, em.op("add", axes, rank_value), axes)
+    valid = em.op(
+        "bitwise_and",
+        em.op("greater_equal", wrapped, em.const(0, i64)),
+        em.op("less", wrapped, rank_value),
+    )
+    # one row per given axis, one column per axis of x
+    hit = em.op(
+        "equal", em.reshape(wrapped, [count, 1]), em.const(np.arange(rank).reshape(1, rank))
+    )
+    hits = em.op("sum", em.cast(hit, i64), axis=[0])
+    rows = em.const(np.arange(count).reshape(count, 1))
+    row = em.op("sum", em.op("where", hit, rows, em.const(0, i64)), axis=[0])
+    absent, missing = em.const(2 * count, i64), em.op("equal", hits, em.const(0, i64))
+    before = em.op("where", missing, absent, row)
+    after = em.op("where", missing, absent, em.op("add", row, em.const(count, i64)))
+    slots = em.reshape(
+        em.op("concat", em.reshape(before, [rank, 1]), em.reshape(after, [rank, 1]), axis=1),
+        [2 * rank],
+    )
+    twice = em.op("greater", em.op("max", hits), em.const(1, i64))
+    outside = em.op("less", em.op("min", em.cast(valid, i64)), em.const(1, i64))
+    wrong = em.op("bitwise_or", twice, outside)
+    slots = em.op("where", wrong, em.const(-1, i64), slots)
+    return _pad_by_slots(imp, x, inputs, pads, slots)
+
+
+def _pad_by_slots(
+    imp: _Importer, x: SSAValue, inputs: list[_Value], pads: SSAValue, slots: SSAValue
+) -> SSAValue:
+    """``x`` padded by ``pad_width[i] = pads[slots[i]]``, a slot of ``len(pads)`` being 0
+    (and -1 refused by the gather when it runs, ``negative_indices`` off)."""
+    em, i64 = imp.em, dtypes.I64
+    rank = em.ndim(x)
+    padded = em.op("concat", pads, em.const(np.zeros(1, np.int64)), axis=0)
+    widths = em.op("take", padded, slots, axis=0, negative_indices=False)
+    zero = em.const(0, i64)
+    value = _given(inputs, 2)
+    fill = em.scalar(0, x)
+    if value is not None:
+        fill = em.cast(em.reshape(imp.tensor(value), []), em.dtype(x))
+    grown = em.op("maximum", widths, zero)
+    y = _with_run_time_attrs(imp, "pad", [x, fill], {"pad_width": grown})
+    y = _named(imp, y, [None] * rank)
+    # a negative count removes elements: a slice of what the padding left
+    begins = em.op("maximum", em.op("negative", widths), zero)
+    ends = em.op("where", em.op("less", widths, zero), widths, em.const(_I64_MAX, i64))
+    begin = em.op("take", begins, em.const(np.arange(0, 2 * rank, 2)), axis=0)
+    end = em.op("take", ends, em.const(np.arange(1, 2 * rank, 2)), axis=0)
+    cropped = _with_run_time_attrs(
+        imp, "strided_slice", [y], {"begin": begin, "end": end}, axes=list(range(rank))
+    )
+    return _named(imp, cropped, [None] * rank)
 
 
 def _scatter_positions(
@@ -2198,6 +2564,11 @@ def _reduce(relax_name: str, axes_input: int) -> _Converter:
         rank = imp.em.ndim(x)
         if imp.opset >= axes_input:
             given = _given(inputs, 1)
+            if given is not None and not isinstance(given, _Known):
+                reduced = _reduce_at_run_time(imp, relax_name, x, given, attrs)
+                if reduced is not None:
+                    return reduced
+                given = None
             axes = None if given is None else imp.ints(given, "axes")
             if not axes and _flag(attrs, "noop_with_empty_axes"):
                 return x
@@ -2216,6 +2587,21 @@ def _reduce(relax_name: str, axes_input: int) -> _Converter:
         return imp.em.op(relax_name, x, axis=chosen, keepdims=keepdims)
 
     return convert
+
+
+def _reduce_at_run_time(
+    imp: _Importer, relax_name: str, x: SSAValue, given: _Value, attrs: dict
+) -> SSAValue | None:
+    """A reduction over axes known only at run time (None when there are none: every
+    axis, or none with ``noop_with_empty_axes``)."""
+    axes = _run_time_ints(imp, given, "axes")
+    count = int(imp.em.dims(axes)[0])
+    if count == 0:
+        return None
+    keepdims = _flag(attrs, "keepdims", 1)
+    y = _with_run_time_attrs(imp, relax_name, [x], {"axis": axes}, keepdims=keepdims or None)
+    rank = imp.em.ndim(x) - (0 if keepdims else count)
+    return _named(imp, y, [None] * rank)
 
 
 def _lowest(dtype: Attribute) -> Any:
@@ -2242,6 +2628,7 @@ _converts("ReduceMean")(_reduce("mean", 18))
 _converts("ReduceSum")(_reduce("sum", 13))
 _converts("ReduceMax")(_reduce("max", 18))
 _converts("ReduceMin")(_reduce("min", 18))
+_converts("ReduceProd")(_reduce("prod", 18))
 
 
 @_converts("Softmax", "LogSoftmax")

@@ -25,6 +25,7 @@ operator:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -160,16 +161,16 @@ class _Spec:
 
     def stand_ins(self) -> list[Props]:
         """Attribute values of the operands' lengths to deduce with, in the order tried:
-        distinct ones (as axes must be), then ones (as strides must not be 0)."""
-        return [
-            {
-                name: IntegerAttr(values(1)[0], i64)
-                if length is None
-                else DenseArrayBase.from_list(i64, values(length))
-                for name, length in zip(self.names, self.lengths, strict=True)
-            }
-            for values in (lambda n: list(range(n)), lambda n: [1] * n)
-        ]
+        for each attribute, distinct values (as axes must be) or ones (as strides must
+        not be 0)."""
+        choices = []
+        for name, length in zip(self.names, self.lengths, strict=True):
+            if length is None:
+                choices.append([(name, IntegerAttr(0, i64)), (name, IntegerAttr(1, i64))])
+            else:
+                arrays = (list(range(length)), [1] * length)
+                choices.append([(name, DenseArrayBase.from_list(i64, a)) for a in arrays])
+        return [dict(chosen) for chosen in itertools.product(*choices)]
 
 
 @irdl_op_definition
@@ -226,7 +227,8 @@ class RuntimeAttrsOp(OperatorOp):
         try:
             return spec.op_type.run_reference(list(inputs[:split]), given)
         except RelaxError as err:
-            raise RelaxError(f"{spec.op_type.name}: {err}") from None
+            message = str(err).removeprefix(f"{spec.op_type.name}: ")
+            raise RelaxError(f"{spec.op_type.name}: {message}") from None
 
 
 @irdl_op_definition

@@ -1,9 +1,10 @@
-"""Scans: ``cumsum`` (running sums along an axis, as numpy.cumsum and TVM's cumsum)."""
+"""Scans: ``cumsum`` and ``cumprod`` (running sums and products along an axis, as
+numpy.cumsum and numpy.cumprod)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import BoolAttr
@@ -56,14 +57,12 @@ def _accumulator(x_dtype: Attribute, props: Props) -> Attribute:
     return x_dtype
 
 
-@irdl_op_definition
-class CumsumOp(OperatorOp):
-    """``relax.cumsum``: the running sums of x along ``axis`` (absent: of x flattened);
-    ``exclusive`` leaves out each element itself (the first sum is 0); ``dtype`` is the
-    type the sums are returned in (absent: x's, i64 for booleans and integers narrower
-    than 64 bits); f16 and bf16 sums accumulate in f32."""
-
-    name = "relax.cumsum"
+class ScanOp(OperatorOp):
+    """``%r = relax.NAME %x {axis = 1 : i64, exclusive = true, dtype = i32}``: the running
+    combinations of x along ``axis`` (absent: of x flattened); ``exclusive`` leaves out
+    each element itself (the first is the identity); ``dtype`` is the type they are
+    returned in (absent: x's, i64 for booleans and integers narrower than 64 bits); f16
+    and bf16 accumulate in f32, integers wrap."""
 
     x = operand_def(TensorType)
     axis = opt_prop_def(I64_PROP)
@@ -71,6 +70,10 @@ class CumsumOp(OperatorOp):
     exclusive = opt_prop_def(BoolAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    IDENTITY: ClassVar[int]
+    NUMPY_FN: ClassVar[Callable[..., np.ndarray]]
+    TE_FN: ClassVar[Callable[[te.Expr, te.IterVar], te.Expr]]
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
@@ -95,19 +98,20 @@ class CumsumOp(OperatorOp):
         (x,) = inputs
         dtype = dtypes.numpy_dtype(_accumulator(dtypes.from_numpy(x.dtype), props))
         axis = prop_int(props, "axis")
-        sums = np.cumsum(x, axis=axis, dtype=numpy_accumulator(dtype))
+        with np.errstate(over="ignore", invalid="ignore"):
+            running = cls.NUMPY_FN(x, axis=axis, dtype=numpy_accumulator(dtype))
         if prop_bool(props, "exclusive"):
-            # Each sum moves one place along: the first is 0 (subtracting x from the
-            # inclusive sums is not exact, and inf - inf is NaN).
+            # Each result moves one place along: the first is the identity (undoing
+            # the element itself is not exact, and inf - inf is NaN).
             along = 0 if axis is None else normalize_axis(axis, x.ndim)
-            shifted = np.zeros_like(sums)
-            inner = [slice(None)] * sums.ndim
+            shifted = np.full_like(running, cls.IDENTITY)
+            inner = [slice(None)] * running.ndim
             inner[along] = slice(1, None)
             outer = list(inner)
             outer[along] = slice(None, -1)
-            shifted[tuple(inner)] = sums[tuple(outer)]
-            sums = shifted
-        return numpy_result(sums, dtype)
+            shifted[tuple(inner)] = running[tuple(outer)]
+            running = shifted
+        return numpy_result(running, dtype)
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
@@ -123,13 +127,34 @@ class CumsumOp(OperatorOp):
 
         def body(*i: Any) -> te.Expr:
             # Every element up to i (before i: exclusive) along the axis, the others
-            # masked to 0: a full-length reduction, which vectorizes.
+            # masked to the identity: a full-length reduction, which vectorizes.
             k = te.reduce_axis(0, size, "k")
             keep = k < i[axis] if exclusive else k <= i[axis]
             element = te.cast(x[(*i[:axis], k, *i[axis + 1 :])], wide)
-            return te.cast(te.sum(te.if_then_else(keep, element, te.const(0, wide)), k), dtype)
+            identity = te.const(cls.IDENTITY, wide)
+            return te.cast(cls.TE_FN(te.if_then_else(keep, element, identity), k), dtype)
 
         return te.compute(result_dims(result_type), body, OUTPUT)
 
 
-SCAN_OPS = (CumsumOp,)
+@irdl_op_definition
+class CumsumOp(ScanOp):
+    """``relax.cumsum``: the running sums of x (see :class:`ScanOp`)."""
+
+    name = "relax.cumsum"
+    IDENTITY: ClassVar[int] = 0
+    NUMPY_FN = staticmethod(np.cumsum)
+    TE_FN = staticmethod(te.sum)
+
+
+@irdl_op_definition
+class CumprodOp(ScanOp):
+    """``relax.cumprod``: the running products of x (see :class:`ScanOp`)."""
+
+    name = "relax.cumprod"
+    IDENTITY: ClassVar[int] = 1
+    NUMPY_FN = staticmethod(np.cumprod)
+    TE_FN = staticmethod(te.prod)
+
+
+SCAN_OPS = (CumsumOp, CumprodOp)

@@ -144,7 +144,14 @@ def test_trilu_matches_onnxruntime() -> None:
             np.testing.assert_allclose(got, expected, **TOLERANCE)
 
 
-def test_trilu_with_k_computed_at_run_time_is_unsupported() -> None:
-    with pytest.raises(UnsupportedOperatorsError) as info:
-        frontend.from_onnx(trilu_model(k_input=True))
-    assert info.value.counts == {"Trilu (a k computed at run time)": 1}
+def test_trilu_with_k_computed_at_run_time_matches_onnxruntime() -> None:
+    model = trilu_model(k_input=True)
+    imported = frontend.from_onnx(model)
+    assert 'relax.runtime_attrs %x, %k {op = "relax.triu", names = ["k"]}' in imported.text()
+    main = compiled_main(imported.module)
+    session = ort.InferenceSession(model.SerializeToString())
+    x = np.random.default_rng(0).standard_normal((4, 6)).astype(np.float32)
+    for k in (-3, 0, 2, 9):
+        given = {"x": x, "k": np.array(k, np.int64)}
+        for got, expected in zip(main(x, given["k"]), session.run(None, given), strict=True):
+            np.testing.assert_allclose(got, expected, **TOLERANCE)

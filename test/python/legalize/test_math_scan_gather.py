@@ -44,7 +44,7 @@ from xrelax.ops.math import (
     IsNanOp,
     SinOp,
 )
-from xrelax.ops.scan import SCAN_OPS, CumsumOp
+from xrelax.ops.scan import SCAN_OPS, CumprodOp, CumsumOp
 
 
 @pytest.mark.parametrize("op", [SinOp, CosOp, ErfOp], ids=name)
@@ -110,9 +110,10 @@ def test_bitwise(op, data):
     check(op, operands, env=env)
 
 
+@pytest.mark.parametrize("op", SCAN_OPS, ids=name)
 @SETTINGS
 @given(data=st.data())
-def test_cumsum(data):
+def test_scan(op, data):
     symbols, rng = Symbols(data.draw), data.draw(seeds())
     dtype = data.draw(st.sampled_from([F32, I32, I1]))
     sizes = data.draw(st.lists(st.integers(0, 4), min_size=1, max_size=3))
@@ -122,7 +123,7 @@ def test_cumsum(data):
         "dtype": data.draw(st.none() | st.sampled_from([F32, I64])),
     }
     x = tensor(symbols.dims(sizes), dtype, random_array(rng, sizes, dtype))
-    check(CumsumOp, [x], props, symbols.env, rtol=1e-5, atol=1e-5)
+    check(op, [x], props, symbols.env, rtol=1e-5, atol=1e-5)
 
 
 @SETTINGS
@@ -245,5 +246,5 @@ def test_families_are_covered():
     assert set(MATH_OPS) == {
         *FLOAT_MAPS, IsNanOp, FmodOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp,
     }  # fmt: skip
-    assert set(SCAN_OPS) == {CumsumOp}
+    assert set(SCAN_OPS) == {CumsumOp, CumprodOp}
     assert set(GATHER_OPS) == {TakeOp, GatherElementsOp, GatherNDOp}

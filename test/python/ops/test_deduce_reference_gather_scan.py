@@ -31,13 +31,13 @@ from xrelax.ops.math import (
     IsNanOp,
     SinOp,
 )
-from xrelax.ops.scan import CumsumOp
+from xrelax.ops.scan import CumprodOp, CumsumOp
 
 F32, I1, I32, I64 = dtypes.F32, dtypes.I1, dtypes.I32, dtypes.I64
 
 TESTED = {
     SinOp, CosOp, ErfOp, IsNanOp, FmodOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, CumsumOp,
-    GatherElementsOp, GatherNDOp,
+    CumprodOp, GatherElementsOp, GatherNDOp,
 }  # fmt: skip
 """The operators this module tests (test_every_operator_has_a_property_test)."""
 
@@ -69,8 +69,9 @@ def test_fmod(data):
     run(Case(FmodOp, [a[0], b[0]], {}, [a[1], b[1]], env), data)
 
 
+@pytest.mark.parametrize("op", [CumsumOp, CumprodOp], ids=name)
 @given(data=st.data())
-def test_cumsum(data):
+def test_scan(op, data):
     env, rng = data.draw(bindings()), data.draw(seeds())
     dtype = data.draw(st.sampled_from([F32, I32, I1]))
     shape = data.draw(shapes(1, 3))
@@ -82,7 +83,7 @@ def test_cumsum(data):
         props["exclusive"] = bool_attr(data.draw(st.booleans()))
     if data.draw(st.booleans()):
         props["dtype"] = data.draw(st.sampled_from([F32, I64]))
-    run(Case(CumsumOp, [x[0]], props, [x[1]], env), data)
+    run(Case(op, [x[0]], props, [x[1]], env), data)
 
 
 @given(data=st.data())

@@ -63,6 +63,7 @@ PYTHON_ATTRIBUTES: dict[str, dict] = {
 PYTHON_ATTRIBUTES.update(
     {
         "cumsum": {"axis": 1, "exclusive": True, "dtype": "i32"},
+        "cumprod": {"axis": 0, "exclusive": True},
         "gather_elements": {"axis": 1},
         "gather_nd": {"batch_dims": 1},
         "runtime_attrs": {

@@ -119,6 +119,7 @@ EXAMPLES.update(
             for name in ("bitwise_and", "bitwise_or", "bitwise_xor")
         },
         "cumsum": ([I1], "{axis = 1 : i64, dtype = i32, exclusive = true}"),
+        "cumprod": ([T], "{axis = 0 : i64, exclusive = true}"),
         "gather_elements": ([T, "!relax.tensor<[n, k], i64>"], "{axis = 1 : i64}"),
         "gather_nd": ([T, "!relax.tensor<[n, k, 1], i32>"], "{batch_dims = 1 : i64}"),
     }
