@@ -205,9 +205,9 @@ class ModelBuilder:
                     result = bb.emit_output(bb.emit_op("relax.tuple", *outputs), names=["result"])
             bb.emit_func_output(result)
         module = bb.get()
-        from xrelax.frontend.control_flow import lift_control_flow
+        from xrelax.frontend.control_flow import structure_dataflow
 
-        lift_control_flow(module)
+        structure_dataflow(module)
         used = _prune_unused_weights(module, len(self.inputs))
         _verify(module)
         weights = list(self.weights.items())

@@ -7,8 +7,9 @@
   outputs gathered so far and the loop-invariant values; it returns the carried values
   and the gathered outputs once the condition fails.
 * An importer builds ``main`` in one dataflow region, where neither ``relax.if`` nor a
-  call of a relax function may stand: :func:`lift_control_flow` splits the region
-  around them once the function is complete.
+  call of a relax function may stand: :func:`structure_dataflow` splits the region
+  around them once the module is complete, and encloses the bindings of the loops'
+  functions and of the branches in regions of their own, for fusion.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import sympy
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from xrelax.dialects import symbolic
+from xrelax.dialects import dtypes, symbolic
 from xrelax.dialects.block_builder import BlockBuilder
 from xrelax.dialects.relax import (
     CallOp,
@@ -160,23 +162,55 @@ def emit_loop(em: Emitter, loop: Loop, names: Names, var_names: Names) -> list[S
     else:
         raise FrontendError(f"{loop.name}: the shapes of its loop-carried values do not settle")
     known = set().union(*(_whole_dims(t) for t in [*state_types, *invariant_types])) - free
-    for type_ in trial:
-        if type_.dims is None or any(not d.free_symbols <= known for d in type_.dims):
-            raise Unsupported("an output gathered over the iterations whose shape changes")
+    gathered = [_Gathered.of(t, known, var_names) for t in trial]
     func = _build(
         module,
         names.unique(loop.name),
         loop,
         (state_types, invariant_types),
-        trial,
+        gathered,
         free,
         var_names,
     )
-    accumulators = [em.op("zeros", em.shape([0, *t.dims]), dtype=t.dtype) for t in trial]
+    accumulators = [em.op("zeros", em.shape(g.initial), dtype=g.dtype) for g in gathered]
     result = em.bb.emit(_call(func, [*loop.state, *accumulators, *loop.invariants]))
     assert result is not None
     items = em.items(result, len(loop.state) + len(trial))
     return [_shaped(em, item, var_names) for item in items]
+
+
+@dataclass
+class _Gathered:
+    """How an output gathered over the iterations is passed along: ``param`` is the
+    accumulator's parameter type, ``initial`` the shape it starts from (no rows).
+    ``open`` when the shape of an iteration's output is not known from the parameters:
+    its unknown dims are 0 until the first iteration's output replaces the
+    accumulator (onnxruntime's shape when no iteration runs)."""
+
+    param: TensorType
+    initial: list[sympy.Expr]
+    open: bool
+    changing: set[sympy.Symbol]
+
+    @property
+    def dtype(self) -> Attribute:
+        return self.param.dtype
+
+    @staticmethod
+    def of(item: TensorType, known: set[sympy.Symbol], var_names: Names) -> _Gathered:
+        count = symbolic.sym(var_names.unique("loop_count"))
+        changing, dims, initial = {count}, [count], [sympy.Integer(0)]
+        for d in item.dims if item.dims is not None else [None] * item.ndim:
+            if d is not None and d.free_symbols <= known:
+                dims.append(d)
+                initial.append(d)
+            else:
+                fresh = symbolic.sym(var_names.unique("loop_dim"))
+                changing.add(fresh)
+                dims.append(fresh)
+                initial.append(sympy.Integer(0))
+        open_ = len(changing) > 1
+        return _Gathered(TensorType.of(dims, item.dtype), initial, open_, changing)
 
 
 def _shaped(em: Emitter, value: SSAValue, var_names: Names) -> SSAValue:
@@ -201,17 +235,15 @@ def _build(
     result type leaves to the rank the dims that change between iterations (``free``
     and the number of iterations gathered)."""
     state_types, invariant_types = types
-    counts = [symbolic.sym(var_names.unique("loop_count")) for _ in gathered]
-    accumulator_types = [
-        TensorType.of([count, *t.dims], t.dtype) for count, t in zip(counts, gathered, strict=True)
-    ]
     params = [
         *((f"state{i}", t) for i, t in enumerate(state_types)),
-        *((f"gathered{i}", t) for i, t in enumerate(accumulator_types)),
+        *((f"gathered{i}", g.param) for i, g in enumerate(gathered)),
         *((f"invariant{i}", t) for i, t in enumerate(invariant_types)),
     ]
-    changing = free | set(counts)
-    result_type = TupleType.of([_erased(t, changing) for t in [*state_types, *accumulator_types]])
+    changing = set(free).union(*(g.changing for g in gathered))
+    result_type = TupleType.of(
+        [_erased(t, changing) for t in [*state_types, *(g.param for g in gathered)]]
+    )
     n_state, n_gathered = len(state_types), len(gathered)
     bb = BlockBuilder(module)
     with bb.function(name, params, result_type) as args:
@@ -224,11 +256,8 @@ def _build(
             following, outputs = loop.step(em, state, invariants)
             stacked = []
             for index, (acc, out) in enumerate(zip(accumulators, outputs, strict=True)):
-                item = em.unsqueeze(out, [0])
                 last_first = index < len(loop.reverse) and loop.reverse[index]
-                stacked.append(
-                    em.op("concat", *((item, acc) if last_first else (acc, item)), axis=0)
-                )
+                stacked.append(_gather(em, acc, out, gathered[index], last_first, var_names))
             call = bb.emit(CallOp(name, [*following, *stacked, *invariants], result_type))
             assert call is not None
             return [call]
@@ -239,6 +268,29 @@ def _build(
         (result,) = emit_if(em, go, (again, done), loop.name, var_names)
         bb.emit_func_output(result)
     return next(op for op in module.ops if isinstance(op, FuncOp) and op.sym_name.data == name)
+
+
+def _gather(
+    em: Emitter,
+    acc: SSAValue,
+    out: SSAValue,
+    gathered: _Gathered,
+    last_first: bool,
+    var_names: Names,
+) -> SSAValue:
+    """``out`` stacked onto ``acc`` along axis 0 (before it when ``last_first``)."""
+    item = em.unsqueeze(out, [0])
+
+    def stack(em: Emitter) -> list[SSAValue]:
+        shaped = em.match(item, [1, *em.dims(acc)[1:]]) if gathered.open else item
+        return [em.op("concat", *((shaped, acc) if last_first else (acc, shaped)), axis=0)]
+
+    if not gathered.open:
+        return stack(em)[0]
+    rows = em.full([], em.dims(acc)[0], dtypes.I64)
+    first = em.op("equal", rows, em.const(np.int64(0)))
+    (result,) = emit_if(em, first, (lambda em: [item], stack), "gathered output", var_names)
+    return result
 
 
 def _trial(
@@ -296,7 +348,7 @@ def _fits(param: Attribute, value: Attribute, free: set[sympy.Symbol]) -> bool:
     if param.dims is None:
         return True
     if value.dims is None:
-        return False
+        return all(d in free for d in param.dims)
     return all(
         d in free or symbolic.prove_equal(d, v) for d, v in zip(param.dims, value.dims, strict=True)
     )
@@ -356,15 +408,29 @@ def _call(func: FuncOp, args: list[SSAValue]) -> CallOp:
 # ----------------------------------------------------------------------------- dataflow
 
 
-def lift_control_flow(module: ModuleOp) -> None:
-    """Split every dataflow region of ``module``'s functions around the ``relax.if`` and
-    ``relax.call`` ops it holds, which then stand between the pieces."""
+def structure_dataflow(module: ModuleOp) -> None:
+    """Put the pure bindings of ``module``'s functions into dataflow regions around the
+    ``relax.if`` and ``relax.call`` ops, which may not stand in one: a region holding
+    them (``main`` as an importer builds it) is split around them, and the bindings of
+    a function or branch outside any region (a loop's function) are enclosed, so that
+    fusion sees them."""
     for func in module.ops:
-        if not isinstance(func, FuncOp):
-            continue
-        for op in list(func.body.block.ops):
-            if isinstance(op, DataflowOp) and any(_is_control(o) for o in op.body.block.ops):
-                _split(op)
+        if isinstance(func, FuncOp):
+            _structure(func.body.block)
+
+
+def _structure(block: Block) -> None:
+    ops = list(block.ops)[:-1]
+    regions = [op for op in ops if isinstance(op, DataflowOp)]
+    if not regions and ops:
+        regions = [_enclose(ops, block.last_op)]  # type: ignore[arg-type]
+    for region_op in regions:
+        if any(_is_control(op) for op in region_op.body.block.ops):
+            _split(region_op)
+    for op in list(block.ops):
+        if isinstance(op, IfOp):
+            _structure(op.then_region.block)
+            _structure(op.else_region.block)
 
 
 def _is_control(op: Operation) -> bool:
@@ -372,48 +438,51 @@ def _is_control(op: Operation) -> bool:
 
 
 def _split(region_op: DataflowOp) -> None:
+    """Replace ``region_op`` by regions of its runs of pure bindings with its control
+    ops between them."""
     block = region_op.body.block
     output = block.last_op
     assert isinstance(output, OutputOp)
-    pieces: list[list[Operation] | Operation] = [[]]
+    pieces: list[list[Operation]] = [[]]
     for op in list(block.ops)[:-1]:
         if _is_control(op):
-            pieces += [op, []]
+            pieces += [[op], []]
         else:
-            pieces[-1].append(op)  # type: ignore[union-attr]
-    piece_of = {}
-    for index, piece in enumerate(pieces):
-        for op in piece if isinstance(piece, list) else [piece]:
-            piece_of[op] = index
-    for index, piece in enumerate(pieces):
-        if isinstance(piece, Operation):
-            piece.detach()
-            region_op.parent_block().insert_op_before(piece, region_op)  # type: ignore[union-attr]
-            continue
-        if not piece:
-            continue
-        escaping = [
-            result
-            for op in piece
-            for result in op.results
-            if any(piece_of.get(_top(use.operation, block)) != index for use in result.uses)
-        ]
-        inner = Block()
-        for op in piece:
-            op.detach()
-            inner.add_op(op)
-        inner.add_op(OutputOp(escaping))
-        part = DataflowOp([v.type for v in escaping], Region(inner))
-        region_op.parent_block().insert_op_before(part, region_op)  # type: ignore[union-attr]
-        for value, outer in zip(escaping, part.results, strict=True):
-            outer.name_hint = value.name_hint
-            for use in list(value.uses):
-                if _top(use.operation, inner) is None:
-                    use.operation.operands[use.index] = outer
+            pieces[-1].append(op)
+    for piece in pieces:
+        if len(piece) == 1 and _is_control(piece[0]):
+            piece[0].detach()
+            region_op.parent_block().insert_op_before(piece[0], region_op)  # type: ignore[union-attr]
+        elif piece:
+            _enclose(piece, region_op)
     for result, value in zip(region_op.results, output.operands, strict=True):
         result.replace_all_uses_with(value)
     region_op.detach()
     region_op.erase()
+
+
+def _enclose(ops: list[Operation], before: Operation) -> DataflowOp:
+    """A dataflow region of ``ops`` (consecutive, in one block), placed before
+    ``before``; its outputs are their values used elsewhere."""
+    inner = Block()
+    for op in ops:
+        op.detach()
+        inner.add_op(op)
+    escaping = [
+        result
+        for op in ops
+        for result in op.results
+        if any(_top(use.operation, inner) is None for use in result.uses)
+    ]
+    inner.add_op(OutputOp(escaping))
+    region_op = DataflowOp([v.type for v in escaping], Region(inner))
+    before.parent_block().insert_op_before(region_op, before)  # type: ignore[union-attr]
+    for value, outer in zip(escaping, region_op.results, strict=True):
+        outer.name_hint = value.name_hint
+        for use in list(value.uses):
+            if _top(use.operation, inner) is None:
+                use.operation.operands[use.index] = outer
+    return region_op
 
 
 def _top(op: Operation, block: Block) -> Operation | None:

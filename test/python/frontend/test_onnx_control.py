@@ -336,3 +336,32 @@ def test_loop_deeper_than_python_recursion_runs() -> None:
     )
     main = xrelax.VirtualMachine(xrelax.compile(frontend.from_onnx(model).module))["main"]
     np.testing.assert_array_equal(main(np.array(5000), np.zeros(2, np.float32)), [5000, 5000])
+
+
+def test_loop_gathers_outputs_whose_shape_only_the_run_knows() -> None:
+    """A row of x sliced at the iteration number (a run-time slice: its length is a
+    variable of the body) is gathered: the first iteration's output starts the stack."""
+    body = _loop_body(
+        [
+            helper.make_node("Add", ["i", "one"], ["end"]),
+            helper.make_node("Unsqueeze", ["i", "axes"], ["start1"]),
+            helper.make_node("Unsqueeze", ["end", "axes"], ["end1"]),
+            helper.make_node("Slice", ["x", "start1", "end1", "axes"], ["row"]),
+            helper.make_node("Add", ["total_in", "row"], ["total_out"]),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        ],
+        ([_info("total_in", F, [1, 3])], [_info("total_out", F, None)]),
+        [_info("row", F, None)],
+    )
+    body.initializer.extend(
+        [helper.make_tensor("one", I64, [], [1]), helper.make_tensor("axes", I64, [1], [0])]
+    )
+    model = _model(
+        [helper.make_node("Loop", ["M", "", "t0"], ["total", "rows"], body=body)],
+        [_info("M", I64, []), _info("t0", F, [1, 3]), _info("x", F, ["n", 3])],
+        [_info("total", F, None), _info("rows", F, None)],
+    )
+    _check(
+        model,
+        [[np.array(m, np.int64), _x(1, 3), _x(n, 3)] for m, n in [(0, 2), (1, 4), (4, 4)]],
+    )
