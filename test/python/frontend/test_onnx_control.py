@@ -365,3 +365,60 @@ def test_loop_gathers_outputs_whose_shape_only_the_run_knows() -> None:
         model,
         [[np.array(m, np.int64), _x(1, 3), _x(n, 3)] for m, n in [(0, 2), (1, 4), (4, 4)]],
     )
+
+
+def test_if_yields_enclosing_values_of_other_types() -> None:
+    """A one-element condition; the then branch gives an enclosing int64 input (through
+    an Identity, which onnxruntime requires), the else branch doubles it; bool outputs
+    of a comparison in one branch, of a constant expanded in the other."""
+    then_branch = helper.make_graph(
+        [
+            helper.make_node("Identity", ["k"], ["same"]),
+            helper.make_node("Greater", ["k", "zero"], ["positive"]),
+        ],
+        "then",
+        [],
+        [_info("same", I64, None), _info("positive", B, None)],
+    )
+    else_branch = helper.make_graph(
+        [
+            helper.make_node("Add", ["k", "k"], ["doubled"]),
+            helper.make_node("Constant", [], ["no"], value=helper.make_tensor("no", B, [], [0])),
+            helper.make_node("Expand", ["no", "k_shape"], ["none"]),
+            helper.make_node("Shape", ["k"], ["k_shape"]),
+        ],
+        "else",
+        [],
+        [_info("doubled", I64, None), _info("none", B, None)],
+    )
+    else_branch.node.insert(2, else_branch.node.pop(3))
+    model = _model(
+        [
+            helper.make_node("Constant", [], ["zero"], value=helper.make_tensor("z", I64, [], [0])),
+            helper.make_node(
+                "If", ["c"], ["r", "flags"], then_branch=then_branch, else_branch=else_branch
+            ),
+        ],
+        [_info("c", B, [1]), _info("k", I64, ["n"])],
+        [_info("r", I64, ["n"]), _info("flags", B, ["n"])],
+    )
+    k = np.array([3, -2, 0, 2**62], np.int64)
+    _check(model, [[np.array([c]), k[:n]] for c in (True, False) for n in (0, 4)])
+
+
+def test_loop_of_integers_that_runs_no_iteration_for_a_negative_trip_count() -> None:
+    body = _loop_body(
+        [
+            helper.make_node("Mul", ["v_in", "v_in"], ["v_out"]),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        ],
+        ([_info("v_in", I64, ["n"])], [_info("v_out", I64, ["n"])]),
+        [],
+    )
+    model = _model(
+        [helper.make_node("Loop", ["M", "", "v0"], ["v"], body=body)],
+        [_info("M", I64, []), _info("v0", I64, ["n"])],
+        [_info("v", I64, ["n"])],
+    )
+    v = np.array([3, -2, 7, 1 << 40], np.int64)  # squaring 2**40 twice wraps as i64 does
+    _check(model, [[np.array(m, np.int64), v] for m in (-3, 0, 2, 3)])
