@@ -79,6 +79,11 @@ def is_bool(dtype: Attribute) -> bool:
     return dtype == I1
 
 
+def is_integer(dtype: Attribute) -> bool:
+    """Whether ``dtype`` is an integer type other than ``i1`` (signed or unsigned)."""
+    return isinstance(dtype, IntegerType) and dtype != I1
+
+
 def is_unsigned(dtype: Attribute) -> bool:
     """Whether ``dtype`` is an unsigned integer type (``ui8`` ... ``ui64``)."""
     return dtype in (UI8, UI16, UI32, UI64)
@@ -88,6 +93,38 @@ def is_float_numpy(dtype: np.dtype) -> bool:
     """Whether a numpy dtype is a floating-point one (numpy's own kinds and bf16, whose
     numpy kind is 'V')."""
     return dtype.kind == "f" or dtype == BFLOAT16
+
+
+def astype(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``value`` converted to ``dtype`` as numpy's ``astype`` converts it, except from a
+    float to an integer type: truncated toward zero, and a value the conversion cannot
+    hold (NaN, an infinity, too large) converted as x86-64 converts it, as onnxruntime
+    and torch do (C leaves it undefined; numpy's result depends on the array's size):
+    through i32 for i8 ... i32, ui8 and ui16 (out of range: -2**31, then the low bits),
+    i64 through i64 (-2**63), ui32 and ui64 as the signed type of their width after
+    subtracting 2**31 or 2**63 from a value at least that large."""
+    value = np.asarray(value)
+    dtype = np.dtype(dtype)
+    if not is_float_numpy(value.dtype) or dtype.kind not in "iu":
+        return value.astype(dtype)
+    whole = np.trunc(value.astype(np.float64))
+    if dtype.itemsize == 8:
+        bits, offset = 64, 2**63 if dtype.kind == "u" else None
+    else:
+        bits, offset = 32, 2**31 if dtype == np.uint32 else None
+    if offset is None:
+        return _convert(whole, bits).astype(dtype)
+    large = whole >= offset
+    converted = _convert(np.where(large, whole - offset, whole), bits).astype(dtype)
+    return converted + np.where(large, dtype.type(offset), dtype.type(0))
+
+
+def _convert(whole: np.ndarray, bits: int) -> np.ndarray:
+    """Whole numbers (float64) to int64 as x86-64 converts to a signed integer of
+    ``bits``: a value outside its range, or NaN, becomes its lowest value."""
+    lowest = -(2.0 ** (bits - 1))
+    inside = (whole >= lowest) & (whole < -lowest)
+    return np.where(inside, whole, lowest).astype(np.int64)
 
 
 def numpy_name(dtype: Attribute) -> str:

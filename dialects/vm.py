@@ -1009,7 +1009,7 @@ def _check_constant(value: Attribute) -> None:
             _check_constant(element)
     elif isinstance(value, DenseIntOrFPElementsAttr):
         element_type = value.get_element_type()
-        if not dtypes.is_dtype(element_type) or element_type == dtypes.BF16:
+        if not dtypes.is_dtype(element_type):
             raise VerifyException(f"unsupported element type {element_type} of a vm.const tensor")
         dtypes.check_dense_size(value)
     elif not isinstance(value, IntegerAttr | FloatAttr | StringAttr):

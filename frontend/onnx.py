@@ -663,8 +663,22 @@ def _dtype(elem_type: int, what: str) -> Attribute:
         dtype = None
     if dtype is None:
         name = onnx.TensorProto.DataType.Name(elem_type)
-        raise FrontendError(f"{what} has element type {name}, which relax lacks")
+        reason = next((r for prefix, r in _LACKED.items() if name.startswith(prefix)), "")
+        raise FrontendError(f"{what} has element type {name}, which relax lacks{reason}")
     return dtype
+
+
+_LACKED = {
+    "FLOAT8": " (8-bit floats have no numpy arithmetic the kernels could use)",
+    "FLOAT4": " (4-bit floats are packed below a byte)",
+    "INT4": " (4-bit integers are packed below a byte)",
+    "UINT4": " (4-bit integers are packed below a byte)",
+    "INT2": " (2-bit integers are packed below a byte)",
+    "UINT2": " (2-bit integers are packed below a byte)",
+    "STRING": " (relax tensors hold numbers)",
+    "COMPLEX": " (relax tensors hold real numbers)",
+}
+"""Why relax lacks an ONNX element type, by the start of its name."""
 
 
 def _sizes_array(dims: Sequence[sympy.Expr]) -> np.ndarray:
@@ -1294,9 +1308,46 @@ _converts("BitwiseXor")(_binary("bitwise_xor"))
 
 @_converts("BitwiseNot")
 def _bitwise_not(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    """``x ^ -1`` (every bit flipped; relax has signed integers only)."""
+    """``x`` xor all ones (every bit flipped)."""
     x = imp.tensor(inputs[0])
-    return imp.em.op("bitwise_xor", x, imp.em.scalar(-1, x))
+    dtype = imp.em.dtype(x)
+    ones = int(np.iinfo(dtypes.numpy_dtype(dtype)).max) if dtypes.is_unsigned(dtype) else -1
+    return imp.em.op("bitwise_xor", x, imp.em.scalar(ones, x))
+
+
+@_converts("BitShift")
+def _bit_shift(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """``x << y`` as ``x * 2 ** y``, ``x >> y`` as ``x / 2 ** y`` floored, exactly (the
+    product wraps around). A shift by a negative amount or one at least as wide as the
+    type gives what the sign fills in (ONNX): 0, or -1 for a right shift of a negative
+    x. ``2 ** y`` wraps to 0 for such a shift of an unsigned x, and relax's integer
+    division by 0 gives 0."""
+    em, x, y = imp.em, imp.tensor(inputs[0]), imp.tensor(inputs[1])
+    direction = attrs.get("direction", b"")
+    direction = direction.decode() if isinstance(direction, bytes) else direction
+    if direction not in ("LEFT", "RIGHT"):
+        raise FrontendError(f"direction must be LEFT or RIGHT, got {direction!r}")
+    if not dtypes.is_integer(em.dtype(x)):
+        raise Unsupported(f"{dtypes.NAME_OF[em.dtype(x)]} (BitShift shifts integers)")
+    two = em.scalar(2, x)
+    if direction == "LEFT":  # 2 ** y is 0 for y < 0 (truncated) and wraps to 0 for y >= width
+        return em.op("multiply", x, em.op("power", two, y))
+    if dtypes.is_unsigned(em.dtype(x)):
+        return em.op("divide", x, em.op("power", two, y))
+    # 2 ** (width - 1) wraps to the lowest value: that shift is the sign fill too.
+    width = dtypes.numpy_dtype(em.dtype(x)).itemsize * 8
+    exact = em.op(
+        "bitwise_and",
+        em.op("greater_equal", y, em.scalar(0, y)),
+        em.op("less", y, em.scalar(width - 1, y)),
+    )
+    divisor = em.op("power", two, em.op("where", exact, y, em.scalar(0, y)))
+    quotient = em.op("divide", x, divisor)  # truncated: one too large below zero if inexact
+    inexact = em.op("greater", em.op("multiply", quotient, divisor), x)
+    floored = em.op("subtract", quotient, em.cast(inexact, em.dtype(x)))
+    negative = em.op("less", x, em.scalar(0, x))
+    fill = em.op("where", negative, em.scalar(-1, x), em.scalar(0, x))
+    return em.op("where", exact, floored, fill)
 
 
 @_converts("IsInf")
@@ -1387,7 +1438,7 @@ def _cast_known(array: np.ndarray, to: int) -> np.ndarray:
         array = _canonical(array)
         if array.dtype == object:
             raise Unsupported("a symbolic size as a number")  # cast in the IR instead
-    return array.astype(target)
+    return dtypes.astype(array, target)
 
 
 # ------------------------------------------------------------------ linear algebra

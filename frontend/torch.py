@@ -64,6 +64,10 @@ _DTYPES: dict[torch.dtype, Attribute] = {
     torch.int32: dtypes.I32,
     torch.int16: dtypes.I16,
     torch.int8: dtypes.I8,
+    torch.uint8: dtypes.UI8,
+    torch.uint16: dtypes.UI16,
+    torch.uint32: dtypes.UI32,
+    torch.uint64: dtypes.UI64,
     torch.bool: dtypes.I1,
 }
 
@@ -290,8 +294,10 @@ class _Importer:
         if value.layout != torch.strided:
             raise FrontendError(f"weight '{spec.target}' is a {value.layout} tensor (not dense)")
         value = value.detach().cpu()
-        if value.dtype not in _DTYPES or value.dtype == torch.bfloat16:
+        if value.dtype not in _DTYPES:
             raise FrontendError(f"weight '{spec.target}' has element type {value.dtype}")
+        if value.dtype == torch.bfloat16:  # torch has no numpy bf16: the same bits
+            return value.view(torch.int16).numpy().view(dtypes.BFLOAT16)
         return value.numpy()
 
     # ------------------------------------------------------------------ body

@@ -516,7 +516,8 @@ class AstypeOp(OperatorOp):
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         (x,) = inputs
-        return numpy_result(x, dtypes.numpy_dtype(props["dtype"]))
+        dtype = dtypes.numpy_dtype(props["dtype"])
+        return numpy_result(dtypes.astype(x, dtype), dtype)
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:

@@ -150,10 +150,10 @@ def truncdiv(a: Any, b: Any) -> Any:
 
 
 def cast(x: Any, dtype: np.dtype) -> Any:
-    """``x`` converted to ``dtype`` with numpy ``astype`` semantics (arrays and scalars)."""
+    """``x`` converted to ``dtype`` as ``dtypes.astype`` converts it (arrays and scalars)."""
     if type(x) is OutOfRange:
         return x
-    return np.asarray(x).astype(dtype)[()] if np.ndim(x) == 0 else x.astype(dtype)
+    return dtypes.astype(x, dtype)[()] if np.ndim(x) == 0 else dtypes.astype(x, dtype)
 
 
 def truncate_to_bool(x: Any) -> Any:

@@ -425,6 +425,14 @@ class Evaluator:
             return self.bind(code, variables, node.dtype, owned=bool(variables))
         if node.op is CAST:
             (x,) = (self.value(a) for a in node.args)
+            if dtypes.is_float_numpy(x.dtype) and node.dtype.kind in "iu":
+                # numpy's own conversion of out-of-range floats depends on the size
+                code = f"rt.cast({x.code}, np.dtype({dtype_code(node.dtype)}))"
+                converted = self.bind(code, x.vars, node.dtype, owned=bool(x.vars))
+                if dest is None:
+                    return converted
+                self.src.line(f"np.copyto({dest.code}, {converted.code})")
+                return dest
             if dest is not None:
                 self.src.line(f"np.copyto({dest.code}, {x.code}, casting='unsafe')")
                 return dest
