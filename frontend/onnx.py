@@ -2781,21 +2781,10 @@ def _layer_norm(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attr
 
 def _arg_extreme(imp: _Importer, x: SSAValue, axis: int, largest: bool, last: bool) -> SSAValue:
     """The index (i64, the axis kept) of the first or last largest or smallest element
-    along ``axis``; a NaN counts as the extreme, as numpy's argmax and ONNX's reference
-    do (onnxruntime skips NaNs)."""
-    em = imp.em
-    dims = list(em.dims(x))
-    extreme = em.op("max" if largest else "min", x, axis=[axis], keepdims=True)
-    hit = em.op("equal", x, extreme)
-    if dtypes.is_float(em.dtype(x)):
-        hit = em.op("bitwise_or", hit, em.op("isnan", x))
-    positions = em.op("arange", em.prim(0), em.prim(dims[axis]), em.prim(1), dtype=dtypes.I64)
-    positions = em.reshape(positions, [d if a == axis else 1 for a, d in enumerate(dims)])
-    if last:
-        chosen = em.op("where", hit, positions, em.scalar(-1, positions))
-        return em.op("max", chosen, axis=[axis], keepdims=True)
-    chosen = em.op("where", hit, positions, em.full([], dims[axis], dtypes.I64))
-    return em.op("min", chosen, axis=[axis], keepdims=True)
+    along ``axis`` (``relax.argmax``, ``relax.argmin``); a NaN counts as the extreme, as
+    numpy's argmax and ONNX's reference do (onnxruntime skips NaNs)."""
+    name = "argmax" if largest else "argmin"
+    return imp.em.op(name, x, axis=axis, keepdims=True, select_last_index=last or None)
 
 
 @_converts("ArgMax", "ArgMin")

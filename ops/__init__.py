@@ -12,7 +12,7 @@ from xrelax.ops.linalg import LINALG_OPS
 from xrelax.ops.manipulate import MANIPULATE_OPS
 from xrelax.ops.math import MATH_OPS
 from xrelax.ops.nn import NN_OPS
-from xrelax.ops.reduce import REDUCE_OPS
+from xrelax.ops.reduce import ARG_REDUCE_OPS, REDUCE_OPS
 from xrelax.ops.runtime_attrs import RUNTIME_ATTRS_OPS
 from xrelax.ops.scan import SCAN_OPS
 from xrelax.ops.scatter import SCATTER_OPS
@@ -24,6 +24,7 @@ OPERATORS = (
     *LINALG_OPS,
     *MANIPULATE_OPS,
     *REDUCE_OPS,
+    *ARG_REDUCE_OPS,
     *NN_OPS,
     *CREATE_OPS,
     *SET_OPS,

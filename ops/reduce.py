@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, max, min and prod over axes, optionally keeping reduced axes as size 1."""
+"""Reductions: sum, mean, max, min and prod over axes, optionally keeping reduced axes as
+size 1; argmax and argmin, the position of the extreme element along an axis."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, result_def, traits_def
 from xdsl.traits import Pure
 
+from xrelax.dialects import dtypes
 from xrelax.dialects.relax import TensorType
 from xrelax.ops import te
 from xrelax.ops.base import (
     ANY_DTYPE,
     I64_ARRAY_PROP,
+    I64_PROP,
     INTEGER,
     NUMERIC,
     OUTPUT,
@@ -29,9 +32,11 @@ from xrelax.ops.base import (
     expect_tensor,
     mean_of,
     normalize_axes,
+    normalize_axis,
     numpy_accumulator,
     numpy_result,
     prop_bool,
+    prop_int,
     prop_ints,
     reference_mean,
     require_le,
@@ -39,6 +44,7 @@ from xrelax.ops.base import (
     sum_of,
     tensor,
 )
+from xrelax.ops.manipulate import reshaped
 
 
 class ReduceOp(OperatorOp):
@@ -202,4 +208,119 @@ class ProdOp(ReduceOp):
     TE_FN = staticmethod(_prod_of)
 
 
+class ArgReduceOp(OperatorOp):
+    """``%r = relax.NAME %x {axis = 1 : i64, keepdims = true, select_last_index = true}``:
+    the i64 position along ``axis`` (absent: of x flattened) of the extreme element; a
+    NaN counts as the extreme (numpy, torch); the first such position, or the last with
+    ``select_last_index``; ``keepdims`` keeps the axis as size 1."""
+
+    x = operand_def(TensorType)
+    axis = opt_prop_def(I64_PROP)
+    keepdims = opt_prop_def(BoolAttr)
+    select_last_index = opt_prop_def(BoolAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    NUMPY_FN: ClassVar[Callable[..., np.ndarray]]
+    TE_FN: ClassVar[Callable[[te.Expr, list[te.IterVar]], te.Expr]]
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x = expect_tensor(operand_types[0])
+        check_dtype(x, NUMERIC)
+        prop_bool(properties, "select_last_index")
+        axis = prop_int(properties, "axis")
+        keepdims = prop_bool(properties, "keepdims")
+        if axis is None:
+            if x.dims is not None:
+                require_le(1, dims_product(x.dims), f"{cls.name}: x is not empty")
+            if not keepdims:
+                return tensor((), dtypes.I64)
+            return tensor(None if x.ndim is None else (sympy.Integer(1),) * x.ndim, dtypes.I64)
+        if x.ndim is None:
+            return tensor(None, dtypes.I64)
+        axis = normalize_axis(axis, x.ndim)
+        if x.dims is None:
+            return tensor(x.ndim if keepdims else x.ndim - 1, dtypes.I64)
+        require_le(1, x.dims[axis], f"{cls.name}: the axis is not empty")
+        dims = list(x.dims)
+        if keepdims:
+            dims[axis] = sympy.Integer(1)
+        else:
+            del dims[axis]
+        return tensor(tuple(dims), dtypes.I64)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        (x,) = inputs
+        axis = prop_int(props, "axis")
+        keepdims = prop_bool(props, "keepdims")
+        data = x.reshape(-1) if axis is None else x
+        along = 0 if axis is None else normalize_axis(axis, x.ndim)
+        if prop_bool(props, "select_last_index"):
+            flipped = np.flip(data, along)
+            found = data.shape[along] - 1 - cls.NUMPY_FN(flipped, axis=along)
+        else:
+            found = cls.NUMPY_FN(data, axis=along)
+        if keepdims:
+            found = found.reshape((1,) * x.ndim) if axis is None else np.expand_dims(found, along)
+        return numpy_result(found, np.int64)
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        (x,) = inputs
+        axis = prop_int(props, "axis")
+        if axis is None:
+            x, axis = reshaped(x, (dims_product(x.shape),), "flat"), 0
+        axis = normalize_axis(axis, x.ndim)
+        size = x.shape[axis]
+        kept = [d for a, d in enumerate(x.shape) if a != axis]
+
+        def at(i: Sequence[Any], k: Any) -> te.Expr:
+            return x[(*i[:axis], k, *i[axis:])]
+
+        def extreme_of(*i: Any) -> te.Expr:
+            k = te.reduce_axis(0, size, "k")
+            return cls.TE_FN(at(i, k), [k])
+
+        extreme = te.compute(kept, extreme_of, "extreme")
+        last = prop_bool(props, "select_last_index")
+        keepdims = prop_bool(props, "keepdims") and prop_int(props, "axis") is not None
+
+        def body(*i: Any) -> te.Expr:
+            i = (*i[:axis], *i[axis + 1 :]) if keepdims else i
+            if prop_int(props, "axis") is None:
+                i = ()
+            k = te.reduce_axis(0, size, "k")
+            value = at(i, k)
+            hit = value == extreme[i]
+            if dtypes.is_float(x.dtype):
+                hit = hit | (value != value)  # a NaN is the extreme
+            position = te.index(k)
+            if last:
+                return te.max(te.if_then_else(hit, position, te.index(-1)), [k])
+            return te.min(te.if_then_else(hit, position, te.index(size)), [k])
+
+        return te.compute(result_dims(result_type), body, OUTPUT)
+
+
+@irdl_op_definition
+class ArgmaxOp(ArgReduceOp):
+    """``relax.argmax``: the position of the largest element (see :class:`ArgReduceOp`)."""
+
+    name = "relax.argmax"
+    NUMPY_FN = staticmethod(np.argmax)
+    TE_FN = staticmethod(te.max)
+
+
+@irdl_op_definition
+class ArgminOp(ArgReduceOp):
+    """``relax.argmin``: the position of the smallest element (see :class:`ArgReduceOp`)."""
+
+    name = "relax.argmin"
+    NUMPY_FN = staticmethod(np.argmin)
+    TE_FN = staticmethod(te.min)
+
+
 REDUCE_OPS = (SumOp, MeanOp, MaxOp, MinOp, ProdOp)
+ARG_REDUCE_OPS = (ArgmaxOp, ArgminOp)

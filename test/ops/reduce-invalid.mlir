@@ -30,3 +30,27 @@ relax.func @keepdims_not_a_bool(%x: !relax.tensor<[n], f32>) -> !relax.object {
   %0 = relax.sum %x {keepdims = 1 : i64} : (!relax.tensor<[n], f32>)
   relax.return %x : !relax.tensor<[n], f32>
 }
+
+// -----
+
+relax.func @argmax_of_an_empty_axis(%x: !relax.tensor<[n, 0], f32>) -> !relax.object {
+  // expected-error @+1 {{'relax.argmax' op relax.argmax: the axis is not empty: 1 <= 0 is false}}
+  %0 = relax.argmax %x {axis = 1 : i64} : (!relax.tensor<[n, 0], f32>)
+  relax.return %x : !relax.tensor<[n, 0], f32>
+}
+
+// -----
+
+relax.func @argmin_axis_range(%x: !relax.tensor<[n, 3], f32>) -> !relax.object {
+  // expected-error @+1 {{'relax.argmin' op axis 2 is out of range for rank 2}}
+  %0 = relax.argmin %x {axis = 2 : i64} : (!relax.tensor<[n, 3], f32>)
+  relax.return %x : !relax.tensor<[n, 3], f32>
+}
+
+// -----
+
+relax.func @argmax_of_booleans(%x: !relax.tensor<[n], i1>) -> !relax.object {
+  // expected-error @+1 {{'relax.argmax' op expected operand with a numeric (not i1) element type, got !relax.tensor<[n], i1>}}
+  %0 = relax.argmax %x : (!relax.tensor<[n], i1>)
+  relax.return %x : !relax.tensor<[n], i1>
+}

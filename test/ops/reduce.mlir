@@ -33,3 +33,24 @@ relax.func @safety_net(%u: !relax.tensor<*, ?>, %v: !relax.tensor<*, f32>, %r: !
   %3 = relax.max %r {axis = array<i64: 0>, keepdims = true} : (!relax.tensor<ndim=3, f32>)
   relax.return %v : !relax.tensor<*, f32>
 }
+
+// -----
+
+// prod reduces as sum does; argmax and argmin give i64 positions along one axis, or of
+// the flattened tensor without one.
+// CHECK-LABEL: relax.func @products_and_positions
+// CHECK-NEXT:    relax.prod {{.*}} -> !relax.tensor<[n, 1], f16>
+// CHECK-NEXT:    relax.argmax {{.*}} -> !relax.tensor<[n], i64>
+// CHECK-NEXT:    relax.argmin {{.*}} -> !relax.tensor<[1, 4], i64>
+// CHECK-NEXT:    relax.argmax {{.*}} -> !relax.tensor<[], i64>
+// CHECK-NEXT:    relax.argmax {{.*}} -> !relax.tensor<[1, 1], i64>
+// CHECK-NEXT:    relax.argmin {{.*}} -> !relax.tensor<ndim=1, i64>
+relax.func @products_and_positions(%x: !relax.tensor<[n, 4], f16>, %r: !relax.tensor<ndim=2, i32>) -> !relax.object {
+  %0 = relax.prod %x {axis = array<i64: 1>, keepdims = true} : (!relax.tensor<[n, 4], f16>)
+  %1 = relax.argmax %x {axis = -1 : i64} : (!relax.tensor<[n, 4], f16>)
+  %2 = relax.argmin %x {axis = 0 : i64, keepdims = true, select_last_index = true} : (!relax.tensor<[n, 4], f16>)
+  %3 = relax.argmax %x : (!relax.tensor<[n, 4], f16>)
+  %4 = relax.argmax %x {keepdims = true} : (!relax.tensor<[n, 4], f16>)
+  %5 = relax.argmin %r {axis = 1 : i64} : (!relax.tensor<ndim=2, i32>)
+  relax.return %x : !relax.tensor<[n, 4], f16>
+}

@@ -64,6 +64,8 @@ PYTHON_ATTRIBUTES.update(
     {
         "cumsum": {"axis": 1, "exclusive": True, "dtype": "i32"},
         "cumprod": {"axis": 0, "exclusive": True},
+        "argmax": {"axis": 1, "keepdims": True},
+        "argmin": {"axis": 0, "select_last_index": True},
         "gather_elements": {"axis": 1},
         "gather_nd": {"batch_dims": 1},
         "runtime_attrs": {

@@ -120,6 +120,8 @@ EXAMPLES.update(
         },
         "cumsum": ([I1], "{axis = 1 : i64, dtype = i32, exclusive = true}"),
         "cumprod": ([T], "{axis = 0 : i64, exclusive = true}"),
+        "argmax": ([T], "{axis = 1 : i64, keepdims = true}"),
+        "argmin": ([T], "{axis = 0 : i64, select_last_index = true}"),
         "gather_elements": ([T, "!relax.tensor<[n, k], i64>"], "{axis = 1 : i64}"),
         "gather_nd": ([T, "!relax.tensor<[n, k, 1], i32>"], "{batch_dims = 1 : i64}"),
     }
