@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import sympy
+from xdsl.dialects.builtin import FloatAttr, StringAttr, f64
 from xdsl.ir import Attribute, SSAValue
 
 from xrelax.dialects import dtypes, symbolic
@@ -681,6 +682,38 @@ class Emitter:
             needed = (out - 1) * strides[axis] + reach - extent
             padded.append(after[axis] + max(needed, 0))
         return padded
+
+    def resize(
+        self,
+        x: SSAValue,
+        dims: Sequence[int | sympy.Expr],
+        mode: str,
+        axes: Sequence[int],
+        scales: SSAValue | None = None,
+        coordinates: str = "half_pixel",
+        nearest_mode: str = "round_prefer_floor",
+        roi: SSAValue | None = None,
+        **options: Any,
+    ) -> SSAValue:
+        """``relax.resize`` of x to ``dims`` along ``axes``; ``scales`` is a float tensor
+        (one per axis) the coordinates are divided by, ``roi`` tf_crop_and_resize's
+        region (a float tensor); ``options`` are cubic_coeff_a, exclude_outside and
+        extrapolation_value. Defaults are left out."""
+        props: dict[str, Any] = {"mode": StringAttr(mode)}
+        if list(axes) != list(range(self.ndim(x))):
+            props["axes"] = list(axes)
+        if coordinates != "half_pixel":
+            props["coordinate_transformation_mode"] = StringAttr(coordinates)
+        if mode == "nearest" and nearest_mode != "round_prefer_floor":
+            props["nearest_mode"] = StringAttr(nearest_mode)
+        if mode == "cubic" and options.get("cubic_coeff_a", -0.75) != -0.75:
+            props["cubic_coeff_a"] = FloatAttr(float(options["cubic_coeff_a"]), f64)
+        if options.get("exclude_outside"):
+            props["exclude_outside"] = True
+        if options.get("extrapolation_value", 0.0) != 0.0:
+            props["extrapolation_value"] = FloatAttr(float(options["extrapolation_value"]), f64)
+        operands = [x, self.shape(dims), *(v for v in (scales, roi) if v is not None)]
+        return self.op("resize", *operands, **props)
 
     def adaptive_avg_pool2d(self, x: SSAValue, output: Sequence[int | None]) -> SSAValue:
         """Adaptive average pooling to ``output`` (None keeps a size): one window per

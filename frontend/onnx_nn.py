@@ -4,13 +4,14 @@ normalisation beyond the core set in :mod:`xrelax.frontend.onnx` (registered on 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 import onnx
 import sympy
 
-from xrelax.dialects import symbolic
+from xrelax.dialects import dtypes, symbolic
 from xrelax.frontend.common import FrontendError, Unsupported
 from xrelax.frontend.onnx import (
     _axis,
@@ -18,6 +19,9 @@ from xrelax.frontend.onnx import (
     _flag,
     _given,
     _Importer,
+    _Known,
+    _run_time_sizes,
+    _sizes_value,
     _static,
     _string,
     _Value,
@@ -246,3 +250,194 @@ def _lp_normalization(
         norm = em.op("sqrt", em.op("sum", em.op("multiply", x, x), axis=[axis], keepdims=True))
     zero = em.scalar(0.0, x)
     return em.op("where", em.op("equal", norm, zero), zero, em.op("divide", x, norm))
+
+
+# ------------------------------------------------------------------ resizing
+
+
+def _floats(value: _Value, what: str) -> list[float] | None:
+    """An import-time float input (scales, roi); None when absent or empty, or, for
+    scales, computed at run time."""
+    if value is None or (what == "scales" and not isinstance(value, _Known)):
+        return None
+    if not isinstance(value, _Known) or value.array.dtype == object:
+        raise Unsupported(f"a {what} computed at run time")
+    array = np.asarray(value.array, np.float64).reshape(-1)
+    return None if array.size == 0 else [float(v) for v in array]
+
+
+def _scaled(size: sympy.Expr, scale: float) -> sympy.Expr:
+    """``floor(size * scale)``, exactly (a float32 scale is a binary fraction)."""
+    ratio = Fraction(scale)
+    return symbolic.floordiv(size * ratio.numerator, ratio.denominator)
+
+
+@_converts("Resize")
+def _resize(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """``relax.resize`` along the axes that change: the output size from ``sizes`` (with
+    the keep_aspect_ratio_policy) or ``floor(size * scale)``, computed when the node
+    runs if the graph computes them. Before opset 11, as Upsample."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    dims = list(em.dims(x))
+    rank = len(dims)
+    mode = _string(attrs, "mode", "nearest", ("nearest", "linear", "cubic"))
+    if mode != "nearest" and not dtypes.is_float(em.dtype(x)):
+        raise Unsupported(f"{mode} resizing of integers")
+    if imp.opset < 11:
+        return _upsample(imp, x, _given(inputs, 1), mode)
+    if attrs.get("antialias", 0) and mode != "nearest":
+        raise Unsupported("antialias")
+    axes = [_axis(a, rank, "axes") for a in attrs.get("axes", range(rank))]
+    if len(set(axes)) != len(axes):
+        raise FrontendError(f"axes {attrs['axes']} repeat an axis")
+    coordinates = _string(attrs, "coordinate_transformation_mode", "half_pixel", _COORDINATES)
+    nearest_mode = _string(attrs, "nearest_mode", "round_prefer_floor", _ROUNDINGS)
+    policy = _string(
+        attrs, "keep_aspect_ratio_policy", "stretch", ("stretch", "not_larger", "not_smaller")
+    )
+    scales_value, sizes_value = _given(inputs, 2), _given(inputs, 3)
+    if scales_value is not None and imp.dims(scales_value) == [0]:
+        scales_value = None
+    if sizes_value is not None and imp.dims(sizes_value) == [0]:
+        sizes_value = None
+    if (scales_value is None) == (sizes_value is None):
+        raise FrontendError("expected exactly one of scales and sizes")
+    roi = None
+    if coordinates == "tf_crop_and_resize":
+        roi = _roi(imp, _given(inputs, 1), len(axes))
+    if scales_value is not None:
+        out, scales, axes = _scaled_output(imp, dims, axes, scales_value, roi is not None)
+    else:
+        out, scales = _sized_output(imp, dims, axes, sizes_value, policy)
+        if roi is not None and scales is None:
+            scales = _ratios(imp, [dims[a] for a in axes], [out[a] for a in axes])
+        elif scales is None:
+            # An axis whose size stays is left alone (as onnx's reference does).
+            axes = [a for a in axes if not symbolic.prove_equal(out[a], dims[a])]
+    return em.resize(
+        x,
+        out,
+        mode,
+        axes,
+        scales,
+        coordinates,
+        nearest_mode,
+        roi,
+        cubic_coeff_a=attrs.get("cubic_coeff_a", -0.75),
+        exclude_outside=_flag(attrs, "exclude_outside"),
+        extrapolation_value=attrs.get("extrapolation_value", 0.0),
+    )
+
+
+_COORDINATES = (
+    "half_pixel",
+    "half_pixel_symmetric",
+    "pytorch_half_pixel",
+    "align_corners",
+    "asymmetric",
+    "tf_crop_and_resize",
+)
+_ROUNDINGS = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+
+def _scaled_output(
+    imp: _Importer, dims: list[sympy.Expr], axes: list[int], value: _Value, keep_all: bool
+) -> tuple[list[sympy.Expr], Any, list[int]]:
+    """The output size ``floor(size * scale)`` of Resize's ``scales`` (computed when the
+    node runs if the graph computes them), the scales as an f64 tensor, and the axes
+    resampled: a known scale of 1 leaves its axis alone unless ``keep_all`` (as onnx's
+    reference does)."""
+    em = imp.em
+    out = list(dims)
+    known = _floats(value, "scales")
+    if known is None:
+        scales = em.cast(imp.tensor(value), dtypes.F64)
+        if list(em.dims(scales)) != [len(axes)]:
+            raise FrontendError(f"scales has shape {em.dims(scales)}, expected [{len(axes)}]")
+        sizes = em.cast(_sizes_value(imp, [dims[a] for a in axes]), dtypes.F64)
+        scaled = em.cast(em.op("floor", em.op("multiply", sizes, scales)), dtypes.I64)
+        for axis, size in zip(axes, _run_time_sizes(imp, scaled, "sizes"), strict=True):
+            out[axis] = size
+        return out, scales, axes
+    if len(known) != len(axes) or any(not s > 0 for s in known):
+        raise FrontendError(f"scales is {known}, expected {len(axes)} positive values")
+    kept = [k for k, s in enumerate(known) if s != 1.0 or keep_all]
+    for k in kept:
+        out[axes[k]] = _scaled(dims[axes[k]], known[k])
+    scales = em.const(np.array([known[k] for k in kept], np.float64))
+    return out, scales, [axes[k] for k in kept]
+
+
+def _roi(imp: _Importer, value: _Value, count: int) -> Any:
+    """tf_crop_and_resize's region as a float tensor of ``2 * count`` values."""
+    em = imp.em
+    if value is None:
+        raise FrontendError("tf_crop_and_resize needs a roi")
+    roi = imp.tensor(value)
+    if list(em.dims(roi)) != [2 * count]:
+        raise FrontendError(f"roi has shape {em.dims(roi)}, expected [{2 * count}]")
+    return roi
+
+
+def _ratios(imp: _Importer, sizes: list[sympy.Expr], out: list[sympy.Expr]) -> Any:
+    """``out / sizes`` as an f64 tensor (computed when it runs for symbolic sizes)."""
+    em = imp.em
+    static = _static([*sizes, *out])
+    if static is not None:
+        count = len(sizes)
+        return em.const(np.array(static[count:], np.float64) / np.array(static[:count]))
+    wide = [em.cast(_sizes_value(imp, values), dtypes.F64) for values in (out, sizes)]
+    return em.op("divide", *wide)
+
+
+def _sized_output(
+    imp: _Importer, dims: list[sympy.Expr], axes: list[int], value: _Value, policy: str
+) -> tuple[list[sympy.Expr], Any]:
+    """The output size of Resize's ``sizes`` (new symbolic sizes when the graph computes
+    them) and, for a policy keeping the aspect ratio, the common scale (the smallest or
+    largest of the ratios) as an f64 tensor, the sizes then ``round(size * scale)``."""
+    em = imp.em
+    out = list(dims)
+    if isinstance(value, _Known):
+        sizes = imp.sizes(value, "sizes")
+    else:
+        sizes = _run_time_sizes(imp, value, "sizes")
+    if len(sizes) != len(axes):
+        raise FrontendError(f"sizes has {len(sizes)} values, expected {len(axes)}")
+    if policy == "stretch":
+        for axis, size in zip(axes, sizes, strict=True):
+            out[axis] = size
+        return out, None
+    ratios = _ratios(imp, [dims[a] for a in axes], sizes)
+    reduce = "min" if policy == "not_larger" else "max"
+    scale = em.op(reduce, ratios, axis=[0], keepdims=True)
+    scales = em.op("broadcast_to", scale, em.shape([len(axes)]))
+    inputs = em.cast(_sizes_value(imp, [dims[a] for a in axes]), dtypes.F64)
+    half = em.scalar(0.5, inputs)
+    rounded = em.op("floor", em.op("add", em.op("multiply", inputs, scales), half))
+    new_sizes = _run_time_sizes(imp, em.cast(rounded, dtypes.I64), "sizes")
+    for axis, size in zip(axes, new_sizes, strict=True):
+        out[axis] = size
+    return out, scales
+
+
+@_converts("Upsample")
+def _upsample_node(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    x = imp.tensor(inputs[0])
+    mode = _string(attrs, "mode", "nearest", ("nearest", "linear", "bilinear"))
+    mode = "linear" if mode == "bilinear" else mode
+    if mode == "linear" and not dtypes.is_float(imp.em.dtype(x)):
+        raise Unsupported("linear resizing of integers")
+    if imp.opset < 9:
+        return _upsample(imp, x, _Known(np.array(attrs.get("scales", []), np.float32)), mode)
+    return _upsample(imp, x, _given(inputs, 1), mode)
+
+
+def _upsample(imp: _Importer, x: Any, value: _Value, mode: str) -> Any:
+    """Upsample (and Resize before opset 11): the nearest element below ``y / scale``
+    (asymmetric coordinates), or linear between the two around it."""
+    dims = list(imp.em.dims(x))
+    if mode not in ("nearest", "linear"):
+        raise FrontendError(f"mode is '{mode}', expected nearest or linear")
+    out, scales, axes = _scaled_output(imp, dims, list(range(len(dims))), value, False)
+    return imp.em.resize(x, out, mode, axes, scales, "asymmetric", "floor")

@@ -13,6 +13,7 @@ from xrelax.ops.manipulate import MANIPULATE_OPS
 from xrelax.ops.math import MATH_OPS
 from xrelax.ops.nn import NN_OPS
 from xrelax.ops.reduce import ARG_REDUCE_OPS, REDUCE_OPS
+from xrelax.ops.resize import RESIZE_OPS
 from xrelax.ops.runtime_attrs import RUNTIME_ATTRS_OPS
 from xrelax.ops.scan import SCAN_OPS
 from xrelax.ops.scatter import SCATTER_OPS
@@ -26,6 +27,7 @@ OPERATORS = (
     *REDUCE_OPS,
     *ARG_REDUCE_OPS,
     *NN_OPS,
+    *RESIZE_OPS,
     *CREATE_OPS,
     *SET_OPS,
     *MATH_OPS,

@@ -25,13 +25,15 @@ from xrelax.ops.nn import (
     MaxPool1dOp,
     MaxPool3dOp,
 )
+from xrelax.ops.resize import ResizeOp
 
 F32, I32 = dtypes.F32, dtypes.I32
 
 TRANSPOSED = (ConvTranspose1dOp, ConvTranspose2dOp, ConvTranspose3dOp)
 POOLS = (MaxPool1dOp, MaxPool3dOp, AvgPool1dOp, AvgPool3dOp)
-TESTED = {Conv3dOp, *TRANSPOSED, *POOLS}
-"""The operators this module tests (test_every_operator_has_a_property_test)."""
+TESTED = {Conv3dOp, *TRANSPOSED, *POOLS, ResizeOp}
+"""The operators this module tests (test_every_operator_has_a_property_test); resize's
+property test is test_resize.py's test_deduction."""
 
 
 @given(data=st.data())

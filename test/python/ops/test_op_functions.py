@@ -42,6 +42,12 @@ PYTHON_ATTRIBUTES: dict[str, dict] = {
     "conv2d": {"padding": [1]},
     "max_pool2d": {"pool_size": [2, 2], "strides": [2, 2]},
     "avg_pool2d": {"pool_size": [3], "padding": [1]},
+    "resize": {
+        "mode": StringAttr("cubic"),
+        "axes": [2, 3],
+        "coordinate_transformation_mode": StringAttr("align_corners"),
+        "exclude_outside": True,
+    },
     "conv3d": {"padding": [0, 1, 1]},
     **{
         f"conv_transpose{k}d": {"strides": [2], "padding": [1], "output_padding": [1], "groups": 2}

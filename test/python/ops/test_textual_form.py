@@ -75,6 +75,11 @@ EXAMPLES: dict[str, tuple[list[str], str]] = {
     "conv2d": ([IMAGE, "!relax.tensor<[8, 3, 3, 3], f32>"], "{padding = array<i64: 1>}"),
     "max_pool2d": ([IMAGE], "{pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}"),
     "avg_pool2d": ([IMAGE], "{pool_size = array<i64: 3>, padding = array<i64: 1>}"),
+    "resize": (
+        [IMAGE, "!relax.shape<[n, 3, 2 * h, 7]>", "!relax.tensor<[2], f64>"],
+        '{mode = "cubic", axes = array<i64: 2, 3>, coordinate_transformation_mode = '
+        '"align_corners", exclude_outside = true}',
+    ),
     "conv3d": (
         ["!relax.tensor<[n, 2, d, 5, 5], f32>", "!relax.tensor<[4, 2, 1, 3, 3], f32>"],
         "{padding = array<i64: 0, 1, 1>}",

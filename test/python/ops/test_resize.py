@@ -1,0 +1,153 @@
+"""``relax.resize``: its reference kernel against onnx's reference implementation of
+Resize over every mode, coordinate transformation, rounding, scale or size, region
+and axis choice; and the deduction property test (the reference result has the
+deduced shape and dtype, less specific operand types deduce a type containing it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from opcheck import Case, bindings, bool_attr, ints
+from test_deduce_reference import run, seeds, tensor_operand
+from xdsl.dialects.builtin import FloatAttr, StringAttr, f64
+
+from xrelax.dialects import dtypes
+from xrelax.dialects.relax import RelaxError, ShapeType, TensorType
+from xrelax.ops.resize import COORDINATE_MODES, MODES, NEAREST_MODES, ResizeOp
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper  # noqa: E402
+from onnx.reference import ReferenceEvaluator  # noqa: E402
+
+F32, F64, I32 = dtypes.F32, dtypes.F64, dtypes.I32
+
+
+@st.composite
+def resizes(draw, rank: int = 4):
+    """A Resize: x, its attributes, scales or sizes, roi and axes."""
+    rng = draw(seeds())
+    shape = [draw(st.integers(1, 2)), draw(st.integers(1, 2))]
+    shape += [draw(st.integers(1, 5)) for _ in range(rank - 2)]
+    attrs = {
+        "mode": draw(st.sampled_from(MODES)),
+        "coordinate_transformation_mode": draw(st.sampled_from(COORDINATE_MODES)),
+        "nearest_mode": draw(st.sampled_from(NEAREST_MODES)),
+        "exclude_outside": int(draw(st.booleans())),
+        "cubic_coeff_a": draw(st.sampled_from([-0.75, -0.5])),
+        "extrapolation_value": draw(st.sampled_from([0.0, 2.5])),
+    }
+    axes = draw(
+        st.sampled_from([list(range(rank)), list(range(2, rank)), sorted({rank - 1, 2})[::-1]])
+    )
+    if draw(st.booleans()):
+        scales = [draw(st.sampled_from([0.5, 0.6, 0.8, 1.0, 1.5, 2.0, 2.3])) for _ in axes]
+        scales = [
+            float(np.float32(s)) if a >= 2 else 1.0 for s, a in zip(scales, axes, strict=True)
+        ]
+        out = list(shape)
+        for s, a in zip(scales, axes, strict=True):
+            out[a] = int(np.float64(s) * shape[a])
+        if min(out) < 1:
+            scales = [1.0] * len(axes)
+            out = list(shape)
+        sizes = None
+    else:
+        scales = None
+        sizes = [draw(st.integers(1, 7)) if a >= 2 else shape[a] for a in axes]
+        out = list(shape)
+        for size, a in zip(sizes, axes, strict=True):
+            out[a] = size
+    roi = None
+    if attrs["coordinate_transformation_mode"] == "tf_crop_and_resize":
+        starts = [draw(st.sampled_from([0.0, 0.1, -0.2, 0.4])) for _ in axes]
+        ends = [draw(st.sampled_from([1.0, 0.9, 1.2, 0.6])) for _ in axes]
+        roi = [float(np.float32(v)) for v in starts + ends]
+    x = rng.uniform(-3, 3, size=shape).astype(np.float32)
+    return x, attrs, axes, scales, sizes, out, roi
+
+
+def onnx_resize(x, attrs, axes, scales, sizes, roi) -> np.ndarray:
+    """onnx's reference Resize (opset 19)."""
+    names = ["x", "roi" if roi else "", "scales" if scales else "", "sizes" if sizes else ""]
+    node = helper.make_node("Resize", names, ["y"], axes=axes, **attrs)
+    feeds = {"x": x}
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)]
+    for name, value, kind, dtype in (
+        ("roi", roi, TensorProto.FLOAT, np.float32),
+        ("scales", scales, TensorProto.FLOAT, np.float32),
+        ("sizes", sizes, TensorProto.INT64, np.int64),
+    ):
+        if value:
+            feeds[name] = np.array(value, dtype)
+            inputs.append(helper.make_tensor_value_info(name, kind, None))
+    output = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([node], "resize", inputs, [output])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    return ReferenceEvaluator(model).run(None, feeds)[0]
+
+
+def relax_props(attrs: dict, axes: list[int]) -> dict:
+    return {
+        "mode": StringAttr(attrs["mode"]),
+        "axes": ints(*axes),
+        "coordinate_transformation_mode": StringAttr(attrs["coordinate_transformation_mode"]),
+        "nearest_mode": StringAttr(attrs["nearest_mode"]),
+        "exclude_outside": bool_attr(bool(attrs["exclude_outside"])),
+        "cubic_coeff_a": FloatAttr(attrs["cubic_coeff_a"], f64),
+        "extrapolation_value": FloatAttr(attrs["extrapolation_value"], f64),
+    }
+
+
+def relax_parameters(x, axes, scales, out, roi) -> list[np.ndarray]:
+    """The scales and roi operands: scales given, else output / input size when a roi
+    needs them."""
+    if roi is None:
+        return [] if scales is None else [np.array(scales, np.float64)]
+    if scales is None:
+        scales = [out[a] / x.shape[a] for a in axes]
+    return [np.array(scales, np.float64), np.array(roi, np.float32)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=resizes())
+def test_reference_is_onnx_reference(case):
+    x, attrs, axes, scales, sizes, out, roi = case
+    expected = onnx_resize(x, attrs, axes, scales, sizes, roi)
+    parameters = relax_parameters(x, axes, scales, out, roi)
+    got = ResizeOp.reference([x, tuple(out), *parameters], relax_props(attrs, axes))
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+@given(data=st.data())
+def test_deduction(data):
+    x, attrs, axes, scales, sizes, out, roi = data.draw(resizes(rank=data.draw(st.integers(3, 5))))
+    env, rng = data.draw(bindings()), data.draw(seeds())
+    dtype = F32 if attrs["mode"] != "nearest" else data.draw(st.sampled_from([F32, I32]))
+    x_type, x_value = data.draw(tensor_operand(x.shape, dtype, env, rng))
+    kept = [x_type.dims[a] for a in range(x.ndim)]
+    dims = [kept[a] if a not in axes else out[a] for a in range(x.ndim)]
+    parameters = relax_parameters(x, axes, scales, out, roi)
+    types = [x_type, ShapeType.of(dims)]
+    types += [TensorType.of([len(p)], dtypes.from_numpy(p.dtype)) for p in parameters]
+    case = Case(ResizeOp, types, relax_props(attrs, axes), [x_value, tuple(out), *parameters], env)
+    run(case, data)
+
+
+def test_provable_errors():
+    x = TensorType.of([2, 3, 4], F32)
+    props = {"mode": StringAttr("linear"), "axes": ints(2)}
+    with pytest.raises(RelaxError, match="axis 1, not resampled, to keep its size"):
+        ResizeOp.deduce([x, ShapeType.of([2, 5, 8])], props)
+    with pytest.raises(RelaxError, match=r"expected scales of shape \[1\]"):
+        ResizeOp.deduce([x, ShapeType.of([2, 3, 8]), TensorType.of([2], F64)], props)
+    with pytest.raises(RelaxError, match="exactly for tf_crop_and_resize"):
+        crop = {**props, "coordinate_transformation_mode": StringAttr("tf_crop_and_resize")}
+        ResizeOp.deduce([x, ShapeType.of([2, 3, 8])], crop)
+    with pytest.raises(RelaxError, match="'mode' to be one of"):
+        ResizeOp.deduce([x, ShapeType.of([2, 3, 8])], {"mode": StringAttr("area")})
+    ints_x = TensorType.of([2, 3, 4], I32)
+    with pytest.raises(RelaxError):
+        ResizeOp.deduce([ints_x, ShapeType.of([2, 3, 8])], props)
