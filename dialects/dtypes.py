@@ -89,6 +89,11 @@ def is_unsigned(dtype: Attribute) -> bool:
     return dtype in (UI8, UI16, UI32, UI64)
 
 
+def all_ones(dtype: Attribute) -> int:
+    """The integer of ``dtype`` whose bits are all ones: -1, or the unsigned maximum."""
+    return (1 << dtype.width.data) - 1 if is_unsigned(dtype) else -1
+
+
 def is_float_numpy(dtype: np.dtype) -> bool:
     """Whether a numpy dtype is a floating-point one (numpy's own kinds and bf16, whose
     numpy kind is 'V')."""

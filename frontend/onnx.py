@@ -59,6 +59,7 @@ from xrelax.frontend.common import (
     check_allocation,
 )
 from xrelax.frontend.emitter import Emitter
+from xrelax.frontend.padding import pad_from_edges
 from xrelax.ops.runtime_attrs import TensorToShapeOp, runtime_attrs
 
 _I64_MAX = 2**63 - 1
@@ -1310,9 +1311,7 @@ _converts("BitwiseXor")(_binary("bitwise_xor"))
 def _bitwise_not(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     """``x`` xor all ones (every bit flipped)."""
     x = imp.tensor(inputs[0])
-    dtype = imp.em.dtype(x)
-    ones = int(np.iinfo(dtypes.numpy_dtype(dtype)).max) if dtypes.is_unsigned(dtype) else -1
-    return imp.em.op("bitwise_xor", x, imp.em.scalar(ones, x))
+    return imp.em.op("bitwise_xor", x, imp.em.scalar(dtypes.all_ones(imp.em.dtype(x)), x))
 
 
 @_converts("BitShift")
@@ -2305,53 +2304,8 @@ def _pad(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
 
 
 def _pad_from_edges(imp: _Importer, x: SSAValue, widths: Sequence[tuple], mode: str) -> SSAValue:
-    """``x`` padded with its own elements along each axis by (symbolic) counts:
-    ``reflect`` mirrors them without the edge (fewer than the size), ``edge`` repeats
-    the edge element (of a size of at least 1), ``wrap`` continues from the other end
-    (at most the size); what a symbolic size or count must satisfy is checked when it
-    runs."""
-    em = imp.em
-    for axis, (before, after) in enumerate(widths):
-        before, after = symbolic.as_expr(before), symbolic.as_expr(after)
-        if (before.is_Integer and before < 0) or (after.is_Integer and after < 0):
-            raise Unsupported(f"negative pads with mode={mode}")
-        if before == 0 and after == 0:
-            continue
-        size = em.dims(x)[axis]
-        most = {"reflect": size - 1, "edge": None, "wrap": size}[mode]
-        known = [int(v) for v in (size, before, after) if v.is_Integer]
-        if len(known) == 3 and (
-            int(size) < (0 if mode == "wrap" else 1)
-            or (most is not None and max(before, after) > int(most))
-        ):
-            raise FrontendError(
-                f"pads ({before}, {after}) of axis {axis} (size {size}) do not fit mode={mode}"
-            )
-
-        def piece(
-            start: Any, end: Any, count: Any, flip: bool, axis: int = axis, x: SSAValue = x
-        ) -> SSAValue:
-            part = em.slice(x, axis, start, end)
-            shape = list(em.dims(part))
-            shape[axis] = count
-            part = em.match(part, shape)
-            return em.slice(part, axis, -1, _I64_MIN, -1) if flip else part
-
-        if mode == "reflect":
-            head = piece(1, before + 1, before, True)
-            tail = piece(size - 1 - after, size - 1, after, True)
-        elif mode == "wrap":
-            head, tail = piece(size - before, size, before, False), piece(0, after, after, False)
-        else:
-            first, last = piece(0, 1, 1, False), piece(size - 1, size, 1, False)
-            sized = list(em.dims(x))
-            sized[axis] = before
-            head = em.broadcast_to(first, list(sized))
-            sized[axis] = after
-            tail = em.broadcast_to(last, list(sized))
-        parts = [p for p, count in ((head, before), (x, 1), (tail, after)) if count != 0]
-        x = em.op("concat", *parts, axis=axis)
-    return x
+    """``x`` padded with its own elements (:func:`~xrelax.frontend.padding.pad_from_edges`)."""
+    return pad_from_edges(imp.em, x, widths, mode)
 
 
 def _pad_at_run_time(imp: _Importer, x: SSAValue, inputs: list[_Value], mode: str) -> SSAValue:

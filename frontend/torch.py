@@ -191,8 +191,8 @@ class _Importer:
         self.decomposed = decomposed
         self.original = original.graph_module.graph
         self.original_nodes = {n.name: n for n in self.original.nodes}
-        self.reported: set[tuple[str, str]] = set()
-        """The (original node, report) pairs counted: a decomposition's nodes count once."""
+        self.gaps: dict[torch.fx.Node, set[str]] = {}
+        """A node of the user's program -> the unsupported nodes it decomposed to."""
         self.written: dict[str, torch.fx.Node] = {}
         """Model input (placeholder) name -> the node whose value it holds at the end."""
         self.builder = ModelBuilder("ATen")
@@ -319,6 +319,7 @@ class _Importer:
                 outputs = self._outputs(node.args[0])
             else:
                 raise FrontendError(f"node '{node.name}': '{node.op}' nodes are not supported")
+        self._report_gaps()
         if self.builder.unsupported:
             return []
         for index, value in enumerate(outputs):
@@ -347,7 +348,7 @@ class _Importer:
     def _unsupported(self, node: torch.fx.Node, reason: str | None = None) -> Any:
         """Report ``node``'s operator (for ``reason``) as the user's program has it: a
         node of a decomposition as the operator torch decomposed, with what it
-        decomposed to (a decomposition's nodes count once)."""
+        decomposed to (each such operator once, at the end)."""
         name = _target_name(node)
         original = self._original(node)
         if original is None:
@@ -355,15 +356,21 @@ class _Importer:
                 reason = f"torch cannot decompose it: {self.decomposed.failure}"
             self.builder.unsupported[name if reason is None else f"{name} ({reason})"] += 1
             return _POISON
-        what = _target_name(original)
         if _same_function(original, node):
-            report = what if reason is None else f"{what} ({reason})"
+            what = _target_name(original)
+            self.builder.unsupported[what if reason is None else f"{what} ({reason})"] += 1
         else:
-            report = f"{what} (decomposes to {name if reason is None else f'{name}: {reason}'})"
-        if (original.name, report) not in self.reported:
-            self.reported.add((original.name, report))
-            self.builder.unsupported[report] += 1
+            self.gaps.setdefault(original, set()).add(
+                name if reason is None else f"{name}: {reason}"
+            )
         return _POISON
+
+    def _report_gaps(self) -> None:
+        """Report each decomposed operator whose decomposition has unsupported nodes,
+        once, with what they are."""
+        for original, details in self.gaps.items():
+            what = _target_name(original)
+            self.builder.unsupported[f"{what} (decomposes to {', '.join(sorted(details))})"] += 1
 
     def _original(self, node: torch.fx.Node) -> torch.fx.Node | None:
         """The node of the user's program that torch decomposed into ``node``, or None
@@ -1051,7 +1058,11 @@ def _roll(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 def _pad(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     em, x = imp.em, a["self"]
     if a.get("mode", "constant") != "constant":
-        raise Unsupported(f"mode={a['mode']!r}")
+        from xrelax.frontend.torch_reduce import pad_like_torch
+
+        if a["mode"] not in ("reflect", "replicate", "circular"):
+            raise Unsupported(f"mode={a['mode']!r}")
+        return pad_like_torch(imp, x, list(a["pad"]), a["mode"])
     value = a["value"] or 0
     pad = list(a["pad"])
     if not all(isinstance(v, int) for v in pad):
@@ -1381,7 +1392,7 @@ def _bitwise_not(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     x = a["self"]
     if dtypes.is_bool(imp.em.dtype(x)):
         return imp.em.op("equal", x, imp.em.const(False, dtypes.I1))
-    return imp.em.op("bitwise_xor", x, imp.em.scalar(-1, x))
+    return imp.em.op("bitwise_xor", x, imp.em.scalar(dtypes.all_ones(imp.em.dtype(x)), x))
 
 
 @_converts("aten.copy")
@@ -1499,11 +1510,13 @@ def _min_max(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
         return _binary(f"{name}imum")(imp, node, a)
     if "dim" not in a:
         return imp.em.op(name, a["self"])
+    from xrelax.frontend.torch_reduce import indices_of_extreme
+
     x = a["self"]
     values = imp.em.op(
         name, x, axis=_reduced_axes(imp.em, x, a["dim"]), keepdims=bool(a["keepdim"])
     )
-    return [values, _Unconverted(f"the indices of {_target_name(node)}")]
+    return [values, indices_of_extreme(imp, x, name, a["dim"], bool(a["keepdim"]))]
 
 
 @_converts("aten.repeat")
@@ -1512,7 +1525,7 @@ def _repeat(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 
 
 # Converter families in modules of their own register themselves on import.
-from xrelax.frontend import torch_control, torch_nn, torch_tensor  # noqa: E402, F401, I001
+from xrelax.frontend import torch_control, torch_nn, torch_reduce, torch_tensor  # noqa: E402, F401, I001
 
 
 def _supported() -> list[str]:
