@@ -604,6 +604,12 @@ class _Importer:
             return sympy.Integer(int(value))
         if value.is_Symbol:
             return self.builder.variable(value, value.name)
+        if type(value).__name__ in ("TruncToInt", "FloorToInt"):
+            # A size scaled by a float (interpolate's scale_factor): floor(c * size),
+            # exactly, c as the binary fraction it is (the sizes are not negative).
+            numerator, denominator = sympy.fraction(sympy.together(self._scaled(value.args[0])))
+            if denominator.is_Integer:
+                return symbolic.floordiv(sympy.expand(numerator), int(denominator))
         args = [self._expr(a) for a in value.args]
         if value.is_Add:
             return sympy.expand(sympy.Add(*args))
@@ -621,6 +627,17 @@ class _Importer:
         if kind == "Min":
             return symbolic.smin(*args)
         raise FrontendError(f"cannot express the symbolic size {value} in relax")
+
+    def _scaled(self, value: Any) -> sympy.Expr:
+        """A float expression of sizes (``1.5*ToFloat(s0)``) with its floats exact."""
+        if value.is_Float:
+            return sympy.Rational(*float(value).as_integer_ratio())
+        if type(value).__name__ == "ToFloat":
+            return self._expr(value.args[0])
+        if value.is_Mul or value.is_Add:
+            args = [self._scaled(a) for a in value.args]
+            return sympy.Mul(*args) if value.is_Mul else sympy.Add(*args)
+        return self._expr(value)
 
     def _dtype(self, dtype: torch.dtype) -> Attribute:
         if dtype not in _DTYPES:

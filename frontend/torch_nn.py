@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 
 from xrelax.dialects.symbolic import floordiv
@@ -201,3 +202,47 @@ def _weight_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     axes = [k for k in range(rank) if k != dim] if dim != -1 else list(range(rank))
     norm = em.op("sqrt", em.op("sum", em.op("multiply", v, v), axis=axes, keepdims=True))
     return em.op("multiply", v, em.op("divide", g, norm))
+
+
+# ------------------------------------------------------------------ upsampling
+
+_UPSAMPLING = {
+    "nearest": ("nearest", "asymmetric", "floor"),
+    "_upsample_nearest_exact": ("nearest", "half_pixel", "round_prefer_ceil"),
+    "linear": ("linear", "half_pixel", "round_prefer_floor"),
+    "bilinear": ("linear", "half_pixel", "round_prefer_floor"),
+    "trilinear": ("linear", "half_pixel", "round_prefer_floor"),
+    "bicubic": ("cubic", "half_pixel", "round_prefer_floor"),
+}
+"""torch's interpolations as relax.resize's mode, coordinate transformation and
+rounding: nearest takes the element at ``floor(y * in / out)``, nearest-exact at
+``floor((y + 0.5) * in / out)``; linear and cubic sample at ``(y + 0.5) * in / out -
+0.5`` (``y * (in - 1) / (out - 1)`` with ``align_corners``), the taps clamped to the
+input, cubic with A = -0.75."""
+
+
+@_converts(
+    *(f"aten.upsample_{kind}{rank}d" for kind in ("nearest", "linear", "bilinear", "trilinear",
+                                                   "bicubic") for rank in (1, 2, 3)),
+    *(f"aten._upsample_nearest_exact{rank}d" for rank in (1, 2, 3)),
+)  # fmt: skip
+def _upsample(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    em = imp.em
+    x = a.get("self", a.get("input"))
+    name = _converter_key(node).removeprefix("aten.").removeprefix("upsample_")[:-2]
+    mode, coordinates, rounding = _UPSAMPLING[name]
+    rank = em.ndim(x)
+    axes = list(range(2, rank))
+    out = [imp._expr(d) for d in node.meta["val"].shape]
+    align = bool(a.get("align_corners"))
+    if align:
+        coordinates = "align_corners"
+    given = a.get("scale_factors")
+    if given is None:
+        given = [a.get(k) for k in ("scales", "scales_d", "scales_h", "scales_w") if k in a]
+        given = None if not given or any(s is None for s in given) else given
+    # torch divides by the given scales (not with align_corners), else by out / in.
+    scales = None
+    if given is not None and not align:
+        scales = em.const(np.array(_spatial(list(given), len(axes)), np.float64))
+    return em.resize(x, out, mode, axes, scales, coordinates, rounding)

@@ -111,3 +111,26 @@ def test_same_padding_of_a_module() -> None:
 
 def test_group_norm_module_in_float16() -> None:
     check(module(torch.nn.GroupNorm(2, 4)).half(), rand(2, 4, 3, 3).half())
+
+
+@pytest.mark.parametrize(
+    ("fn", "shape"),
+    [
+        (lambda x: F.interpolate(x, scale_factor=2, mode="nearest"), (2, 3, 4, 5)),
+        (lambda x: F.interpolate(x, size=(7, 3), mode="nearest"), (2, 3, 4, 5)),
+        (lambda x: F.interpolate(x, scale_factor=1.5, mode="nearest-exact"), (1, 2, 5, 4)),
+        (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), (2, 3, 4, 5)),
+        (lambda x: F.interpolate(x, size=(3, 8), mode="bilinear", align_corners=True),
+         (2, 3, 4, 5)),
+        (lambda x: F.interpolate(x, scale_factor=0.5, mode="bicubic"), (1, 2, 6, 7)),
+        (lambda x: F.interpolate(x, size=(9, 4), mode="bicubic", align_corners=True),
+         (1, 2, 6, 7)),
+        (lambda x: F.interpolate(x, scale_factor=3, mode="linear"), (2, 3, 5)),
+        (lambda x: F.interpolate(x, scale_factor=2, mode="nearest"), (1, 2, 3, 2, 4)),
+        (lambda x: F.interpolate(x, size=(4, 3, 5), mode="trilinear"), (1, 2, 3, 2, 4)),
+    ],
+    ids=["nearest2d-scale", "nearest2d-size", "nearest-exact", "bilinear", "bilinear-corners",
+         "bicubic-down", "bicubic-corners", "linear1d", "nearest3d", "trilinear"],
+)  # fmt: skip
+def test_interpolate(fn, shape) -> None:
+    check(fn, rand(*shape))
