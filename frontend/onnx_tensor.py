@@ -5,6 +5,7 @@ quantization and element-wise math (registered on import)."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
 import onnx
@@ -164,6 +165,143 @@ def _scatter_elements(
         axis=axis or None,
         reduction=None if reduction == "none" else StringAttr(reduction),
     )
+
+
+# ------------------------------------------------------------------ sequences in a batch
+
+
+@_converts("ReverseSequence")
+def _reverse_sequence(
+    imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
+) -> Any:
+    """The first ``sequence_lens[b]`` steps of each batch entry reversed along
+    ``time_axis``: a ``gather_elements`` from position ``len - 1 - t`` (``t`` itself past
+    the length); a length beyond the axis reads out of range, a run-time error."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    lengths = em.cast(imp.tensor(inputs[1]), dtypes.I64)
+    rank = em.ndim(x)
+    if rank < 2:
+        raise FrontendError(f"input has rank {rank}, expected at least 2")
+    batch_axis = _axis(attrs.get("batch_axis", 1), 2, "batch_axis")
+    time_axis = _axis(attrs.get("time_axis", 0), 2, "time_axis")
+    if batch_axis == time_axis:
+        raise FrontendError("batch_axis and time_axis are the same axis")
+    dims = list(em.dims(x))
+    steps = em.op("arange", em.prim(0), em.prim(dims[time_axis]), em.prim(1), dtype=dtypes.I64)
+    steps = em.reshape(steps, [d if a == time_axis else 1 for a, d in enumerate(dims)])
+    lengths = em.reshape(lengths, [d if a == batch_axis else 1 for a, d in enumerate(dims)])
+    reversed_step = em.op("subtract", em.op("subtract", lengths, em.scalar(1, lengths)), steps)
+    source = em.op("where", em.op("less", steps, lengths), reversed_step, steps)
+    return em.op("gather_elements", x, em.broadcast_to(source, dims), axis=time_axis)
+
+
+# ------------------------------------------------------------------ einsum
+
+
+def einsum(imp: _Importer, equation: str, operands: list[Any]) -> Any:
+    """numpy's ``einsum``: repeated letters of one operand take its diagonal, letters
+    only one operand has and the output lacks are summed, and the operands are combined
+    left to right by ``matmul`` over the letters they share (batch letters the output or
+    a later operand keeps, the others contracted); ``...`` broadcasts as in numpy."""
+    em = imp.em
+    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise FrontendError(f"equation '{equation}' has {len(terms)} operands, got {len(operands)}")
+    ranks = [em.ndim(x) for x in operands]
+    spans = [r - len(t.replace("...", "")) for t, r in zip(terms, ranks, strict=True)]
+    ellipsis = [chr(0x100 + k) for k in range(max([0, *spans]))]
+    letters = []
+    for term, span in zip(terms, spans, strict=True):
+        if "..." not in term and span != 0:
+            raise FrontendError(f"operand '{term}' of '{equation}' does not have {len(term)} axes")
+        letters.append(list(term.replace("...", "".join(ellipsis[len(ellipsis) - span :]))))
+    if arrow:
+        output = list(rhs.replace("...", "".join(ellipsis)))
+    else:
+        counts = Counter(c for term in terms for c in term if c.isalpha())
+        output = ellipsis + sorted(c for c, n in counts.items() if n == 1)
+    sizes: dict[str, sympy.Expr] = {}
+    for x, names in zip(operands, letters, strict=True):
+        for name, dim in zip(names, em.dims(x), strict=True):
+            if sizes.get(name, sympy.Integer(1)) == 1:
+                sizes[name] = dim
+    pending = list(zip(operands, letters, strict=True))
+
+    def others(index: int) -> set[str]:
+        return set(output) | {c for k, (_, o) in enumerate(pending) if k != index for c in o}
+
+    current, names = _einsum_operand(imp, *pending[0], others(0))
+    for index, (x, other) in enumerate(pending[1:], 1):
+        x, other = _einsum_operand(imp, x, other, others(index))
+        keep = set(output) | {c for _, later in pending[index + 1 :] for c in later}
+        batch = [c for c in names if c in other and c in keep]
+        contracted = [c for c in names if c in other and c not in keep]
+        left = [c for c in names if c not in other]
+        right = [c for c in other if c not in names]
+        a = _arranged(imp, current, names, batch + left + contracted, sizes)
+        b = _arranged(imp, x, other, batch + contracted + right, sizes)
+        dims = [sizes[c] for c in batch]
+        a = em.reshape(a, [*dims, _count(left, sizes), _count(contracted, sizes)])
+        b = em.reshape(b, [*dims, _count(contracted, sizes), _count(right, sizes)])
+        product = em.op("matmul", a, b)
+        current = em.reshape(product, [sizes[c] for c in batch + left + right])
+        current, names = _summed(imp, current, batch + left + right, keep)
+    current, names = _summed(imp, current, names, set(output))
+    missing = [c for c in output if c not in names]
+    if missing:
+        raise FrontendError(f"output letters {missing} of '{equation}' name no operand axis")
+    return _arranged(imp, current, names, output, sizes)
+
+
+@_converts("Einsum")
+def _einsum(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    equation = attrs["equation"]
+    equation = equation.decode() if isinstance(equation, bytes) else equation
+    return einsum(imp, equation, [imp.tensor(v) for v in inputs])
+
+
+def _count(names: list[str], sizes: dict[str, sympy.Expr]) -> sympy.Expr:
+    return sympy.expand(sympy.Mul(*(sizes[c] for c in names)))
+
+
+def _arranged(
+    imp: _Importer, x: Any, names: list[str], order: list[str], sizes: dict[str, sympy.Expr]
+) -> Any:
+    """``x`` with its axes (named ``names``) in ``order``, broadcast to ``sizes``."""
+    em = imp.em
+    x = em.permute(x, [names.index(c) for c in order])
+    return em.broadcast_to(x, [sizes[c] for c in order])
+
+
+def _einsum_operand(
+    imp: _Importer, x: Any, names: list[str], keep: set[str]
+) -> tuple[Any, list[str]]:
+    """One operand with its diagonals taken and its own letters summed out."""
+    em = imp.em
+    names = list(names)
+    while len(set(names)) != len(names):
+        letter = next(c for c in names if names.count(c) > 1)
+        first = names.index(letter)
+        second = names.index(letter, first + 1)
+        rest = [a for a in range(len(names)) if a not in (first, second)]
+        x = em.permute(x, [*rest, first, second])
+        dims = list(em.dims(x))
+        n = dims[-1]
+        flat = em.reshape(x, [*dims[:-2], n * n])
+        steps = em.op("arange", em.prim(0), em.prim(n), em.prim(1), dtype=dtypes.I64)
+        diagonal = em.op("add", em.op("multiply", steps, em.full([], n, dtypes.I64)), steps)
+        x = em.op("take", flat, diagonal, axis=len(dims) - 2)
+        names = [names[a] for a in rest] + [letter]
+    return _summed(imp, x, names, keep)
+
+
+def _summed(imp: _Importer, x: Any, names: list[str], keep: set[str]) -> tuple[Any, list[str]]:
+    """``x`` summed over its axes whose letters are not in ``keep``."""
+    own = [a for a, c in enumerate(names) if c not in keep]
+    if own:
+        x = imp.em.op("sum", x, axis=own)
+    return x, [c for c in names if c in keep]
 
 
 # ------------------------------------------------------------------ refused by name

@@ -144,3 +144,55 @@ def test_refused_by_name(op, reason):
         frontend.from_onnx(model)
     assert f"{op} ({reason}) (1)" in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("equation", "shapes"),
+    [
+        ("ij,jk->ik", [["n", 3], [3, 4]]),
+        ("bij,bjk->bik", [["n", 2, 3], ["n", 3, 4]]),
+        ("bhqd,bhkd->bhqk", [["n", 2, 3, 4], ["n", 2, 5, 4]]),
+        ("i,i", [["n"], ["n"]]),
+        ("ij->ji", [["n", 3]]),
+        ("ij->", [["n", 3]]),
+        ("ii->i", [[3, 3]]),
+        ("...ii->...i", [["n", 3, 3]]),
+        ("i,j->ij", [["n"], [4]]),
+        ("ij,jk,kl->il", [["n", 3], [3, 4], [4, 2]]),
+        ("bij,jk", [["n", 2, 3], [3, 4]]),
+        ("...j,jk->...k", [["n", 2, 3], [3, 4]]),
+        ("ab,ab->a", [["n", 3], [1, 3]]),
+    ],
+)
+def test_einsum(equation, shapes):
+    names = [f"x{k}" for k in range(len(shapes))]
+    model = _model(
+        helper.make_node("Einsum", names, ["y"], equation=equation),
+        [(name, np.float32, shape) for name, shape in zip(names, shapes, strict=True)],
+        [("y", np.float32)],
+    )
+    feeds = []
+    for n in (1, 3):
+        concrete = [[n if d == "n" else d for d in shape] for shape in shapes]
+        feeds.append(
+            {
+                k: RNG.standard_normal(s).astype(np.float32)
+                for k, s in zip(names, concrete, strict=True)
+            }
+        )
+    _check(model, feeds, exact=False)
+
+
+@pytest.mark.parametrize(("batch_axis", "time_axis"), [(1, 0), (0, 1)])
+def test_reverse_sequence(batch_axis, time_axis):
+    node = helper.make_node(
+        "ReverseSequence", ["x", "lens"], ["y"], batch_axis=batch_axis, time_axis=time_axis
+    )
+    shape = ["t", "n", 2] if time_axis == 0 else ["n", "t", 2]
+    model = _model(node, [("x", np.float32, shape), ("lens", np.int64, ["n"])], [("y", np.float32)])
+    feeds = []
+    for n, t in ((2, 4), (3, 5)):
+        dims = [t, n, 2] if time_axis == 0 else [n, t, 2]
+        lens = RNG.integers(1, t + 1, n).astype(np.int64)
+        feeds.append({"x": RNG.standard_normal(dims).astype(np.float32), "lens": lens})
+    _check(model, feeds, exact=True)
