@@ -94,6 +94,12 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="write that profiled run as a Chrome trace (JSON; implies --profile)",
     )
     parser.add_argument(
+        "--kernels",
+        choices=("numpy", "native"),
+        help="the kernel backend: numpy, or native (machine code through LLVM, the "
+        "'native' extra); default: $XRELAX_KERNELS, else numpy",
+    )
+    parser.add_argument(
         "--interpret",
         action="store_true",
         help="run relax input with the reference interpreter instead of the VM",
@@ -289,7 +295,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         inputs = _read_inputs(args.inputs, args.entry, _param_names(exe, args.entry), weights)
         noops = _missing_as_noops(exe) if args.allow_missing_packed else {}
         try:
-            vm = xrelax.VirtualMachine(exe, packed_funcs=noops)
+            vm = xrelax.VirtualMachine(exe, packed_funcs=noops, kernels=args.kernels)
             result = vm[args.entry](*inputs)
             profile = vm.profile(args.entry, *inputs) if profiling else None
         except VMError as err:

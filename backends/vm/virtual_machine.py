@@ -38,9 +38,11 @@ class VirtualMachine:
 
     Packed functions are looked up once, at construction, among the executable's own
     functions, then the kernels ``kernel_loader(exe.library)`` returns (by default the
-    tir -> numpy kernel backend compiles the library), then ``packed_funcs`` (functions
-    for this VM only), then the global registry. A name found nowhere is an error
-    unless ``allow_missing`` is set, in which case calling it fails at run time.
+    kernel backend ``kernels`` names compiles the library: ``"numpy"``, or ``"native"``,
+    machine code through LLVM; :func:`xrelax.backends.native.kernel_backend`), then
+    ``packed_funcs`` (functions for this VM only), then the global registry. A name
+    found nowhere is an error unless ``allow_missing`` is set, in which case calling it
+    fails at run time.
 
     Running a function never changes the executable: its constant arrays are read-only
     to the VM.
@@ -53,11 +55,12 @@ class VirtualMachine:
         *,
         allow_missing: bool = False,
         packed_funcs: Mapping[str, Callable[..., Any]] | None = None,
+        kernels: str | None = None,
     ) -> None:
         self.executable = exe
         funcs = _function_table(exe)
         code = [_decode_function(exe, func, rng) for func, rng in funcs]
-        kernels = _load_kernels(exe, kernel_loader)
+        kernels = _load_kernels(exe, kernel_loader, kernels)
         index_of = {func.name: k for k, (func, _) in enumerate(funcs)}
         _check_vm_calls(exe, funcs, code, index_of)
         resolved = _resolve(exe, funcs, code, index_of, kernels, packed_funcs or {}, allow_missing)
@@ -199,8 +202,17 @@ def _decode_function(exe: Executable, func: VMFunction, rng: range) -> list[Inst
     return instrs
 
 
-def _load_kernels(exe: Executable, loader: KernelLoader | None) -> Mapping[str, Callable]:
+def _load_kernels(
+    exe: Executable, loader: KernelLoader | None, backend: str | None
+) -> Mapping[str, Callable]:
+    from xrelax.backends.native import kernel_backend
+
+    backend = kernel_backend(backend)
     try:
+        if loader is None and backend == "native":
+            from xrelax.backends.native.compiler import load_executable_kernels
+
+            return load_executable_kernels(exe)
         if loader is None:
             from xrelax.backends.kernels.compiler import load_executable_kernels
 

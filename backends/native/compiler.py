@@ -1,0 +1,186 @@
+"""Native kernels: a prim_func lowered by ``tir-to-llvm`` and JIT-compiled, wrapped as a
+:class:`~xrelax.backends.kernels.Kernel` with the numpy kernels' calling convention.
+
+The wrapper's checked entry is the numpy kernel's (:mod:`..kernels.signature`: the
+same checks, the same :class:`KernelError` messages); its unchecked entry binds the
+symbolic variables from the shapes, makes the buffers C-contiguous (an output is
+computed in a contiguous copy and copied back) and calls the machine code with the
+buffers' addresses and the variables. When the machine code reports a failed
+``tir.assert``, the numpy kernel runs on the same arguments and raises its error.
+
+A prim_func keeps the numpy kernel when the lowering does not cover it
+(:class:`~xrelax.transforms.tir_to_llvm.NotLowerable`) or when the numpy kernel hands a
+nest to BLAS (a ``matmul`` or ``einsum`` path), which naive loops would not match.
+``Kernel.paths`` says which, as ``XRELAX_KERNEL_DEBUG=1`` prints.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from io import StringIO
+from typing import TYPE_CHECKING
+
+import numpy as np
+from cffi import FFI
+from xdsl.context import Context
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.math import Math
+from xdsl.printer import Printer
+
+from xrelax.backends.kernels import compiler as numpy_kernels
+from xrelax.backends.kernels import runtime
+from xrelax.backends.kernels.kernel import CompiledKernel, Kernel, KernelPath
+from xrelax.backends.kernels.signature import (
+    emit_bindings,
+    emit_checks,
+    emit_contiguity,
+    parameter_names,
+)
+from xrelax.backends.kernels.source import Source
+from xrelax.backends.native.jit import jit
+from xrelax.diagnostics import LocatingParser, verify_module
+from xrelax.dialects.dims import Sym
+from xrelax.dialects.tir import PrimFuncOp, StoreOp, Tir
+from xrelax.transforms.tir_to_llvm import (
+    NotLowerable,
+    check_lowerable,
+    lower_module,
+    signature_vars,
+)
+
+if TYPE_CHECKING:
+    from xrelax.backends.vm.executable import Executable
+
+__all__ = ["compile_prim_func", "load_executable_kernels", "load_library"]
+
+_FFI = FFI()
+_BLAS_PATHS = ("matmul", "einsum")
+_COMPILED: dict[str, CompiledKernel] = {}
+_KERNELS: dict[tuple[str, str], Kernel] = {}
+_LIBRARIES: dict[str, dict[str, Kernel]] = {}
+
+
+def compile_prim_func(func: PrimFuncOp) -> Kernel:
+    """The native kernel of ``func`` (or its numpy kernel where the native path does not
+    apply): ``kernel(*buffers, *sym_ints)`` writes the outputs in place."""
+    name = func.sym_name.data
+    stream = StringIO()
+    Printer(stream=stream).print_op(func)
+    key = stream.getvalue().replace(f"@{name}(", "@kernel(", 1)
+    kernel = _KERNELS.get((name, key))
+    if kernel is None:
+        compiled = _COMPILED.get(key)
+        if compiled is None:
+            compiled = _COMPILED[key] = _generate(func, key)
+        kernel = _KERNELS[(name, key)] = Kernel(compiled, name)
+    if os.environ.get(numpy_kernels.DEBUG_ENV) == "1":
+        for path in kernel.paths:
+            print(f"[xrelax.kernels] @{name} {path}", file=sys.stderr)
+    return kernel
+
+
+def load_library(mlir_text: str) -> dict[str, Kernel]:
+    """Parse a module of ``tir.prim_func``s and compile each, by name."""
+    if mlir_text not in _LIBRARIES:
+        ctx = Context()
+        for dialect in (Builtin, Sym, Tir, Arith, Math):
+            ctx.load_dialect(dialect)
+        module = LocatingParser(ctx, mlir_text, "<kernel library>").parse_module()
+        verify_module(module)
+        _LIBRARIES[mlir_text] = {
+            op.sym_name.data: compile_prim_func(op)
+            for op in module.body.block.ops
+            if isinstance(op, PrimFuncOp)
+        }
+    return dict(_LIBRARIES[mlir_text])
+
+
+def load_executable_kernels(exe: Executable) -> dict[str, Kernel]:
+    """The native kernels of an ``Executable`` (as the numpy backend's function)."""
+    if exe.kernels:
+        return {op.sym_name.data: compile_prim_func(op) for op in exe.kernels}
+    return load_library(exe.library) if exe.library else {}
+
+
+def _generate(func: PrimFuncOp, key: str) -> CompiledKernel:
+    fallback = numpy_kernels.compile_prim_func(func).compiled
+    blas = [p for p in fallback.paths if p.path in _BLAS_PATHS]
+    if blas:
+        return _with_note(fallback, f"kept for BLAS ({blas[0].statement}: {blas[0].path})")
+    try:
+        check_lowerable(func)
+        symbol = "xrelax_" + hashlib.sha256(key.encode()).hexdigest()[:24]
+        clone = func.clone()
+        clone.sym_name = type(func.sym_name)(symbol)
+        module = ModuleOp([clone])
+        lower_module(module)
+    except NotLowerable as reason:
+        return _with_note(fallback, f"native: {reason}")
+    address = jit().address(jit().ir(module), symbol)
+    return _wrap(func, address, fallback)
+
+
+def _with_note(compiled: CompiledKernel, note: str) -> CompiledKernel:
+    """The numpy kernel, its paths led by why the native path does not apply."""
+    path = KernelPath(0, "kernel", "numpy", note)
+    return CompiledKernel(
+        compiled.function,
+        compiled.unchecked,
+        compiled.source,
+        (path, *compiled.paths),
+        compiled.buffers,
+        compiled.sym_params,
+    )
+
+
+def _wrap(func: PrimFuncOp, address: int, fallback: CompiledKernel) -> CompiledKernel:
+    """The Python entries around the machine code at ``address``."""
+    args = func.body.block.args
+    variables = signature_vars(func)
+    signature = ", ".join(["void *"] * len(args) + ["int64_t"] * len(variables)) or "void"
+    native = _FFI.cast(f"int32_t (*)({signature})", address)
+    src = Source()
+    kname = src.kernel_name
+    function = src.fresh("kernel")
+    unchecked = src.fresh("kernel_unchecked")
+    params = parameter_names(src, func)
+    call = src.value("native", native)
+    numpy_entry = src.value("numpy_kernel", fallback.unchecked)
+    failure = src.value("native_failure", _native_failure)
+    with src.indented(f"def {unchecked}({', '.join([kname, *params.all])}):"):
+        entry = emit_bindings(src, func, params)
+        src.contiguous.update(params.buffers)
+        address_of = src.value("address_of", _FFI.from_buffer)
+        pointers = [f"{address_of}({name})" for name in params.buffers]
+        sizes = [src.bind_symbol(v) for v in variables]
+        with src.indented(f"if {call}({', '.join([*pointers, *sizes])}):"):
+            src.line(f"{numpy_entry}({', '.join([kname, *params.all])})")
+            src.line(f"{failure}({kname})")
+        for line in emit_contiguity(src, entry):
+            src.line(line)
+    with src.indented(f"def {function}({kname}, *args):"):
+        emit_checks(src, func, kname, params)
+        src.line(f"{unchecked}({', '.join([kname, *params.all])})")
+    text = src.text()
+    namespace = {"np": np, "ndarray": np.ndarray, "rt": runtime, **src.namespace}
+    exec(compile(text, f"<xrelax-native-{func.sym_name.data}>", "exec"), namespace)
+    stores = [op for op in func.walk() if isinstance(op, StoreOp)]
+    paths = tuple(
+        KernelPath(0, f"%{op.buffer.name_hint or '?'}", "native", "llvm") for op in stores[:1]
+    )
+    return CompiledKernel(
+        namespace[function],
+        namespace[unchecked],
+        text,
+        paths,
+        len(args),
+        tuple(func.sym_param_names),
+    )
+
+
+def _native_failure(name: str) -> None:
+    """A check of the machine code failed where the numpy kernel's passed (a defect)."""
+    raise runtime.KernelError(f"kernel @{name}: a run-time check failed")

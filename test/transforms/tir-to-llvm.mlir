@@ -1,0 +1,100 @@
+// RUN: relax-opt %s --split-input-file -p tir-to-llvm | filecheck %s
+// tir-to-llvm: a prim_func becomes an llvm.func taking one pointer per buffer and one
+// i64 per signature variable, returning 0 or the number of the failed assert.
+
+// A broadcast add over symbolic sizes: two loops (header block with the induction
+// variable, body, latch), row-major offsets, and the scalar op as its llvm op.
+tir.prim_func @add(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[m], f32>, %C: !tir.buffer<[n, m], f32>) {
+  tir.for i in [0, n) {
+    tir.for j in [0, m) {
+      %a = tir.load %A[i, j] : f32
+      %b = tir.load %B[j] : f32
+      %c = arith.addf %a, %b : f32
+      tir.store %C[i, j], %c : f32
+    }
+  }
+}
+
+// CHECK-LABEL: llvm.func @add(%A: !llvm.ptr, %B: !llvm.ptr, %C: !llvm.ptr, %n: i64, %m: i64) -> i32 {
+// CHECK-NEXT:    %0 = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    llvm.br ^bb1(%0 : i64)
+// CHECK-NEXT:  ^bb1(%1: i64):
+// CHECK-NEXT:    %2 = llvm.icmp "slt" %1, %n : i64
+// CHECK-NEXT:    llvm.cond_br %2, ^bb2, ^bb3
+// CHECK:         %{{.*}} = llvm.mul %1, %m overflow<nsw> : i64
+// CHECK-NEXT:    %[[OFF:.*]] = llvm.add %{{.*}}, %{{.*}} overflow<nsw> : i64
+// CHECK-NEXT:    %[[PA:.*]] = llvm.getelementptr inbounds %A[%[[OFF]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    %[[VA:.*]] = llvm.load %[[PA]] : !llvm.ptr -> f32
+// CHECK:         %[[VB:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-NEXT:    %c = llvm.fadd %[[VA]], %[[VB]] : f32
+// CHECK:         llvm.store %c, %{{.*}} : f32, !llvm.ptr
+// CHECK:         llvm.add %{{.*}}, %{{.*}} overflow<nsw> : i64
+// CHECK-NEXT:    llvm.br ^bb4
+// CHECK:         llvm.return %{{.*}} : i32
+
+// -----
+
+// Scalar ops: NaN-propagating maximum, math as intrinsics, erf from the C library,
+// rsqrt as 1 / sqrt, comparisons and selects; i1 buffers are bytes.
+tir.prim_func @scalars(%X: !tir.buffer<[4], f32>, %Y: !tir.buffer<[4], f32>, %M: !tir.buffer<[4], i1>) {
+  tir.for i in [0, 4) {
+    %x = tir.load %X[i] : f32
+    %z = arith.constant 0.000000e+00 : f32
+    %r = arith.maximumf %x, %z : f32
+    %e = math.exp %r : f32
+    %f = math.erf %e : f32
+    %q = math.rsqrt %f : f32
+    %p = arith.cmpf ogt, %x, %z : f32
+    %s = arith.select %p, %q, %x : f32
+    tir.store %Y[i], %s : f32
+    tir.store %M[i], %p : i1
+  }
+}
+
+// CHECK-LABEL: llvm.func @scalars(
+// CHECK:         %r = llvm.call_intrinsic "llvm.maximum.f32"(%{{.*}}, %z) : (f32, f32) -> f32
+// CHECK-NEXT:    %e = llvm.call_intrinsic "llvm.exp.f32"(%r) : (f32) -> f32
+// CHECK-NEXT:    %f = llvm.call @erff(%e) : (f32) -> f32
+// CHECK-NEXT:    %{{.*}} = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// CHECK-NEXT:    %{{.*}} = llvm.call_intrinsic "llvm.sqrt.f32"(%f) : (f32) -> f32
+// CHECK-NEXT:    %[[Q:.*]] = llvm.fdiv %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %p = llvm.fcmp "ogt" %{{.*}}, %z : f32
+// CHECK-NEXT:    %s = llvm.select %p, %[[Q]], %{{.*}} : i1, f32
+// CHECK:         %[[PM:.*]] = llvm.getelementptr inbounds %M[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK-NEXT:    %[[BYTE:.*]] = llvm.zext %p : i1 to i8
+// CHECK-NEXT:    llvm.store %[[BYTE]], %[[PM]] : i8, !llvm.ptr
+// CHECK:       llvm.func @erff(f32) -> f32
+
+// -----
+
+// A padded load branches on the bounds it does not prove; a local buffer is malloc'd
+// in the entry block and freed on the way out; an assert exits with its number.
+tir.prim_func @pad(%X: !tir.buffer<[n], f32>, %Y: !tir.buffer<[n], f32>) {
+  tir.assert [n] <= [100], "n is at most 100"
+  %T = tir.alloc_buffer : !tir.buffer<[n], f32>
+  %p = arith.constant -1.000000e+00 : f32
+  tir.for i in [0, n) {
+    %x = tir.load %X[i - 1] pad %p : f32
+    tir.store %T[i], %x : f32
+  }
+  tir.for j in [0, n) {
+    %t = tir.load %T[j] : f32
+    tir.store %Y[j], %t : f32
+  }
+}
+
+// CHECK-LABEL: llvm.func @pad(%X: !llvm.ptr, %Y: !llvm.ptr, %n: i64) -> i32 {
+// CHECK:         %[[T:.*]] = llvm.call @malloc(%{{.*}}) : (i64) -> !llvm.ptr
+// CHECK:         %[[OK:.*]] = llvm.icmp "sle" %n, %{{.*}} : i64
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    llvm.cond_br %[[OK]], ^{{.*}}, ^[[EXIT:bb[0-9]+]](%[[ONE]] : i32)
+// CHECK:         %[[LO:.*]] = llvm.icmp "sle" %{{.*}}, %[[I:.*]] : i64
+// CHECK:         %[[HI:.*]] = llvm.icmp "slt" %[[I]], %n : i64
+// CHECK-NEXT:    %[[IN:.*]] = llvm.and %[[LO]], %[[HI]] : i1
+// CHECK-NEXT:    llvm.cond_br %[[IN]], ^[[READ:bb[0-9]+]], ^[[JOIN:bb[0-9]+]](%p : f32)
+// CHECK:       ^[[EXIT]](%[[STATUS:.*]]: i32):
+// CHECK-NEXT:    llvm.call @free(%[[T]]) : (!llvm.ptr) -> ()
+// CHECK-NEXT:    llvm.return %[[STATUS]] : i32
+// CHECK:       llvm.func @malloc(i64) -> !llvm.ptr
+// CHECK:       llvm.func @free(!llvm.ptr)
+

@@ -1,0 +1,565 @@
+"""tir-to-llvm: ``tir.prim_func`` -> ``llvm.func`` (the native kernel backend's lowering).
+
+A prim_func ``@f(%A: !tir.buffer<[n, m], f32>, %B: ...) sym [k]`` becomes
+
+```mlir
+llvm.func @f(%A: !llvm.ptr, %B: !llvm.ptr, %k: i64, %n: i64, %m: i64) -> i32
+```
+
+one pointer per buffer (C-contiguous, row-major), then one ``i64`` per symbolic
+variable of the signature (:func:`signature_vars`: the ``sym`` parameters, then each
+variable at the first buffer dimension it is, in parameter order, as the kernels bind
+them). It returns 0, or ``k + 1`` when the ``k``-th ``tir.assert`` (in program order)
+fails, after which the caller reports the failure.
+
+Two rewrite patterns do it: :class:`LowerPrimFunc` turns the structure into blocks
+and branches (a ``tir.for`` is a header block whose argument is the induction variable,
+a body, a latch branching back), loads and stores into ``getelementptr`` on the
+row-major offset plus ``load``/``store`` (``i1`` buffers are bytes, as numpy's bools),
+a padded load into a branch on the bounds, symbolic index expressions into ``i64``
+arithmetic, local buffers into ``malloc``/``free``; scalar ``arith``/``math`` ops move
+over unchanged, and :class:`LowerScalarOp` rewrites each into its ``llvm`` op or
+intrinsic (``llvm.maximum`` for ``arith.maximumf``, whose NaN rule is numpy's
+``maximum``), or a libm call. Integer arithmetic wraps, as numpy's does.
+
+What the lowering does not cover raises :class:`NotLowerable` with the reason
+(:func:`check_lowerable` tells before any rewriting): data-dependent indices
+(``tir.let``), an index not proven inside its buffer, integer division and remainder
+(whose division by zero is an error the numpy kernels raise), float-to-integer casts
+(whose out-of-range rule is x86-64's, docs/semantics.md), unsigned and 16-bit float
+buffers. The native backend runs such a prim_func with the numpy kernel instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects import arith, llvm, math
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from xrelax.backends.kernels.affine import proven_inside
+from xrelax.diagnostics import IRError
+from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects.symbolic import FloorDiv, FloorMod
+from xrelax.dialects.tir import (
+    AllocBufferOp,
+    AssertOp,
+    ForOp,
+    IndexOp,
+    LoadOp,
+    PrimFuncOp,
+    RemFOp,
+    StoreOp,
+)
+
+__all__ = [
+    "LowerPrimFunc",
+    "LowerScalarOp",
+    "NotLowerable",
+    "TirToLlvmPass",
+    "check_lowerable",
+    "signature_vars",
+]
+
+I1, I8, I32, I64 = (IntegerType(w) for w in (1, 8, 32, 64))
+PTR = llvm.LLVMPointerType()
+
+_ELEMENT_TYPES = {dtypes.F32, dtypes.F64, dtypes.I1, dtypes.I8, dtypes.I16, dtypes.I32, dtypes.I64}
+_NSW = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
+
+
+class NotLowerable(Exception):
+    """A prim_func the lowering does not cover; the message says what."""
+
+
+def signature_vars(func: PrimFuncOp) -> list[str]:
+    """The symbolic variables the llvm.func takes after the buffers, in order: the
+    ``sym`` parameters, then each variable at its first whole-dimension occurrence."""
+    names = list(func.sym_param_names)
+    for type_ in func.buffer_types:
+        names += [d.name for d in type_.dims if d.is_Symbol and d.name not in names]
+    return names
+
+
+# ---- scalar ops: arith/math -> llvm ------------------------------------------------
+
+_BINARY: dict[type[Operation], type[Operation]] = {
+    arith.AddfOp: llvm.FAddOp,
+    arith.SubfOp: llvm.FSubOp,
+    arith.MulfOp: llvm.FMulOp,
+    arith.DivfOp: llvm.FDivOp,
+    RemFOp: llvm.FRemOp,
+    arith.AddiOp: llvm.AddOp,
+    arith.SubiOp: llvm.SubOp,
+    arith.MuliOp: llvm.MulOp,
+    arith.AndIOp: llvm.AndOp,
+    arith.OrIOp: llvm.OrOp,
+    arith.XOrIOp: llvm.XOrOp,
+}
+_BINARY_INTRINSICS: dict[type[Operation], str] = {
+    arith.MaximumfOp: "llvm.maximum",
+    arith.MinimumfOp: "llvm.minimum",
+    arith.MaxnumfOp: "llvm.maxnum",
+    arith.MinnumfOp: "llvm.minnum",
+    arith.MaxSIOp: "llvm.smax",
+    arith.MinSIOp: "llvm.smin",
+    math.CopySignOp: "llvm.copysign",
+    math.PowFOp: "llvm.pow",
+}
+_UNARY_INTRINSICS: dict[type[Operation], str] = {
+    math.ExpOp: "llvm.exp",
+    math.LogOp: "llvm.log",
+    math.SqrtOp: "llvm.sqrt",
+    math.AbsFOp: "llvm.fabs",
+    math.FloorOp: "llvm.floor",
+    math.CeilOp: "llvm.ceil",
+    math.TruncOp: "llvm.trunc",
+    math.RoundEvenOp: "llvm.roundeven",
+    math.SinOp: "llvm.sin",
+    math.CosOp: "llvm.cos",
+    math.TanOp: "llvm.tan",
+    math.SinhOp: "llvm.sinh",
+    math.CoshOp: "llvm.cosh",
+    math.TanhOp: "llvm.tanh",
+    math.AsinOp: "llvm.asin",
+    math.AcosOp: "llvm.acos",
+    math.AtanOp: "llvm.atan",
+}
+_LIBM: dict[type[Operation], str] = {
+    math.ErfOp: "erf",
+    math.CbrtOp: "cbrt",
+    math.AsinhOp: "asinh",
+    math.AcoshOp: "acosh",
+    math.AtanhOp: "atanh",
+}
+"""Unary functions without an LLVM intrinsic: calls to the C library (``erff`` for f32)."""
+_CASTS: dict[type[Operation], type[Operation]] = {
+    arith.SIToFPOp: llvm.SIToFPOp,
+    arith.ExtFOp: llvm.FPExtOp,
+    arith.TruncFOp: llvm.FPTruncOp,
+    arith.ExtSIOp: llvm.SExtOp,
+    arith.ExtUIOp: llvm.ZExtOp,
+    arith.TruncIOp: llvm.TruncOp,
+}
+_CMPF = ("oeq", "ogt", "oge", "olt", "ole", "une")
+_CMPI = ("eq", "ne", "slt", "sle", "sgt", "sge")
+_OTHER = (arith.ConstantOp, arith.NegfOp, arith.SelectOp, arith.CmpfOp, arith.CmpiOp)
+_OTHER_MATH = (math.RsqrtOp, math.AbsIOp)
+
+
+def _scalar_unsupported(op: Operation) -> str | None:
+    """Why the scalar op ``op`` has no lowering, or ``None``."""
+    kind = type(op)
+    known = (
+        kind in _BINARY
+        or kind in _BINARY_INTRINSICS
+        or kind in _UNARY_INTRINSICS
+        or kind in _LIBM
+        or kind in _CASTS
+        or kind in _OTHER
+        or kind in _OTHER_MATH
+    )
+    if not known:
+        return f"'{op.name}'"
+    if kind is arith.CmpfOp:
+        predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+        if predicate not in _CMPF:
+            return f"'arith.cmpf {predicate}'"
+    if kind is arith.CmpiOp:
+        predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+        if predicate not in _CMPI:
+            return f"'arith.cmpi {predicate}'"
+    if kind is arith.ExtSIOp and op.operands[0].type == I1:
+        return "'arith.extsi' of an i1"
+    if kind is arith.TruncIOp and op.results[0].type == I1:
+        return "'arith.trunci' to i1"
+    for value in (*op.operands, *op.results):
+        if value.type not in _ELEMENT_TYPES:
+            return f"'{op.name}' on {value.type}"
+    return None
+
+
+def _intrinsic_name(base: str, type_: Attribute) -> str:
+    if isinstance(type_, Float32Type):
+        return f"{base}.f32"
+    if isinstance(type_, Float64Type):
+        return f"{base}.f64"
+    assert isinstance(type_, IntegerType)
+    return f"{base}.i{type_.width.data}"
+
+
+class LowerScalarOp(RewritePattern):
+    """An ``arith``/``math`` op inside an ``llvm.func`` -> its ``llvm`` op, intrinsic or
+    libm call."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.dialect_name() not in ("arith", "math") and type(op) is not RemFOp:
+            return
+        if not isinstance(op.parent_op(), llvm.FuncOp):
+            return
+        if reason := _scalar_unsupported(op):
+            raise NotLowerable(f"no llvm lowering of {reason}")
+        kind = type(op)
+        result_type = op.results[0].type
+        new: list[Operation]
+        if kind in _BINARY:
+            new = [_BINARY[kind](*op.operands)]  # type: ignore[call-arg]
+        elif kind in _BINARY_INTRINSICS:
+            name = _intrinsic_name(_BINARY_INTRINSICS[kind], result_type)
+            new = [llvm.CallIntrinsicOp(name, list(op.operands), [result_type])]
+        elif kind in _UNARY_INTRINSICS:
+            name = _intrinsic_name(_UNARY_INTRINSICS[kind], result_type)
+            new = [llvm.CallIntrinsicOp(name, list(op.operands), [result_type])]
+        elif kind in _LIBM:
+            suffix = "f" if isinstance(result_type, Float32Type) else ""
+            new = [llvm.CallOp(_LIBM[kind] + suffix, *op.operands, return_type=result_type)]
+        elif kind in _CASTS:
+            new = [_CASTS[kind](op.operands[0], result_type)]  # type: ignore[call-arg]
+        elif kind is arith.ConstantOp:
+            new = [llvm.ConstantOp(op.value, result_type)]
+        elif kind is arith.NegfOp:
+            new = [llvm.FNegOp(op.operands[0])]
+        elif kind is arith.SelectOp:
+            new = [llvm.SelectOp(*op.operands)]
+        elif kind is arith.CmpfOp:
+            predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+            new = [llvm.FCmpOp(op.lhs, op.rhs, predicate)]
+        elif kind is arith.CmpiOp:
+            predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+            index = llvm.ICmpPredicateFlag(predicate).to_int()
+            new = [llvm.ICmpOp(op.lhs, op.rhs, IntegerAttr(index, 64))]
+        elif kind is math.RsqrtOp:
+            one = llvm.ConstantOp(FloatAttr(1.0, result_type), result_type)
+            root = llvm.CallIntrinsicOp(
+                _intrinsic_name("llvm.sqrt", result_type), [op.operands[0]], [result_type]
+            )
+            new = [one, root, llvm.FDivOp(one, root)]
+        else:  # math.absi: wraps at the minimum, as numpy's absolute
+            poison = llvm.ConstantOp(IntegerAttr(0, 1), I1)
+            call = llvm.CallIntrinsicOp(
+                _intrinsic_name("llvm.abs", result_type), [op.operands[0], poison], [result_type]
+            )
+            new = [poison, call]
+        rewriter.replace_op(op, new, [new[-1].results[0]])
+
+
+# ---- structure: prim_func, for, load, store, ... -----------------------------------
+
+
+def check_lowerable(func: PrimFuncOp) -> None:
+    """Raise :class:`NotLowerable` if ``func`` uses anything the lowering does not cover."""
+    for index, type_ in enumerate(func.buffer_types):
+        if type_.dtype not in _ELEMENT_TYPES:
+            raise NotLowerable(f"buffer #{index} of {dtypes.NAME_OF[type_.dtype]}")
+    for op in func.body.walk():
+        if op is func or isinstance(op, ForOp | LoadOp | StoreOp | IndexOp | AssertOp):
+            continue
+        if isinstance(op, AllocBufferOp):
+            if op.buffer.type.dtype not in _ELEMENT_TYPES:
+                raise NotLowerable(f"a local buffer of {op.buffer.type.dtype}")
+            if not isinstance(op.parent_op(), PrimFuncOp):
+                raise NotLowerable("a local buffer allocated inside a loop")
+            continue
+        if (reason := _scalar_unsupported(op)) is not None:
+            raise NotLowerable(f"no llvm lowering of {reason}")
+
+
+class _FuncLowering:
+    """Builds the body of one llvm.func from a prim_func (see the module docstring)."""
+
+    def __init__(self, func: PrimFuncOp) -> None:
+        self.func = func
+        self.names = signature_vars(func)
+        args = func.body.block.args
+        self.entry = Block(arg_types=[PTR] * len(args) + [I64] * len(self.names))
+        for arg, new in zip([*args, *self.names], self.entry.args, strict=False):
+            new.name_hint = arg if isinstance(arg, str) else arg.name_hint
+        self.exit = Block(arg_types=[I32])
+        self.region = Region([self.entry])
+        self.block = self.entry
+        self.env: dict[str, SSAValue] = {
+            name: self.entry.args[len(args) + k] for k, name in enumerate(self.names)
+        }
+        self.buffers: dict[SSAValue, SSAValue] = {a: self.entry.args[k] for k, a in enumerate(args)}
+        self.values: dict[SSAValue, SSAValue] = {}
+        self.loops: dict[str, tuple[sympy.Expr, sympy.Expr]] = {}
+        self.asserts = 0
+        self.allocated: list[SSAValue] = []
+
+    def add(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def const(self, value: int, type_: Attribute = I64) -> SSAValue:
+        return self.add(llvm.ConstantOp(IntegerAttr(value, type_), type_))
+
+    def lower(self) -> llvm.FuncOp:
+        func = self.func
+        for op in func.body.block.ops:
+            if isinstance(op, AllocBufferOp):
+                self.allocate(op)
+        self.ops(func.body.block)
+        self.add(llvm.BrOp(self.exit, self.const(0, I32)))
+        self.region.add_block(self.exit)
+        self.block = self.exit
+        for pointer in self.allocated:
+            self.add(llvm.CallOp("free", pointer))
+        self.add(llvm.ReturnOp(self.exit.args[0]))
+        type_ = llvm.LLVMFunctionType(list(self.entry.arg_types), I32)
+        return llvm.FuncOp(
+            func.sym_name.data, type_, linkage=llvm.LinkageAttr("external"), body=self.region
+        )
+
+    def allocate(self, op: AllocBufferOp) -> None:
+        type_ = op.buffer.type
+        itemsize = dtypes.numpy_dtype(type_.dtype).itemsize
+        size = sympy.Integer(itemsize)
+        for dim in type_.dims:
+            size *= dim
+        # malloc(0) may return null; a buffer of no elements is never read.
+        nbytes = self.expr(sympy.Max(size, 1))
+        pointer = self.add(llvm.CallOp("malloc", nbytes, return_type=PTR))
+        self.buffers[op.buffer] = pointer
+        self.allocated.append(pointer)
+
+    def ops(self, block: Block) -> None:
+        for op in block.ops:
+            self.op(op)
+
+    def op(self, op: Operation) -> None:
+        if isinstance(op, ForOp):
+            self.loop(op)
+        elif isinstance(op, LoadOp):
+            self.values[op.result] = self.load(op)
+        elif isinstance(op, StoreOp):
+            self.store(op)
+        elif isinstance(op, IndexOp):
+            value = self.expr(op.expr)
+            if op.result.type != I64:
+                value = self.add(llvm.TruncOp(value, op.result.type))
+            self.values[op.result] = value
+        elif isinstance(op, AssertOp):
+            self.check(op)
+        elif isinstance(op, AllocBufferOp):
+            pass  # allocated in the entry block
+        else:
+            clone = op.clone(value_mapper=dict(self.values))
+            self.block.add_op(clone)
+            for old, new in zip(op.results, clone.results, strict=True):
+                self.values[old] = new
+
+    def loop(self, op: ForOp) -> None:
+        lower, upper = self.expr(op.lower), self.expr(op.upper)
+        header, body, after = Block(arg_types=[I64]), Block(), Block()
+        for block in (header, body, after):
+            self.region.add_block(block)
+        self.add(llvm.BrOp(header, lower))
+        self.block = header
+        index = header.args[0]
+        predicate = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
+        inside = self.add(llvm.ICmpOp(index, upper, predicate))
+        self.add(llvm.CondBrOp(inside, body, [], after, []))
+        self.block = body
+        self.env[op.var_name] = index
+        self.loops[op.var_name] = (op.lower, op.upper)
+        self.ops(op.body.block)
+        del self.env[op.var_name], self.loops[op.var_name]
+        step = self.add(llvm.AddOp(index, self.const(1), overflow=_NSW))
+        self.add(llvm.BrOp(header, step))
+        self.block = after
+
+    def address(self, buffer: SSAValue, indices: tuple) -> tuple[SSAValue, Attribute]:
+        type_ = buffer.type
+        memory = I8 if type_.dtype == I1 else type_.dtype
+        offset = self.expr(symbolic.flat_offset(indices, type_.dims))
+        gep = llvm.GEPOp.from_mixed_indices(self.buffers[buffer], [offset], memory, inbounds=True)
+        return self.add(gep), memory
+
+    def unproven(self, buffer: SSAValue, indices: tuple) -> list[tuple[sympy.Expr, sympy.Expr]]:
+        lows = {v: lo for v, (lo, _) in self.loops.items()}
+        extents = {v: sympy.expand(hi - lo) for v, (lo, hi) in self.loops.items()}
+        return [
+            (index, size)
+            for index, size in zip(indices, buffer.type.dims, strict=True)
+            if not proven_inside(index, size, lows, extents)
+        ]
+
+    def load(self, op: LoadOp) -> SSAValue:
+        unproven = self.unproven(op.buffer, op.indices.data)
+        if unproven and op.pad is None:
+            raise NotLowerable(f"an index of {op.buffer.name_hint or 'a buffer'} not proven inside")
+        if not unproven:
+            return self.read(op)
+        inside = None
+        for index, size in unproven:
+            value = self.expr(index)
+            for lhs, rhs in ((self.const(0), value), (value, self.expr(size))):
+                predicate = "sle" if lhs is not value else "slt"
+                flag = IntegerAttr(llvm.ICmpPredicateFlag(predicate).to_int(), 64)
+                test = self.add(llvm.ICmpOp(lhs, rhs, flag))
+                inside = test if inside is None else self.add(llvm.AndOp(inside, test))
+        read, join = Block(), Block(arg_types=[op.result.type])
+        self.region.add_block(read)
+        self.region.add_block(join)
+        self.add(llvm.CondBrOp(inside, read, [], join, [self.values[op.pad]]))
+        self.block = read
+        self.add(llvm.BrOp(join, self.read(op)))
+        self.block = join
+        return join.args[0]
+
+    def read(self, op: LoadOp) -> SSAValue:
+        pointer, memory = self.address(op.buffer, op.indices.data)
+        value = self.add(llvm.LoadOp(pointer, memory))
+        if memory != op.result.type:  # a bool byte
+            flag = IntegerAttr(llvm.ICmpPredicateFlag.NE.to_int(), 64)
+            value = self.add(llvm.ICmpOp(value, self.const(0, I8), flag))
+        return value
+
+    def store(self, op: StoreOp) -> None:
+        if self.unproven(op.buffer, op.indices.data):
+            name = op.buffer.name_hint or "a buffer"
+            raise NotLowerable(f"a store index of {name} not proven inside")
+        pointer, memory = self.address(op.buffer, op.indices.data)
+        value = self.values[op.value]
+        if memory != op.value.type:
+            value = self.add(llvm.ZExtOp(value, memory))
+        self.add(llvm.StoreOp(value, pointer))
+
+    def check(self, op: AssertOp) -> None:
+        self.asserts += 1
+        holds = None
+        names = {"==": "eq", "<=": "sle", "<": "slt"}
+        for fact in op.facts():
+            flag = IntegerAttr(llvm.ICmpPredicateFlag(names[fact.relation]).to_int(), 64)
+            test = self.add(llvm.ICmpOp(self.expr(fact.lhs), self.expr(fact.rhs), flag))
+            holds = test if holds is None else self.add(llvm.AndOp(holds, test))
+        after = Block()
+        self.region.add_block(after)
+        self.add(llvm.CondBrOp(holds, after, [], self.exit, [self.const(self.asserts, I32)]))
+        self.block = after
+
+    def expr(self, expr: sympy.Expr) -> SSAValue:
+        """``i64`` code computing the symbolic expression (indices cannot overflow)."""
+        expr = sympy.sympify(expr)
+        if expr.is_Integer:
+            return self.const(int(expr))
+        if expr.is_Symbol:
+            if expr.name not in self.env:
+                raise NotLowerable(f"the data-dependent variable '{expr.name}'")
+            return self.env[expr.name]
+        if expr.is_Add or expr.is_Mul:
+            kind: Callable[..., Operation] = llvm.AddOp if expr.is_Add else llvm.MulOp
+            args = [self.expr(a) for a in expr.args]
+            value = args[0]
+            for arg in args[1:]:
+                value = self.add(kind(value, arg, overflow=_NSW))
+            return value
+        if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
+            base = self.expr(expr.base)
+            value = base
+            for _ in range(int(expr.exp) - 1):
+                value = self.add(llvm.MulOp(value, base, overflow=_NSW))
+            return value
+        if isinstance(expr, FloorDiv | FloorMod):
+            numerator, divisor = expr.args
+            if not (divisor.is_Integer and divisor > 0):
+                raise NotLowerable(f"the division '{symbolic.format_expr(expr)}'")
+            return self.floor(self.expr(numerator), int(divisor), isinstance(expr, FloorMod))
+        if isinstance(expr, sympy.Min | sympy.Max):
+            predicate = "slt" if isinstance(expr, sympy.Min) else "sgt"
+            flag = IntegerAttr(llvm.ICmpPredicateFlag(predicate).to_int(), 64)
+            args = [self.expr(a) for a in expr.args]
+            value = args[0]
+            for arg in args[1:]:
+                keep = self.add(llvm.ICmpOp(value, arg, flag))
+                value = self.add(llvm.SelectOp(keep, value, arg))
+            return value
+        raise NotLowerable(f"the index expression '{symbolic.format_expr(expr)}'")
+
+    def floor(self, numerator: SSAValue, divisor: int, modulo: bool) -> SSAValue:
+        """Floored division or modulo by a positive constant."""
+        c = self.const(divisor)
+        remainder = self.add(llvm.SRemOp(numerator, c))
+        flag = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
+        negative = self.add(llvm.ICmpOp(remainder, self.const(0), flag))
+        if modulo:
+            return self.add(llvm.SelectOp(negative, self.add(llvm.AddOp(remainder, c)), remainder))
+        quotient = self.add(llvm.SDivOp(numerator, c))
+        return self.add(llvm.SubOp(quotient, self.add(llvm.ZExtOp(negative, I64))))
+
+
+class LowerPrimFunc(RewritePattern):
+    """``tir.prim_func`` -> ``llvm.func`` with its control flow, loads and stores
+    lowered; its scalar ops are left to :class:`LowerScalarOp`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: PrimFuncOp, rewriter: PatternRewriter) -> None:
+        check_lowerable(op)
+        rewriter.replace_op(op, _FuncLowering(op).lower(), [])
+
+
+_EXTERNALS = {
+    "malloc": llvm.LLVMFunctionType([I64], PTR),
+    "free": llvm.LLVMFunctionType([PTR]),
+}
+
+
+def _declare_externals(module: ModuleOp) -> None:
+    """Declare the C functions the llvm.funcs call (``malloc``, ``free``, libm's)."""
+    defined = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
+    needed: dict[str, llvm.LLVMFunctionType] = {}
+    for op in module.walk():
+        if isinstance(op, llvm.CallOp) and op.callee is not None:
+            name = op.callee.root_reference.data
+            if name in defined or name in needed:
+                continue
+            result = op.returned.type if op.returned is not None else None
+            needed[name] = _EXTERNALS.get(name) or llvm.LLVMFunctionType(
+                [a.type for a in op.args], result
+            )
+    for name, type_ in needed.items():
+        module.body.block.add_op(llvm.FuncOp(name, type_, linkage=llvm.LinkageAttr("external")))
+
+
+def lower_module(module: ModuleOp) -> None:
+    """Lower every prim_func of ``module`` (:class:`NotLowerable` if one cannot be)."""
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier([LowerPrimFunc(), LowerScalarOp()]),
+        apply_recursively=True,
+    ).rewrite_module(module)
+    _declare_externals(module)
+
+
+class TirToLlvmPass(ModulePass):
+    """``tir-to-llvm``: every ``tir.prim_func`` of the module becomes an ``llvm.func``."""
+
+    name = "tir-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in [f for f in op.body.block.ops if isinstance(f, PrimFuncOp)]:
+            try:
+                check_lowerable(func)
+            except NotLowerable as reason:
+                raise IRError(func, f"tir-to-llvm cannot lower this prim_func: {reason}") from None
+        try:
+            lower_module(op)
+        except NotLowerable as reason:
+            raise IRError(op, f"tir-to-llvm cannot lower a prim_func: {reason}") from None
