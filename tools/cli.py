@@ -8,8 +8,10 @@ argparse prints the usage before its error; the tools print only
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import NoReturn
@@ -20,10 +22,20 @@ def one_line_errors(parser: argparse.ArgumentParser, prog: str) -> argparse.Argu
     parser.prog = prog
 
     def error(message: str) -> NoReturn:
-        parser.exit(2, f"{prog}: error: {message} (see --help)\n")
+        parser.exit(2, f"{prog}: error: {message}{_suggestion(parser, message)} (see --help)\n")
 
     parser.error = error  # type: ignore[method-assign]
     return parser
+
+
+def _suggestion(parser: argparse.ArgumentParser, message: str) -> str:
+    """``; did you mean --flag?`` for an unrecognized flag close to one the tool has."""
+    if not message.startswith("unrecognized arguments: "):
+        return ""
+    unknown = message.removeprefix("unrecognized arguments: ").split()[0].split("=")[0]
+    flags = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", parser.format_help()))
+    close = difflib.get_close_matches(unknown, sorted(flags), n=1, cutoff=0.75)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def int_in(low: int, high: int) -> Callable[[str], int]:

@@ -48,6 +48,11 @@ from xrelax.transforms.pass_manager import (
 SPLIT_MARKER = "// -----"
 
 
+def _mlir(flag: str) -> list[str]:
+    """MLIR's spellings of a flag: ``--flag`` and ``-flag``."""
+    return [f"--{flag}", f"-{flag}"]
+
+
 class RelaxOptMain(xDSLOptMain):
     """The relax-opt driver (``main`` is the console entry point)."""
 
@@ -87,23 +92,50 @@ class RelaxOptMain(xDSLOptMain):
             help="load a Python file that registers passes (@xrelax.register_pass); repeatable",
         )
         arg_parser.add_argument(
-            "--print-ir-after-all", action="store_true", help="print the IR after every pass"
+            "--print-ir-after-all",
+            *_mlir("mlir-print-ir-after-all"),
+            action="store_true",
+            help="print the IR after every pass",
         )
         arg_parser.add_argument(
-            "--print-ir-before-all", action="store_true", help="print the IR before every pass"
+            "--print-ir-before-all",
+            *_mlir("mlir-print-ir-before-all"),
+            action="store_true",
+            help="print the IR before every pass",
         )
         arg_parser.add_argument(
             "--print-ir-after",
+            *_mlir("mlir-print-ir-after"),
             default="",
             metavar="PASS[,PASS]",
             help="print the IR after the named passes",
         )
         arg_parser.add_argument(
             "--print-ir-before",
+            *_mlir("mlir-print-ir-before"),
             default="",
             metavar="PASS[,PASS]",
             help="print the IR before the named passes",
         )
+        # MLIR's spellings of xDSL's flags (mlir-opt takes each with one dash or two)
+        aliases = {
+            "pass-pipeline": ("passes", "store", "a pipeline, as -p or builtin.module(...)"),
+            "mlir-timing": ("time_passes", "store_true", "as --time-passes"),
+            "mlir-print-op-generic": ("print_op_generic", "store_true", "as --print-op-generic"),
+            "split-input-file": ("split_input_file", "store_true", None),
+            "verify-diagnostics": ("verify_diagnostics", "store_true", None),
+            "allow-unregistered-dialect": ("allow_unregistered_dialect", "store_true", None),
+            "mlir-disable-threading": ("disable_threading", "store_true", "accepted; no effect"),
+        }
+        for flag, (dest, action, shown) in aliases.items():
+            spellings = [f"-{flag}"] if shown is None else [f"--{flag}", f"-{flag}"]
+            arg_parser.add_argument(
+                *spellings,
+                dest=dest,
+                action=action,
+                default=argparse.SUPPRESS,
+                help=argparse.SUPPRESS if shown is None else shown,
+            )
 
     def setup_pipeline(self) -> None:
         from xrelax.transforms import load_pass_plugin, user_passes

@@ -4,6 +4,7 @@ verifying the IR after every pass (or once at the end), and the instrumentation 
 
 from __future__ import annotations
 
+import difflib
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -58,6 +59,7 @@ def parse_passes(
         from xrelax.transforms import all_passes
 
         available = all_passes()
+    spec = flatten_anchors(spec)
     if not spec.strip():
         return []
     try:
@@ -76,8 +78,11 @@ def parse_passes(
     for arg_spec in specs:
         factory = available.get(arg_spec.name)
         if factory is None:
+            close = difflib.get_close_matches(arg_spec.name, available, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
             raise PipelineError(
-                f"unknown pass '{arg_spec.name}' (available: {', '.join(sorted(available))})"
+                f"unknown pass '{arg_spec.name}'{hint} "
+                f"(available: {', '.join(sorted(available))})"
             )
         try:
             instance = factory().from_spec(arg_spec)
@@ -85,6 +90,76 @@ def parse_passes(
             raise PipelineError(f"bad options for pass '{arg_spec.name}': {err}") from None
         passes.extend(expand(instance))
     return passes
+
+
+ANCHORS = ("builtin.module", "relax.func", "func.func", "tir.prim_func", "vm.func", "any")
+"""The operations MLIR's textual pipelines nest passes under: every xrelax pass works
+on the whole module (each pass visits the functions it applies to)."""
+
+
+def flatten_anchors(spec: str) -> str:
+    """MLIR's nested pipeline ``builtin.module(a, relax.func(b{x=1}), c)`` as the flat
+    ``a,b{x=1},c`` of the passes it names: an anchor is one of :data:`ANCHORS`."""
+    out: list[str] = []
+    depth_braces = 0
+    quote = ""
+    opened: list[bool] = []
+    """Per open parenthesis: whether it belongs to an anchor (dropped from the text)."""
+    word = ""
+    for char in spec:
+        if quote:
+            out.append(char)
+            quote = "" if char == quote else quote
+            continue
+        if char == '"':
+            quote = char
+        elif char == "{":
+            depth_braces += 1
+        elif char == "}":
+            depth_braces -= 1
+        elif char == "(" and depth_braces == 0:
+            name = word.strip()
+            if name not in ANCHORS:
+                raise PipelineError(
+                    f"malformed pass pipeline: '{name}(' nests passes under an operation; "
+                    f"expected one of {', '.join(ANCHORS)}"
+                )
+            del out[len(out) - len(word) :]
+            opened.append(True)
+            word = ""
+            continue
+        elif char == ")" and depth_braces == 0:
+            if not opened:
+                raise PipelineError("malformed pass pipeline: unbalanced ')'")
+            opened.pop()
+            word = ""
+            continue
+        out.append(char)
+        word = "" if char in ", " or depth_braces else word + char
+    if opened:
+        raise PipelineError("malformed pass pipeline: unbalanced '('")
+    return ",".join(part.strip() for part in _top_level_split("".join(out)) if part.strip())
+
+
+def _top_level_split(spec: str) -> list[str]:
+    """``spec`` split at the commas outside braces and quotes."""
+    parts, current, depth, quote = [], [], 0, ""
+    for char in spec:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char == '"':
+            quote = char
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    parts.append("".join(current))
+    return parts
 
 
 Pipeline = str | Sequence[str | ModulePass | type[ModulePass]]
