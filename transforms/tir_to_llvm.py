@@ -258,7 +258,7 @@ class LowerScalarOp(RewritePattern):
                 _intrinsic_name("llvm.abs", result_type), [op.operands[0], poison], [result_type]
             )
             new = [poison, call]
-        rewriter.replace_op(op, new, [new[-1].results[0]])
+        rewriter.replace(op, new, [new[-1].results[0]])
 
 
 # ---- structure: prim_func, for, load, store, ... -----------------------------------
@@ -513,7 +513,7 @@ class LowerPrimFunc(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PrimFuncOp, rewriter: PatternRewriter) -> None:
         check_lowerable(op)
-        rewriter.replace_op(op, _FuncLowering(op).lower(), [])
+        rewriter.replace(op, _FuncLowering(op).lower(), [])
 
 
 _EXTERNALS = {

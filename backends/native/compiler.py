@@ -42,8 +42,9 @@ from xrelax.backends.kernels.signature import (
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.native.jit import jit
 from xrelax.diagnostics import LocatingParser, verify_module
+from xrelax.dialects import dtypes
 from xrelax.dialects.dims import Sym
-from xrelax.dialects.tir import PrimFuncOp, StoreOp, Tir
+from xrelax.dialects.tir import AllocBufferOp, ForOp, PrimFuncOp, StoreOp, Tir
 from xrelax.transforms.tir_to_llvm import (
     NotLowerable,
     check_lowerable,
@@ -107,20 +108,116 @@ def load_executable_kernels(exe: Executable) -> dict[str, Kernel]:
 
 def _generate(func: PrimFuncOp, key: str) -> CompiledKernel:
     fallback = numpy_kernels.compile_prim_func(func).compiled
-    blas = [p for p in fallback.paths if p.path in _BLAS_PATHS]
+    blas = {p.nest for p in fallback.paths if p.path in _BLAS_PATHS}
     if blas:
-        return _with_note(fallback, f"kept for BLAS ({blas[0].statement}: {blas[0].path})")
+        return _hybrid(func, blas, fallback)
     try:
-        check_lowerable(func)
-        symbol = "xrelax_" + hashlib.sha256(key.encode()).hexdigest()[:24]
-        clone = func.clone()
-        clone.sym_name = type(func.sym_name)(symbol)
-        module = ModuleOp([clone])
-        lower_module(module)
+        return _native(func, key, fallback)
     except NotLowerable as reason:
         return _with_note(fallback, f"native: {reason}")
+
+
+def _native(func: PrimFuncOp, key: str, fallback: CompiledKernel) -> CompiledKernel:
+    """The machine code of ``func`` wrapped (:class:`NotLowerable` if it cannot be)."""
+    check_lowerable(func)
+    symbol = "xrelax_" + hashlib.sha256(key.encode()).hexdigest()[:24]
+    clone = func.clone()
+    clone.sym_name = type(func.sym_name)(symbol)
+    module = ModuleOp([clone])
+    lower_module(module)
     address = jit().address(jit().ir(module), symbol)
     return _wrap(func, address, fallback)
+
+
+def _hybrid(func: PrimFuncOp, blas: set[int], fallback: CompiledKernel) -> CompiledKernel:
+    """``func`` as a sequence of kernels: the runs of nests the numpy kernel hands to
+    BLAS stay numpy, the runs between are native; local buffers become arrays the
+    entry allocates and passes to both."""
+    block = func.body.block
+    nests = [op for op in block.ops if isinstance(op, ForOp | StoreOp)]
+    runs: list[list[int]] = []
+    for index in range(len(nests)):
+        if runs and (index in blas) == (runs[-1][0] in blas):
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    if all(run[0] in blas for run in runs):
+        return _with_note(fallback, "kept for BLAS")
+    locals_ = [op for op in block.ops if isinstance(op, AllocBufferOp)]
+    parts: list[CompiledKernel] = []
+    for run in runs:
+        part = _segment(func, set(run), locals_)
+        stream = StringIO()
+        Printer(stream=stream).print_op(part)
+        numpy_part = numpy_kernels.compile_prim_func(part).compiled
+        if run[0] in blas:
+            parts.append(numpy_part)
+            continue
+        try:
+            parts.append(_native(part, "part " + stream.getvalue(), numpy_part))
+        except NotLowerable as reason:
+            parts.append(_with_note(numpy_part, f"native: {reason}"))
+    return _sequence(func, locals_, parts)
+
+
+def _segment(func: PrimFuncOp, keep: set[int], locals_: list[AllocBufferOp]) -> PrimFuncOp:
+    """A copy of ``func`` with only the nests numbered ``keep`` (and every other top-level
+    op), its local buffers as parameters after the original ones."""
+    clone = func.clone()
+    block = clone.body.block
+    nests = [op for op in block.ops if isinstance(op, ForOp | StoreOp)]
+    for op in list(block.ops):
+        if isinstance(op, AllocBufferOp):
+            arg = block.insert_arg(op.buffer.type, len(block.args))
+            arg.name_hint = op.buffer.name_hint
+            op.buffer.replace_all_uses_with(arg)
+            block.erase_op(op)
+    for index, op in enumerate(nests):
+        if index not in keep:
+            block.erase_op(op)
+    assert len(block.args) == len(func.body.block.args) + len(locals_)
+    region = clone.detach_region(clone.body)
+    return PrimFuncOp(
+        func.sym_name.data, [a.type for a in block.args], func.sym_param_names, region
+    )
+
+
+def _sequence(
+    func: PrimFuncOp, locals_: list[AllocBufferOp], parts: list[CompiledKernel]
+) -> CompiledKernel:
+    """One kernel running ``parts`` in order on the parameters and fresh local arrays."""
+    src = Source()
+    kname = src.kernel_name
+    function = src.fresh("kernel")
+    unchecked = src.fresh("kernel_unchecked")
+    params = parameter_names(src, func)
+    with src.indented(f"def {unchecked}({', '.join([kname, *params.all])}):"):
+        emit_bindings(src, func, params)
+        arrays = []
+        for op in locals_:
+            type_ = op.buffer.type
+            name = src.fresh(op.buffer.name_hint or "local")
+            shape = "".join(f"{src.py(d)}, " for d in type_.dims)
+            dtype = src.dtype(dtypes.numpy_dtype(type_.dtype))
+            src.line(f"{name} = np.empty(({shape}), {dtype})")
+            arrays.append(name)
+        for part in parts:
+            entry = src.value("part", part.unchecked)
+            src.line(f"{entry}({', '.join([kname, *params.buffers, *arrays, *params.syms])})")
+    with src.indented(f"def {function}({kname}, *args):"):
+        emit_checks(src, func, kname, params)
+        src.line(f"{unchecked}({', '.join([kname, *params.all])})")
+    text = src.text()
+    namespace = {"np": np, "ndarray": np.ndarray, "rt": runtime, **src.namespace}
+    exec(compile(text, f"<xrelax-native-{func.sym_name.data}>", "exec"), namespace)
+    return CompiledKernel(
+        namespace[function],
+        namespace[unchecked],
+        "\n".join([text, *(part.source for part in parts)]),
+        tuple(path for part in parts for path in part.paths),
+        len(func.body.block.args),
+        tuple(func.sym_param_names),
+    )
 
 
 def _with_note(compiled: CompiledKernel, note: str) -> CompiledKernel:

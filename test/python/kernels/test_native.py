@@ -1,0 +1,315 @@
+"""The native kernels (tir-to-llvm + llvmlite) against the numpy kernels: the same
+results (bitwise for integers, float tolerance otherwise, numpy's NaN and wrap-around
+rules), the same checks and error messages, the numpy fallback where the lowering
+does not apply, and the same programs end to end through the VM."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cffi import FFI
+from xdsl.dialects.builtin import ModuleOp
+
+pytest.importorskip("llvmlite")
+pytest.importorskip("cffi")
+
+import te_programs as tp  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import xrelax  # noqa: E402
+from xrelax.backends.kernels import KernelError  # noqa: E402
+from xrelax.backends.kernels import compiler as numpy_kernels  # noqa: E402
+from xrelax.backends.native import compiler as native  # noqa: E402
+from xrelax.backends.native import jit as native_jit  # noqa: E402
+from xrelax.dialects import dtypes  # noqa: E402
+from xrelax.ops import te  # noqa: E402
+from xrelax.transforms.tir_to_llvm import lower_module  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
+from random_programs import PACKED_COPY, programs  # noqa: E402
+
+xrelax.register_func(PACKED_COPY, lambda x: x.copy(), override=True)
+
+RNG = np.random.default_rng(0)
+F32, F64, I32, I64, I1 = dtypes.F32, dtypes.F64, dtypes.I32, dtypes.I64, dtypes.I1
+
+
+def both(tensors, name="k"):
+    """The numpy and native kernels of a TE program."""
+    func, _ = te.create_prim_func(name, tensors)
+    return numpy_kernels.compile_prim_func(func), native.compile_prim_func(func)
+
+
+def run_both(tensors, inputs, out_shapes, out_dtype, syms=()):
+    reference, kernel = both(tensors)
+    outs = []
+    for k in (reference, kernel):
+        out = [np.full(s, 77, out_dtype) for s in out_shapes]
+        k(*inputs, *out, *syms)
+        outs.append(out)
+    return kernel, outs[0], outs[1]
+
+
+def assert_same(expected, actual, rtol=1e-6, atol=1e-7):
+    for want, got in zip(expected, actual, strict=True):
+        assert got.dtype == want.dtype
+        if want.dtype.kind == "f":
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+            assert np.array_equal(np.isnan(got), np.isnan(want))
+        else:
+            np.testing.assert_array_equal(got, want)
+
+
+def native_paths(kernel) -> list[str]:
+    return [p.path for p in kernel.paths]
+
+
+EDGES = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, -3.5, 88.0, -100.0], np.float32)
+
+
+@pytest.mark.parametrize("op", sorted(tp.UNARY))
+def test_unary_ops_match_numpy_including_nan_and_inf(op):
+    X, Y = tp.unary(op, 2)
+    x = RNG.uniform(-3, 3, (7, 9)).astype(np.float32)
+    x.flat[: EDGES.size] = EDGES
+    kernel, want, got = run_both([X, Y], [x], [x.shape], np.float32)
+    assert native_paths(kernel) == ["native"]
+    assert_same(want, got, rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("op", "dtype"),
+    # Integer division takes the numpy kernel (test_integer_division_...).
+    [
+        (op, t)
+        for op in sorted(tp.BINARY)
+        for t in (F32, F64, I32, I64)
+        if not (op == "divide" and dtypes.is_integer(t))
+    ],
+)
+def test_binary_broadcast_ops_match_numpy(op, dtype):
+    n = tp.sym("n")
+    fn, _ = tp.BINARY[op]
+    A, B, C = tp.binary(fn, [n, 5], [5], dtype=dtype)
+    npd = dtypes.numpy_dtype(dtype)
+    if npd.kind == "f":
+        a = RNG.uniform(0.5, 2, (4, 5)).astype(npd)
+        b = RNG.uniform(0.5, 2, 5).astype(npd)
+        a.flat[:3] = [np.nan, np.inf, -0.0]
+    else:
+        info = np.iinfo(npd)
+        a = RNG.integers(-5, 6, (4, 5)).astype(npd)
+        b = RNG.integers(0, 4, 5).astype(npd)
+        a.flat[:2] = [info.max, info.min]  # products and sums wrap around, as numpy's
+    kernel, want, got = run_both([A, B, C], [a, b], [(4, 5)], npd)
+    assert "native" in native_paths(kernel) or op == "power" and npd.kind == "i"
+    assert_same(want, got)
+
+
+@pytest.mark.parametrize("op", sorted(tp.COMPARE))
+def test_comparisons_write_numpy_bools(op):
+    fn, _ = tp.COMPARE[op]
+    A, B, C = tp.binary(fn, [6], [6])
+    a = np.array([1, 2, np.nan, 0.0, -0.0, np.inf], np.float32)
+    b = np.array([1, 3, np.nan, -0.0, 0.0, 1.0], np.float32)
+    kernel, want, got = run_both([A, B, C], [a, b], [(6,)], np.bool_)
+    assert native_paths(kernel) == ["native"]
+    assert_same(want, got)
+
+
+def test_integer_division_keeps_the_numpy_kernel_and_its_zero_rule():
+    A = te.placeholder([4], I32, "A")
+    B = te.placeholder([4], I32, "B")
+    C = te.compute([4], lambda i: te.floordiv(A[i], B[i]), "C")
+    reference, kernel = both([A, B, C], "div")
+    assert kernel.paths[0].path == "numpy" and "floordivsi" in kernel.paths[0].detail
+    a = np.array([7, -7, 5, np.iinfo(np.int32).min], np.int32)
+    b = np.array([2, 2, 0, -1], np.int32)  # a divisor of 0 gives 0 (docs/semantics.md)
+    outs = [np.full(4, 9, np.int32) for _ in range(2)]
+    reference(a, b, outs[0])
+    kernel(a, b, outs[1])
+    np.testing.assert_array_equal(outs[1], outs[0])
+    assert outs[1][2] == 0
+
+
+def test_signature_checks_and_messages_are_the_numpy_kernels():
+    n = tp.sym("n")
+    A, B, C = tp.binary(lambda a, b: a + b, [n, 3], [3])
+    reference, kernel = both([A, B, C], "add")
+    bad_calls = [
+        (np.ones((2, 3), np.float32), np.ones(4, np.float32), np.empty((2, 3), np.float32)),
+        (np.ones((2, 3), np.float64), np.ones(3, np.float32), np.empty((2, 3), np.float32)),
+        (np.ones((2, 3), np.float32), np.ones(3, np.float32)),
+        (np.ones((2, 3), np.float32), np.ones(3, np.float32), np.empty((3, 3), np.float32)),
+    ]
+    for args in bad_calls:
+        messages = []
+        for k in (reference, kernel):
+            with pytest.raises(KernelError) as err:
+                k(*args)
+            messages.append(str(err.value))
+        assert messages[0] == messages[1]
+
+
+ASSERTING = """
+tir.prim_func @checked(%X: !tir.buffer<[n], f32>, %Y: !tir.buffer<[n], f32>) {
+  tir.assert [n] <= [4], "n is at most 4"
+  tir.for i in [0, n) {
+    %x = tir.load %X[i] : f32
+    tir.store %Y[i], %x : f32
+  }
+}
+"""
+
+
+def test_a_failed_assert_raises_the_numpy_kernels_error():
+    reference = numpy_kernels.load_library(ASSERTING)["checked"]
+    kernel = native.load_library(ASSERTING)["checked"]
+    assert native_paths(kernel) == ["native"]
+    x = np.arange(3, dtype=np.float32)
+    y = np.zeros(3, np.float32)
+    kernel(x, y)
+    np.testing.assert_array_equal(y, x)
+    messages = []
+    for k in (reference, kernel):
+        with pytest.raises(KernelError) as err:
+            k(np.arange(5, dtype=np.float32), np.zeros(5, np.float32))
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] and "n is at most 4" in messages[0]
+
+
+PADDED = """
+tir.prim_func @shifted(%X: !tir.buffer<[n, m], f32>, %Y: !tir.buffer<[n, m], f32>) {
+  %p = arith.constant -5.000000e+00 : f32
+  %T = tir.alloc_buffer : !tir.buffer<[n, m], f32>
+  tir.for i in [0, n) {
+    tir.for j in [0, m) {
+      %x = tir.load %X[i - 1, j + 2] pad %p : f32
+      tir.store %T[i, j], %x : f32
+    }
+  }
+  tir.for i2 in [0, n) {
+    tir.for j2 in [0, m) {
+      %t = tir.load %T[i2, j2] : f32
+      %u = tir.load %X[i2, m - 1 - j2] : f32
+      %s = arith.addf %t, %u : f32
+      tir.store %Y[i2, j2], %s : f32
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (1, 1), (0, 4), (4, 0)])
+def test_padded_loads_local_buffers_and_empty_sizes(shape):
+    reference = numpy_kernels.load_library(PADDED)["shifted"]
+    kernel = native.load_library(PADDED)["shifted"]
+    assert native_paths(kernel) == ["native"]
+    x = RNG.uniform(-1, 1, shape).astype(np.float32)
+    outs = [np.full(shape, 7, np.float32) for _ in range(2)]
+    reference(x, outs[0])
+    kernel(x, outs[1])
+    np.testing.assert_array_equal(outs[1], outs[0])
+
+
+def test_non_contiguous_arguments_and_outputs():
+    n = tp.sym("n")
+    A, B, C = tp.binary(lambda a, b: a * b, [n, 4], [4])
+    reference, kernel = both([A, B, C], "mul")
+    a = RNG.uniform(-1, 1, (8, 4)).astype(np.float32)[::2]
+    b = RNG.uniform(-1, 1, 8).astype(np.float32)[::2]
+    outs = [np.zeros((4, 8), np.float32)[:, ::2] for _ in range(2)]
+    reference(a, b, outs[0])
+    kernel(a, b, outs[1])
+    np.testing.assert_array_equal(outs[1], outs[0])
+
+
+def test_contractions_keep_blas_and_the_epilogue_is_native():
+    A, B, C = tp.matmul(["n", 8], [8, 6])
+    D = te.compute(C.shape, lambda i, j: te.maximum(C[i, j], te.const(0.0, F32)), "D")
+    reference, kernel = both([A, B, D], "mm_relu")
+    paths = native_paths(kernel)
+    assert "matmul" in paths and "native" in paths
+    a = RNG.uniform(-1, 1, (5, 8)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (8, 6)).astype(np.float32)
+    outs = [np.empty((5, 6), np.float32) for _ in range(2)]
+    reference(a, b, outs[0])
+    kernel(a, b, outs[1])
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6)
+
+
+def test_compiled_code_is_cached_on_disk_and_loaded_by_a_fresh_jit(tmp_path, monkeypatch):
+    monkeypatch.setenv(native_jit.CACHE_ENV, str(tmp_path))
+    module = ModuleOp([xrelax.parse(ASSERTING).body.block.first_op.clone()])
+    lower_module(module)
+    ir = native_jit._Jit().ir(module)
+    native_jit._Jit().address(ir, "checked")
+    assert len(list(tmp_path.glob("*.o"))) == 1
+    fresh = native_jit._Jit()
+    monkeypatch.setattr(fresh, "_compile", None)  # loads the object file, compiles nothing
+    ffi = FFI()
+    call = ffi.cast("int32_t (*)(void *, void *, int64_t)", fresh.address(ir, "checked"))
+    x, y = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    assert call(ffi.from_buffer(x), ffi.from_buffer(y), 3) == 0
+    np.testing.assert_array_equal(y[:3], x[:3])
+    assert call(ffi.from_buffer(x), ffi.from_buffer(y), 8) == 1  # the assert fails
+
+
+@pytest.mark.parametrize("example", ["cnn.mlir", "transformer.mlir", "mlp.mlir"])
+def test_examples_run_the_same_through_the_vm(example):
+    path = Path(xrelax.__file__).parent / "examples" / example
+    module = xrelax.parse(path.read_text(), str(path))
+    exe = xrelax.compile(module)
+    params = [p.type for p in _main(module).body.block.args]
+    inputs = [
+        RNG.uniform(-1, 1, [d if isinstance(d, int) else 3 for d in _dims(t)]).astype(
+            dtypes.numpy_dtype(t.dtype)
+        )
+        for t in params
+    ]
+    try:
+        want = xrelax.VirtualMachine(exe, kernels="numpy")["main"](*inputs)
+    except xrelax.VMError as err:
+        with pytest.raises(xrelax.VMError) as native_err:
+            xrelax.VirtualMachine(exe, kernels="native")["main"](*inputs)
+        assert str(native_err.value) == str(err)
+        return
+    got = xrelax.VirtualMachine(exe, kernels="native")["main"](*inputs)
+    # Sums accumulate in another order than numpy's pairwise ones: the error is relative
+    # to the magnitudes summed, so to the output's scale.
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=2e-6 * np.abs(want).max())
+
+
+def _main(module):
+    return next(
+        op
+        for op in module.body.block.ops
+        if getattr(op, "sym_name", None) and op.sym_name.data == "main"
+    )
+
+
+def _dims(type_):
+    return [int(d) if d.is_Integer else str(d) for d in type_.dims]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs(), st.integers(0, 5), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_random_programs_give_the_numpy_kernels_results(program, n, m, seed):
+    inputs = program.inputs(np.random.default_rng(seed), n, m)
+    exe = xrelax.compile(program.module)
+    want = xrelax.VirtualMachine(exe, kernels="numpy")["main"](*inputs)
+    got = xrelax.VirtualMachine(exe, kernels="native")["main"](*inputs)
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6, err_msg=program.text)
+    assert got.dtype == want.dtype and got.shape == want.shape
+
+
+def test_unknown_kernel_backend_is_refused():
+    exe = xrelax.compile(
+        xrelax.parse((Path(xrelax.__file__).parent / "examples" / "mlp.mlir").read_text())
+    )
+    with pytest.raises(ValueError, match="unknown kernel backend 'cuda'"):
+        xrelax.VirtualMachine(exe, kernels="cuda")
