@@ -206,3 +206,36 @@ relax.func @main(%x: !relax.tensor<[n, 16, 8, 8], f32>, %w: !relax.tensor<[16, 1
   %r = relax.conv2d %x, %w {padding = array<i64: 3>, groups = 16 : i64} : (!relax.tensor<[n, 16, 8, 8], f32>, !relax.tensor<[16, 1, 7, 7], f32>) -> !relax.tensor<[n, 16, 8, 8], f32>
   relax.return %r : !relax.tensor<[n, 16, 8, 8], f32>
 }
+
+// -----
+
+// A transposed convolution is a convolution (unit strides) of the input spread out by
+// the strides with the kernel flipped and its channel axes swapped.
+// CHECK-LABEL: tir.prim_func @conv_transpose1d(%x0: !tir.buffer<[n, 4, w], f32>, %x1: !tir.buffer<[4, 3, 3], f32>, %out: !tir.buffer<[n, 3, w * 2], f32>) {
+// CHECK:         %flipped = tir.alloc_buffer : !tir.buffer<[3, 4, 3], f32>
+// CHECK-NEXT:    %spread = tir.alloc_buffer : !tir.buffer<[n, 4, w * 2 - 1], f32>
+// CHECK:         tir.load %x1[i1 + floordiv(i0, 3) * 4, floormod(i0, 3), -i2 + 2] : f32
+// CHECK:         tir.load %x0[i0, i1, floordiv(i2, 2)] : f32
+// CHECK:         tir.load %spread[i0, rc, i2 + r0 - 1] pad %{{.*}} : f32
+// CHECK-NEXT:    tir.load %flipped[i1, rc, r0] : f32
+// CHECK:       relax.call_tir @conv_transpose1d(%x, %k)
+relax.func @main(%x: !relax.tensor<[n, 4, w], f32>, %k: !relax.tensor<[4, 3, 3], f32>) -> !relax.tensor<[n, 3, w * 2], f32> {
+  %r = relax.conv_transpose1d %x, %k {strides = array<i64: 2>, padding = array<i64: 1>, output_padding = array<i64: 1>} : (!relax.tensor<[n, 4, w], f32>, !relax.tensor<[4, 3, 3], f32>)
+  relax.return %r : !relax.tensor<[n, 3, w * 2], f32>
+}
+
+// -----
+
+// A resize computes each axis's taps (source indices, f64 weights) over the output
+// positions, then gathers and weighs them.
+// CHECK-LABEL: tir.prim_func @resize(%x0: !tir.buffer<[n, 3, h], f32>, %out: !tir.buffer<[n, 3, h * 2], f32>) {
+// CHECK-NEXT:    tir.assert [1] <= [h], "relax.resize: resampled axis 2 is not empty"
+// CHECK-DAG:     %weight0 = tir.alloc_buffer : !tir.buffer<[h * 2], f64>
+// CHECK-DAG:     %index0 = tir.alloc_buffer : !tir.buffer<[h * 2], i64>
+// CHECK:         math.floor %{{.*}} : f64
+// CHECK:       relax.call_tir @resize(%x)
+relax.func @main(%x: !relax.tensor<[n, 3, h], f32>) -> !relax.tensor<[n, 3, h * 2], f32> {
+  %s = relax.shape [n, 3, h * 2]
+  %r = relax.resize %x, %s {mode = "linear", axes = array<i64: 2>} : (!relax.tensor<[n, 3, h], f32>, !relax.shape<[n, 3, h * 2]>)
+  relax.return %r : !relax.tensor<[n, 3, h * 2], f32>
+}
