@@ -416,7 +416,8 @@ class _Importer:
                         value.name = attr.name
                         expanded.attribute.append(value)
                 else:
-                    expanded.attribute.append(attr)
+                    rename = lambda name: names.get(name, prefix + name)  # noqa: E731
+                    expanded.attribute.append(onnx_control.with_outer_names(attr, rename))
             inner_label = f"{label}, in its function body: {_label(inner.name, inner.op_type)}"
             if not inner.name:
                 inner_label = f"{label}, in its function body: {inner.op_type}"

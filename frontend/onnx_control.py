@@ -302,3 +302,34 @@ def _per_value(attrs: dict, name: str, count: int) -> list[int]:
     if len(values) != count:
         raise FrontendError(f"{name} has {len(values)} entries, expected {count}")
     return [int(v) for v in values]
+
+
+# ------------------------------------------------------------------ function bodies
+
+
+def with_outer_names(
+    attr: onnx.AttributeProto, rename: Callable[[str], str]
+) -> onnx.AttributeProto:
+    """``attr`` with the enclosing values its subgraphs use renamed by ``rename`` (a
+    function body's values are renamed apart when it is expanded)."""
+    if not (attr.HasField("g") or attr.graphs):
+        return attr
+    renamed = onnx.AttributeProto()
+    renamed.CopyFrom(attr)
+    for graph in [renamed.g] if renamed.HasField("g") else renamed.graphs:
+        _rename_free(graph, rename)
+    return renamed
+
+
+def _rename_free(graph: onnx.GraphProto, rename: Callable[[str], str]) -> None:
+    free = set(_free_names(graph))
+    for node in graph.node:
+        for index, name in enumerate(node.input):
+            if name in free:
+                node.input[index] = rename(name)
+        for attr in node.attribute:
+            for sub in [attr.g] if attr.HasField("g") else attr.graphs:
+                _rename_free(sub, lambda name: rename(name) if name in free else name)
+    for value in graph.output:
+        if value.name in free:
+            value.name = rename(value.name)
