@@ -380,7 +380,46 @@ def _describe(value: Any) -> str:
         return "tensor"
     if isinstance(value, tuple):
         return "shape" if value and _is_shape(value) else "tuple"
-    return type(value).__name__
+    kind = type(value)
+    module = kind.__module__.split(".")[0]
+    return kind.__name__ if module in ("builtins", "numpy") else f"{module}.{kind.__name__}"
+
+
+def as_tensor(value: Any) -> Any:
+    """``value`` as a numpy array when it is a tensor of another library: anything with
+    ``__dlpack__`` (torch, JAX, CuPy on the host; shared, not copied) or ``__array__``;
+    anything else unchanged (the check that follows names it). A torch tensor that
+    requires grad is read through ``detach()``, as ``tensor.numpy()`` would not."""
+    if isinstance(value, np.ndarray) or not (
+        hasattr(value, "__dlpack__") or hasattr(value, "__array__")
+    ):
+        return value
+    if hasattr(value, "__dlpack__"):
+        try:
+            return np.from_dlpack(value)
+        except (BufferError, TypeError, RuntimeError, ValueError):
+            detached = getattr(value, "detach", None)
+            if callable(detached):
+                return as_tensor(_through_numpy(detached()))
+    return _through_numpy(value)
+
+
+def _through_numpy(value: Any) -> Any:
+    """``value.numpy()`` where it has one (torch: also bf16, as ml_dtypes' bfloat16),
+    else ``np.asarray``; ``value`` itself when neither works."""
+    if str(getattr(value, "dtype", "")) == "torch.bfloat16" and hasattr(value, "view"):
+        import torch
+
+        return value.view(torch.int16).numpy().view(dtypes.BFLOAT16)
+    for convert in (getattr(value, "numpy", None), lambda: np.asarray(value)):
+        if callable(convert):
+            try:
+                array = convert()
+            except (TypeError, RuntimeError, ValueError):
+                continue
+            if isinstance(array, np.ndarray):
+                return array
+    return value
 
 
 # -- values and calls -------------------------------------------------------------------

@@ -84,7 +84,8 @@ def _check_tensor_info(site: CallSite, names: Globals) -> list[str] | None:
         failed.append(f"{value}.dtype is not {expected}")
     else:
         failed.append(f"{value}.dtype.kind not in {builtins.TENSOR_KINDS!r}")
-    return [f"if {' or '.join(failed)}: {site.call}"]
+    names.values["_as_tensor"] = builtins.as_tensor
+    return [f"if {' or '.join(failed)}: {value} = _as_tensor({value}); {site.call}"]
 
 
 def _match_shape(site: CallSite, names: Globals) -> list[str] | None:
@@ -224,7 +225,7 @@ def checked_match(check: CallSite, match: CallSite, names: Globals) -> list[str]
         failed.insert(1, f"{value}.dtype is not {names.dtype(dtype)}")
     else:
         failed.insert(1, f"{value}.dtype.kind not in {builtins.TENSOR_KINDS!r}")
-    lines = [f"if {' or '.join(failed)}: {check.call}; {match.call}"]
+    lines = [f"if {' or '.join(failed)}: {value} = _as_tensor({value}); {check.call}; {match.call}"]
     if stores:
         lines.append(f"else: {'; '.join(stores)}")
     return lines

@@ -61,7 +61,7 @@ def test_a_heap_only_matched_and_read_is_a_list() -> None:
     assert "r2 = (r1[0], 7, r1[1])" in body
     (test,) = [line.strip() for line in body.splitlines() if "_ndarray" in line]
     assert test.startswith("if type(r0) is not _ndarray or r0.dtype is not _dtype_float32 or ")
-    assert test.endswith(": p1(r0, 5, c0, c1); p2(r0, r1, c2, c1)")
+    assert test.endswith(": r0 = _as_tensor(r0); p1(r0, 5, c0, c1); p2(r0, r1, c2, c1)")
 
 
 VALUES = [
