@@ -120,3 +120,15 @@ class _CondOnSize(torch.nn.Module):
 def test_cond_on_a_size_left_to_the_run() -> None:
     cases = [(torch.randn(n, 3),) for n in (2, 4, 5, 7)]
     _check(_CondOnSize(), (torch.randn(6, 3),), {"x": {0: BATCH}}, cases)
+
+
+class _CondOfShapes(torch.nn.Module):
+    """Branches of different shapes: torch gives the result a size of its own (u0)."""
+
+    def forward(self, x, p):
+        return torch.cond(p.sum() > 0, lambda x: x[:2] * 2, lambda x: x[:3].cos(), (x,))
+
+
+def test_cond_with_branches_of_different_shapes() -> None:
+    cases = [(torch.randn(6, 3), sign * torch.ones(2)) for sign in (1, -1)]
+    _check(_CondOfShapes(), (torch.randn(6, 3), torch.randn(2)), None, cases)
