@@ -57,18 +57,18 @@ def join_type(a: Attribute, b: Attribute, what: str) -> Attribute:
         )
     if a.ndim is None or a.ndim != b.ndim:
         return TensorType.of(None, a.dtype)
-    if _same_dims(a, b):
-        return a
     return TensorType.of(a.ndim, a.dtype)
 
 
-def _same_dims(a: TensorType, b: TensorType) -> bool:
-    return (
-        a.dims is not None
-        and b.dims is not None
-        and len(a.dims) == len(b.dims)
-        and all(symbolic.prove_equal(x, y) for x, y in zip(a.dims, b.dims, strict=True))
-    )
+def _joined_dims(a: TensorType, b: TensorType, var_names: Names) -> list[sympy.Expr]:
+    """The dims of a value that is ``a`` or ``b`` (of one rank): those they agree on,
+    fresh variables for the others."""
+    if a.dims is None or b.dims is None:
+        return [symbolic.sym(var_names.unique("if_dim")) for _ in range(a.ndim or 0)]
+    return [
+        x if symbolic.prove_equal(x, y) else symbolic.sym(var_names.unique("if_dim"))
+        for x, y in zip(a.dims, b.dims, strict=True)
+    ]
 
 
 # ----------------------------------------------------------------------------- if
@@ -109,15 +109,7 @@ def emit_if(
     for result, a, b in zip(op.results, then_values, else_values, strict=True):
         joined = result.type
         if isinstance(joined, TensorType) and joined.ndim is not None and joined.dims is None:
-            dims = (
-                [
-                    x if symbolic.prove_equal(x, y) else symbolic.sym(var_names.unique("if_dim"))
-                    for x, y in zip(a.type.dims, b.type.dims, strict=True)
-                ]
-                if a.type.dims is not None and b.type.dims is not None
-                else [symbolic.sym(var_names.unique("if_dim")) for _ in range(joined.ndim)]
-            )
-            result = em.bb.match_shape(result, dims)
+            result = em.bb.match_shape(result, _joined_dims(a.type, b.type, var_names))
         results.append(result)
     return results
 
@@ -227,7 +219,7 @@ def _build(
     name: str,
     loop: Loop,
     types: tuple[list[Attribute], list[Attribute]],
-    gathered: list[TensorType],
+    gathered: list[_Gathered],
     free: set[sympy.Symbol],
     var_names: Names,
 ) -> FuncOp:
