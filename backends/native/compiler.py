@@ -58,6 +58,8 @@ if TYPE_CHECKING:
 __all__ = ["compile_prim_func", "load_executable_kernels", "load_library"]
 
 _FFI = FFI()
+_LOWERING_VERSION = "tir-to-llvm 1"
+"""Part of the cache key of the machine code: change it when the lowering changes."""
 _BLAS_PATHS = ("matmul", "einsum")
 _COMPILED: dict[str, CompiledKernel] = {}
 _KERNELS: dict[tuple[str, str], Kernel] = {}
@@ -124,8 +126,11 @@ def _native(func: PrimFuncOp, key: str, fallback: CompiledKernel) -> CompiledKer
     clone = func.clone()
     clone.sym_name = type(func.sym_name)(symbol)
     module = ModuleOp([clone])
-    lower_module(module)
-    address = jit().address(jit().ir(module), symbol)
+    lower_module(module)  # raises NotLowerable before any code is looked up
+    # Keyed by the prim_func's text and the lowering's version: a cached kernel is
+    # loaded without converting the module to LLVM IR again.
+    source = f"{_LOWERING_VERSION}\n{key}"
+    address = jit().address(source, symbol, lambda: jit().ir(module))
     return _wrap(func, address, fallback)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import llvmlite
@@ -60,15 +61,17 @@ class _Jit:
             convert_module(module, fallback_target_triple=self.triple, data_layout=self.data_layout)
         )
 
-    def address(self, ir_text: str, symbol: str) -> int:
-        """The address of ``symbol`` in the compiled ``ir_text`` (compiled once)."""
-        key = hashlib.sha256(f"{self.host}\n{ir_text}".encode()).hexdigest()
+    def address(self, source: str, symbol: str, make_ir: Callable[[], str] | None = None) -> int:
+        """The address of ``symbol`` in the code compiled from ``source``: LLVM IR text,
+        or any text that determines it, with ``make_ir`` making the IR when the code is
+        in no cache (compiled once per host)."""
+        key = hashlib.sha256(f"{self.host}\n{source}".encode()).hexdigest()
         cached = self.addresses.get(f"{key}:{symbol}")
         if cached is not None:
             return cached
         obj = self._load(key)
         if obj is None:
-            obj = self._compile(ir_text)
+            obj = self._compile(make_ir() if make_ir is not None else source)
             self._store(key, obj)
         self.engine.add_object_file(llvm_binding.ObjectFileRef.from_data(obj))
         self.engine.finalize_object()
