@@ -422,3 +422,44 @@ def test_loop_of_integers_that_runs_no_iteration_for_a_negative_trip_count() -> 
     )
     v = np.array([3, -2, 7, 1 << 40], np.int64)  # squaring 2**40 twice wraps as i64 does
     _check(model, [[np.array(m, np.int64), v] for m in (-3, 0, 2, 3)])
+
+
+def test_loop_carried_value_changing_rank_is_refused() -> None:
+    body = _loop_body(
+        [
+            helper.make_node("Constant", [], ["axes"], value_ints=[0]),
+            helper.make_node("Unsqueeze", ["v_in", "axes"], ["v_out"]),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        ],
+        ([_info("v_in", F, None)], [_info("v_out", F, None)]),
+        [],
+    )
+    model = _model(
+        [helper.make_node("Loop", ["M", "", "v0"], ["v"], body=body)],
+        [_info("M", I64, []), _info("v0", F, [2])],
+        [_info("v", F, None)],
+    )
+    with pytest.raises(frontend.FrontendError, match=r"\(Loop\): a loop-carried value of type"):
+        frontend.from_onnx(model)
+
+
+def test_scan_inputs_of_different_lengths_fail_when_run() -> None:
+    body = helper.make_graph(
+        [
+            helper.make_node("Add", ["s", "xt"], ["s1"]),
+            helper.make_node("Add", ["s1", "yt"], ["s2"]),
+        ],
+        "body",
+        [_info("s", F, [2]), _info("xt", F, [2]), _info("yt", F, [2])],
+        [_info("s2", F, [2])],
+    )
+    model = _model(
+        [helper.make_node("Scan", ["s0", "x", "y"], ["s"], body=body, num_scan_inputs=2)],
+        [_info("s0", F, [2]), _info("x", F, ["t1", 2]), _info("y", F, ["t2", 2])],
+        [_info("s", F, [2])],
+    )
+    main = xrelax.VirtualMachine(xrelax.compile(frontend.from_onnx(model).module))["main"]
+    s0, x = np.zeros(2, np.float32), np.ones((3, 2), np.float32)
+    np.testing.assert_array_equal(main(s0, x, x), [6, 6])
+    with pytest.raises(xrelax.VMError, match="expected 3, got 4"):
+        main(s0, x, np.ones((4, 2), np.float32))
