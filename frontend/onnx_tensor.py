@@ -304,6 +304,71 @@ def _summed(imp: _Importer, x: Any, names: list[str], keep: set[str]) -> tuple[A
     return x, [c for c in names if c in keep]
 
 
+# ------------------------------------------------------------------ data-dependent lengths
+
+
+def _length(imp: _Importer, what: str) -> sympy.Expr:
+    """A new symbolic variable: a length the values decide, bound by match_shape."""
+    return imp.builder.variable(object(), what)
+
+
+def nonzero(imp: _Importer, x: Any) -> Any:
+    """The positions of the non-zero elements of x, ``[rank, count]`` (the count
+    named)."""
+    em = imp.em
+    return em.match(em.op("nonzero", x), [em.ndim(x), _length(imp, "nonzero")])
+
+
+@_converts("NonZero")
+def _nonzero(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    x = imp.tensor(inputs[0])
+    if imp.em.ndim(x) == 0:
+        raise Unsupported("a 0-d input")
+    return nonzero(imp, x)
+
+
+@_converts("Compress")
+def _compress(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """The slices of x along ``axis`` (absent: the elements of the flattened x) where
+    ``condition`` is true; a condition shorter than the axis leaves out the rest."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    condition = imp.tensor(inputs[1])
+    if em.ndim(condition) != 1:
+        raise FrontendError(f"condition has type {condition.type}, expected a 1-D tensor")
+    positions = nonzero(imp, em.cast(condition, dtypes.I1))
+    positions = em.reshape(positions, [em.dims(positions)[1]])
+    if "axis" not in attrs:
+        return em.op("take", em.flatten(x), positions, axis=0)
+    axis = _axis(attrs["axis"], em.ndim(x))
+    return em.op("take", x, positions, axis=axis)
+
+
+@_converts("Unique")
+def _unique(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """``relax.unique_all``: the distinct elements (or slices along ``axis``), sorted or
+    in order of first occurrence, their first positions, the inverse and the counts."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    props: dict[str, Any] = {}
+    if "axis" in attrs:
+        props["axis"] = _axis(attrs["axis"], em.ndim(x))
+    if not _flag(attrs, "sorted", 1):
+        props["sorted"] = False
+    values, first, inverse, counts = em.items(em.op("unique_all", x, **props), 4)
+    count = _length(imp, "unique")
+    dims = [count] if "axis" not in attrs else list(em.dims(x))
+    if "axis" in attrs:
+        dims[props["axis"]] = count
+    inverse_length = (
+        em.dims(x)[props["axis"]] if "axis" in attrs else sympy.expand(math.prod(em.dims(x)))
+    )
+    return [
+        em.match(values, dims),
+        em.match(first, [count]),
+        em.match(inverse, [inverse_length]),
+        em.match(counts, [count]),
+    ]
+
+
 # ------------------------------------------------------------------ refused by name
 
 REFUSED_BY_REASON = {

@@ -48,7 +48,9 @@ _COMPARISONS = {"gt": "greater", "ge": "greater_equal", "lt": "less", "le": "les
 def _size_comparison(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if not isinstance(node.meta.get("val"), torch.SymBool):
         raise Unsupported("a comparison of values other than sizes")
-    if any(user.target is not torch.ops.higher_order.cond for user in node.users):
+    # a run-time assertion torch already proved (dropped) may use it too
+    allowed = (torch.ops.higher_order.cond, torch.ops.aten._assert_scalar.default)
+    if any(user.target not in allowed for user in node.users):
         raise Unsupported("a comparison of sizes used other than as a cond predicate")
     name = _COMPARISONS[node.target.__name__]
     # The sizes are relax expressions already (the importer computes sizes symbolically).

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import sympy
 import torch
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import SSAValue
@@ -38,10 +40,20 @@ def _rounding(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     x = a["self"]
     if not dtypes.is_float(imp.em.dtype(x)):
         return x
-    if a.get("decimals"):
-        raise Unsupported(f"decimals={a['decimals']}")
     name = str(node.target._overloadpacket).removeprefix("aten.")
+    if a.get("decimals"):
+        return _round_decimals(imp, x, a["decimals"])
     return truncated(imp, x) if name == "trunc" else imp.em.op(name, x)
+
+
+def _round_decimals(imp: _Importer, x: SSAValue, decimals: int) -> SSAValue:
+    """x rounded to ``decimals`` places as torch does: scaled by 10 ** |decimals| in the
+    element type, rounded (halves to even), scaled back."""
+    em = imp.em
+    scale = em.scalar(10.0 ** abs(decimals), x)
+    if decimals > 0:
+        return em.op("divide", em.op("round", em.op("multiply", x, scale)), scale)
+    return em.op("multiply", em.op("round", em.op("divide", x, scale)), scale)
 
 
 def truncated(imp: _Importer, x: SSAValue) -> SSAValue:
@@ -188,37 +200,105 @@ _SCATTER_REDUCTIONS = {
 @_converts("aten.scatter", "aten.scatter_add", "aten.scatter_reduce")
 def _scatter(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """``relax.scatter_elements``. torch refuses a negative index: it is moved out of
-    range, so the kernel's range check reports it."""
+    range, so the kernel's range check reports it. Without ``include_self`` the
+    scattered positions start from the reduction's neutral value; ``mean`` divides the
+    sum by the count of the values combined."""
     em, x = imp.em, a["self"]
     key = str(node.target._overloadpacket)
     if em.ndim(x) == 0:
         raise Unsupported("scatter into a 0-d tensor")
     axis = _axis(imp, x, a["dim"])
-    index = a["index"]
     reduction = "add" if key == "aten.scatter_add" else a.get("reduce")
-    if reduction is not None and reduction not in _SCATTER_REDUCTIONS:
+    if reduction is not None and reduction not in (*_SCATTER_REDUCTIONS, "mean"):
         raise Unsupported(f"reduce={reduction!r}")
-    if key == "aten.scatter_reduce" and not a.get("include_self", True):
-        raise Unsupported("include_self=False")
+    dtype = em.dtype(x)
+    if reduction == "mean" and not dtypes.is_float(dtype):
+        raise Unsupported("reduce='mean' of integers")
+    index = a["index"]
     if "value" in a and a.get("src") is None:
-        src = em.full(em.dims(index), a["value"], em.dtype(x))
+        src = em.full(em.dims(index), a["value"], dtype)
     else:
         src = a["src"]
-        index_dims, src_dims = em.dims(index), em.dims(src)
-        for d, (n, m) in enumerate(zip(index_dims, src_dims, strict=True)):
+        for d, (n, m) in enumerate(zip(em.dims(index), em.dims(src), strict=True)):
             if n != m:
                 src = em.slice(src, d, 0, n)
     size = em.full([], em.dims(x)[axis], dtypes.I64)
     index = em.cast(index, dtypes.I64)
     index = em.op("where", em.op("less", index, em.scalar(0, index)), size, index)
-    relax_reduction = None if reduction is None else _SCATTER_REDUCTIONS[reduction]
-    if relax_reduction in ("add", "mul") and dtypes.is_bool(em.dtype(x)):
-        relax_reduction = "max" if relax_reduction == "add" else "min"
-    return em.op(
-        "scatter_elements",
-        x,
-        index,
-        src,
-        axis=axis or None,
-        reduction=None if relax_reduction is None else StringAttr(relax_reduction),
-    )
+
+    def scatter(target: SSAValue, updates: SSAValue, how: str | None) -> SSAValue:
+        if how in ("add", "mul") and dtypes.is_bool(em.dtype(target)):
+            how = "max" if how == "add" else "min"
+        return em.op(
+            "scatter_elements",
+            target,
+            index,
+            updates,
+            axis=axis or None,
+            reduction=None if how is None else StringAttr(how),
+        )
+
+    if reduction is None:
+        return scatter(x, src, None)
+    how = "add" if reduction == "mean" else _SCATTER_REDUCTIONS[reduction]
+    start = x
+    if key == "aten.scatter_reduce" and not a.get("include_self", True):
+        neutral = {"add": 0, "mul": 1, "max": _lowest(dtype), "min": _highest(dtype)}[how]
+        start = scatter(x, em.full(em.dims(index), neutral, dtype), None)
+    combined = scatter(start, src, how)
+    if reduction != "mean":
+        return combined
+    counted = em.full(em.dims(x), 0 if start is not x else 1, dtype)
+    counts = scatter(counted, em.full(em.dims(index), 1, dtype), "add")
+    mean = em.op("divide", combined, em.op("maximum", counts, em.scalar(1, counts)))
+    return em.op("where", em.op("equal", counts, em.scalar(0, counts)), x, mean)
+
+
+def _lowest(dtype: Any) -> Any:
+    if dtypes.is_float(dtype):
+        return float("-inf")
+    return False if dtypes.is_bool(dtype) else int(np.iinfo(dtypes.numpy_dtype(dtype)).min)
+
+
+def _highest(dtype: Any) -> Any:
+    if dtypes.is_float(dtype):
+        return float("inf")
+    return True if dtypes.is_bool(dtype) else int(np.iinfo(dtypes.numpy_dtype(dtype)).max)
+
+
+# ------------------------------------------------------------------ data-dependent lengths
+
+
+def _nonzero_columns(imp: _Importer, x: SSAValue) -> SSAValue:
+    """``relax.nonzero`` of x, ``[rank, count]``, its count a new symbolic variable."""
+    em = imp.em
+    found = imp.builder.variable(object(), "nonzero")
+    return em.match(em.op("nonzero", x), [em.ndim(x), found])
+
+
+@_converts("aten.nonzero")
+def _nonzero(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """The positions of the non-zero elements, one row each (the safety net)."""
+    em, x = imp.em, a["self"]
+    if em.ndim(x) == 0:  # one row without columns when x is non-zero
+        found = em.dims(_nonzero_columns(imp, em.reshape(x, [1])))[1]
+        return em.full([found, 0], 0, dtypes.I64)
+    return em.permute(_nonzero_columns(imp, x), [1, 0])
+
+
+@_converts("aten.masked_select")
+def _masked_select(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """The elements of x where the mask is true (both broadcast), in row-major order."""
+    em = imp.em
+    x, mask = a["self"], a["mask"]
+    dims_x, dims_m = list(em.dims(x)), list(em.dims(mask))
+    rank = max(len(dims_x), len(dims_m))
+    dims_x = [sympy.Integer(1)] * (rank - len(dims_x)) + dims_x
+    dims_m = [sympy.Integer(1)] * (rank - len(dims_m)) + dims_m
+    # the broadcast shape; sizes torch has proven to broadcast are checked when it runs
+    common = [m if d == 1 else d for d, m in zip(dims_x, dims_m, strict=True)]
+    flat_x = em.flatten(em.broadcast_to(x, common))
+    flat_mask = em.flatten(em.broadcast_to(mask, common))
+    positions = _nonzero_columns(imp, flat_mask)
+    positions = em.reshape(positions, [em.dims(positions)[1]])
+    return em.op("take", flat_x, positions, axis=0)

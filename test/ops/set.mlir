@@ -16,3 +16,18 @@ relax.func @unique(%x: !relax.tensor<[n, 4], i32>, %u: !relax.tensor<*, ?>) -> !
   %3 = relax.unique %u : (!relax.tensor<*, ?>)
   relax.return %2 : !relax.tensor<[k], f32>
 }
+
+// -----
+
+// unique_all: the values' length depends on the data; the inverse has one position per
+// element (per slice along the axis), so its length is known.
+// CHECK-LABEL: relax.func @unique_all
+// CHECK-NEXT:    relax.unique_all {{.*}} -> !relax.tuple<!relax.tensor<ndim=1, f32>, !relax.tensor<ndim=1, i64>, !relax.tensor<[n * 4], i64>, !relax.tensor<ndim=1, i64>>
+// CHECK-NEXT:    relax.unique_all {{.*}} -> !relax.tuple<!relax.tensor<ndim=2, f32>, !relax.tensor<ndim=1, i64>, !relax.tensor<[4], i64>, !relax.tensor<ndim=1, i64>>
+// CHECK-NEXT:    relax.nonzero {{.*}} -> !relax.tensor<ndim=2, i64>
+relax.func @unique_all(%x: !relax.tensor<[n, 4], f32>) -> !relax.object {
+  %0 = relax.unique_all %x : (!relax.tensor<[n, 4], f32>)
+  %1 = relax.unique_all %x {axis = -1 : i64, sorted = false} : (!relax.tensor<[n, 4], f32>)
+  %2 = relax.nonzero %x : (!relax.tensor<[n, 4], f32>)
+  relax.return %x : !relax.tensor<[n, 4], f32>
+}

@@ -39,3 +39,11 @@ relax.func @scatter_booleans_added(%x: !relax.tensor<[4], i1>, %i: !relax.tensor
   %0 = relax.scatter_elements %x, %i, %x {reduction = "add"} : (!relax.tensor<[4], i1>, !relax.tensor<[4], i64>, !relax.tensor<[4], i1>)
   relax.return %x : !relax.tensor<[4], i1>
 }
+
+// -----
+
+relax.func @nonzero_of_a_scalar(%x: !relax.tensor<[], f32>) -> !relax.object {
+  // expected-error @+1 {{'relax.nonzero' op expected x of rank at least 1, got !relax.tensor<[], f32>}}
+  %0 = relax.nonzero %x : (!relax.tensor<[], f32>)
+  relax.return %x : !relax.tensor<[], f32>
+}

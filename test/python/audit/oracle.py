@@ -975,3 +975,48 @@ def _scatter_elements(args: list[Any], props: dict[str, Any]) -> Expected:
             else:
                 out[point] = _COMBINE[reduction](out[point], updates[where])
     return Expected(out, zero_sign=reduction not in ("max", "min"))
+
+
+def _group_key(value: Any) -> Any:
+    """Equal elements of unique_all: NaNs are one value, -0.0 is 0.0."""
+    if isinstance(value, tuple):
+        return tuple(_group_key(v) for v in value)
+    if isinstance(value, float) and math.isnan(value):
+        return (1, 0.0)
+    return (0, value)
+
+
+@oracle("relax.unique_all")
+def _unique_all(args: list[Any], props: dict[str, Any]) -> Expected:
+    (x,) = args
+    axis = props.get("axis")
+    if axis is None:
+        items = [v.item() for v in x.reshape(-1)]
+    else:
+        axis = axis_index(axis, x.ndim)
+        moved = np.moveaxis(x, axis, 0)
+        items = [tuple(v.item() for v in s.reshape(-1)) for s in moved]
+    first: dict[Any, int] = {}
+    for position, item in enumerate(items):
+        first.setdefault(_group_key(item), position)
+    keys = list(first)
+    if props.get("sorted", True):
+        keys.sort()
+    slot = {key: index for index, key in enumerate(keys)}
+    inverse = np.array([slot[_group_key(item)] for item in items], np.int64)
+    counts = np.bincount(inverse, minlength=len(keys)).astype(np.int64)
+    starts = np.array([first[key] for key in keys], np.int64)
+    if axis is None:
+        values = np.array([x.reshape(-1)[p] for p in starts], x.dtype).reshape(len(keys))
+    else:
+        values = np.take(x, starts, axis=axis)
+    return Expected((values, starts, inverse, counts), zero_sign=False)
+
+
+@oracle("relax.nonzero")
+def _nonzero(args: list[Any], props: dict[str, Any]) -> Expected:
+    (x,) = args
+    if x.ndim == 0:
+        raise Refused("nonzero of a 0-d tensor")
+    found = [where for where in np.ndindex(*x.shape) if x[where] != 0]
+    return Expected(np.array(found, np.int64).reshape(len(found), x.ndim).T.copy())

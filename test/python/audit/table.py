@@ -1761,3 +1761,55 @@ spec(
     _scatter_random,
     lambda dtype: ([rank_only(2, dtype), rank_only(2, "i64"), rank_only(2, dtype)], {}),
 )
+
+
+# ----------------------------------------------------------------------------- unique_all, nonzero
+
+
+def _unique_all_cases(dtype: str) -> list[Case]:
+    make = maker("relax.unique_all", dtype)
+    values = specials(dtype)
+    rows = np.stack([ramp((4,), dtype), ramp((4,), dtype)[::-1], ramp((4,), dtype)])
+    return [
+        make("specials", np.concatenate([values, values[::-1]])),
+        make("specials-unsorted", np.concatenate([values[::-1], values]), sorted=False),
+        make("rows", rows, axis=0),
+        make("columns-unsorted", rows, axis=-1, sorted=False),
+        make("empty", ramp((0,), dtype)),
+        make("scalar", scalar(values[-1], dtype)),
+        make("bad-axis", rows, axis=2, static=True),
+    ]
+
+
+spec(
+    "relax.unique_all",
+    ALL,
+    _unique_all_cases,
+    unary_random("relax.unique_all"),
+    lambda dtype: ([rank_only(2, dtype)], {}),
+)
+
+
+def _nonzero_cases(dtype: str) -> list[Case]:
+    make = maker("relax.nonzero", dtype)
+    return [
+        make("specials", specials(dtype)),
+        make("matrix", ramp((3, 4), dtype)),
+        make("empty", ramp((2, 0), dtype)),
+        make("scalar", scalar(1, dtype), static=True),
+    ]
+
+
+@st.composite
+def _nonzero_random(draw: st.DrawFn, dtype: str) -> Case:
+    x = random_values(draw(seeds()), draw(random_shape(1, 3)), dtype)
+    return maker("relax.nonzero", dtype)("random", x)
+
+
+spec(
+    "relax.nonzero",
+    ALL,
+    _nonzero_cases,
+    _nonzero_random,
+    lambda dtype: ([rank_only(2, dtype)], {}),
+)

@@ -100,6 +100,11 @@ some intermediate float16 steps (``log_softmax``'s ``x - max``), xrelax others."
 UNDEFINED_VALUES = {"empty", "new_empty"}
 """OpInfos whose results have undefined values: only their type and shape compare."""
 
+OPEN_TIE_ORDER = {"sort", "argsort", "topk"}
+"""OpInfos whose order of equal elements torch leaves open (its unstable sort, topk):
+eager's results are taken in torch's stable order (equal elements by position), the
+order xrelax gives."""
+
 EXPECTED_FAILURES = Path(__file__).with_name("torch_opinfo_expected_failures.txt")
 
 WITHOUT_OPINFO = {
@@ -200,6 +205,8 @@ def run_case(op: Any, sample: Any) -> Outcome:
             expected = module(*[t.clone() for t in tensors])
     except Exception as err:  # noqa: BLE001 - a sample torch itself refuses is no case
         return Outcome("not a case", f"eager: {type(err).__name__}")
+    if op.name in OPEN_TIE_ORDER:
+        expected = _stable_order(op.name, sample)
     results = pytree.tree_leaves(expected)
     if not results or not all(isinstance(r, torch.Tensor) for r in results):
         return Outcome("not a case", "a result that is not a tensor")
@@ -219,6 +226,22 @@ def run_case(op: Any, sample: Any) -> Outcome:
     outcome = _run_program(op, static, tensors, results)
     outcome.static_fallback = fallback
     return outcome
+
+
+def _stable_order(name: str, sample: Any) -> Any:
+    """The results of ``sort``, ``argsort`` or ``topk`` on ``sample`` with equal elements
+    in the order of their positions."""
+    x = sample.input
+    with torch.no_grad():
+        names = ("k", "dim", "largest") if name == "topk" else ("dim", "descending")
+        bound = dict(zip(names, sample.args, strict=False))
+        bound.update(sample.kwargs)
+        if name != "topk":
+            return getattr(torch, name)(x, **{**bound, "stable": True})
+        dim = bound.get("dim", -1) if x.ndim else 0
+        order = torch.sort(x, dim=dim, descending=bound.get("largest", True), stable=True)[1]
+        order = order.narrow(dim, 0, bound["k"]) if x.ndim else order
+        return x.gather(dim, order) if x.ndim else x.clone(), order
 
 
 def _symbolic(program: Any) -> bool:

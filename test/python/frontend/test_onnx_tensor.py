@@ -196,3 +196,28 @@ def test_reverse_sequence(batch_axis, time_axis):
         lens = RNG.integers(1, t + 1, n).astype(np.int64)
         feeds.append({"x": RNG.standard_normal(dims).astype(np.float32), "lens": lens})
     _check(model, feeds, exact=True)
+
+
+def test_data_dependent_lengths():
+    """NonZero, Compress and Unique: their lengths are named by match_shape after the
+    safety net computes them."""
+    x = np.array([[0.0, 1.5, -0.0, 2.0], [3.0, 0.0, 2.0, 0.0], [1.5, 1.5, 0.0, 1.0]], np.float32)
+    cases = [
+        (helper.make_node("NonZero", ["x"], ["y"]), [("y", np.int64)]),
+        (
+            helper.make_node("Unique", ["x"], ["y", "i", "v", "c"], sorted=0),
+            [("y", np.float32), ("i", np.int64), ("v", np.int64), ("c", np.int64)],
+        ),
+        (
+            helper.make_node("Unique", ["x"], ["y", "i", "v", "c"], axis=1),
+            [("y", np.float32), ("i", np.int64), ("v", np.int64), ("c", np.int64)],
+        ),
+    ]
+    for node, outputs in cases:
+        model = _model(node, [("x", np.float32, ["n", 4])], outputs)
+        _check(model, [{"x": x[:n]} for n in (1, 3)], exact=True)
+    node = helper.make_node("Compress", ["x", "c"], ["y"], axis=1)
+    model = _model(node, [("x", np.float32, ["n", 4]), ("c", np.int64, [3])], [("y", np.float32)])
+    model.graph.input[1].type.tensor_type.elem_type = TensorProto.BOOL
+    feeds = [{"x": x[:n], "c": np.array([True, False, True])} for n in (1, 3)]
+    _check(model, feeds, exact=True)

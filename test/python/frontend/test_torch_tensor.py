@@ -107,12 +107,14 @@ def test_scatter(reduce):
         check(lambda t, s: torch.scatter(t, 1, index, s, reduce=reduce), x, src)
 
 
-@pytest.mark.parametrize("reduce", ["sum", "prod", "amax", "amin"])
+@pytest.mark.parametrize("reduce", ["sum", "prod", "amax", "amin", "mean"])
 def test_scatter_reduce(reduce):
     x = _floats(3, 5)
     index = torch.tensor([[0, 4, 4], [2, 2, 3]])
     src = _floats(2, 3)
-    check(lambda t, s: torch.scatter_reduce(t, 1, index, s, reduce), x, src)
+    for include_self in (True, False):
+        fn = lambda t, s: torch.scatter_reduce(t, 1, index, s, reduce, include_self=include_self)  # noqa: B023, E731
+        check(fn, x, src)
     check(lambda t, s: torch.scatter_add(t, 1, index, s), x, src)
 
 
@@ -123,3 +125,10 @@ def test_scatter_negative_index_is_an_error():
     run = compiled(lambda t, s, i: torch.scatter(t, 1, i, s), x, src, torch.tensor([[1]]))
     with pytest.raises(VMError, match="out of range"):
         run(x.numpy(), src.numpy(), np.array([[-1]]))
+
+
+def test_nonzero_and_masked_select():
+    x = torch.tensor([[0.0, 1.5, -0.0, 2.0], [3.0, 0.0, float("nan"), 0.0], [0.0, 0.0, 0.0, 1.0]])
+    check(torch.nonzero, x)
+    check(lambda t: torch.masked_select(t, t > 0.5), x)
+    check(lambda t, m: torch.masked_select(t, m), x, torch.tensor([True, False, True, True]))

@@ -31,6 +31,7 @@ from xrelax.ops.math import (
     TanOp,
 )
 from xrelax.ops.scatter import REDUCTIONS, ScatterElementsOp
+from xrelax.ops.set import NonzeroOp, UniqueAllOp
 from xrelax.ops.sort import ArgsortOp
 
 F32, I1, I32, I64 = dtypes.F32, dtypes.I1, dtypes.I32, dtypes.I64
@@ -39,7 +40,7 @@ MAPS = (
     TanOp, SinhOp, CoshOp, AsinOp, AcosOp, AtanOp, AsinhOp, AcoshOp, AtanhOp, FloorOp, CeilOp,
     RoundOp, Log1pOp, Expm1Op,
 )  # fmt: skip
-TESTED = {*MAPS, ArgsortOp, ScatterElementsOp}
+TESTED = {*MAPS, ArgsortOp, ScatterElementsOp, UniqueAllOp, NonzeroOp}
 """The operators this module tests (test_every_operator_has_a_property_test)."""
 
 
@@ -89,3 +90,25 @@ def test_scatter_elements(data):
         env,
     )
     run(case, data)
+
+
+@given(data=st.data())
+def test_unique_all(data):
+    env, rng = data.draw(bindings()), data.draw(seeds())
+    dtype = data.draw(st.sampled_from([F32, I32]))
+    shape = data.draw(shapes(0, 3))
+    x = data.draw(tensor_operand(shape, dtype, env, rng, -2, 3))
+    props = {}
+    if shape and data.draw(st.booleans()):
+        props["axis"] = int_attr(data.draw(st.integers(-len(shape), len(shape) - 1)))
+    if data.draw(st.booleans()):
+        props["sorted"] = bool_attr(data.draw(st.booleans()))
+    run(Case(UniqueAllOp, [x[0]], props, [x[1]], env), data)
+
+
+@given(data=st.data())
+def test_nonzero(data):
+    env, rng = data.draw(bindings()), data.draw(seeds())
+    dtype = data.draw(st.sampled_from([F32, I32, I1]))
+    x = data.draw(tensor_operand(data.draw(shapes(1, 3)), dtype, env, rng, -1, 2))
+    run(Case(NonzeroOp, [x[0]], {}, [x[1]], env), data)

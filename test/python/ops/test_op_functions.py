@@ -84,6 +84,7 @@ PYTHON_ATTRIBUTES.update(
 PYTHON_ATTRIBUTES.update(
     {
         "argsort": {"axis": 0, "descending": True},
+        "unique_all": {"axis": 1, "sorted": False},
         "scatter_elements": {"axis": 1, "reduction": StringAttr("add")},
     }
 )

@@ -151,6 +151,8 @@ EXAMPLES.update(
             )
         },
         "argsort": ([T], "{axis = 0 : i64, descending = true}"),
+        "unique_all": ([T], "{axis = 1 : i64, sorted = false}"),
+        "nonzero": ([T], ""),
         "scatter_elements": (
             [T, "!relax.tensor<[n, k], i64>", "!relax.tensor<[n, k], f32>"],
             '{axis = 1 : i64, reduction = "add"}',
@@ -187,6 +189,7 @@ def deduced_result(name: str) -> str:
 
 
 NAMES = sorted(op.name.removeprefix("relax.") for op in OPERATORS)
+TUPLE_RESULTS = ("split", "unique_all")
 
 
 def test_every_operator_has_an_example():
@@ -214,7 +217,7 @@ def test_generic_round_trip(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_contradicting_result_is_a_located_error(name):
     wrong = "!relax.tensor<ndim=7, f32>"
-    text = module_text(name, f"!relax.tuple<{wrong}>" if name == "split" else wrong)
+    text = module_text(name, f"!relax.tuple<{wrong}>" if name in TUPLE_RESULTS else wrong)
     module = LocatingParser(CTX, text, "ops.mlir").parse_module()
     with pytest.raises(IRError) as info:
         verify_module(module)
