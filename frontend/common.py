@@ -173,7 +173,8 @@ class ModelBuilder:
         """Declare a weight parameter with its value; returns its parameter name.
         Weights no operator uses are left out of the function and the parameter file."""
         unique = self.names.unique(name)
-        self.weights[unique] = np.ascontiguousarray(value)
+        # (np.ascontiguousarray alone makes a 0-d array 1-d)
+        self.weights[unique] = np.ascontiguousarray(value).reshape(np.shape(value))
         return unique
 
     def build(

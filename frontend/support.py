@@ -1,4 +1,6 @@
-"""The operator lists of ``docs/importing-models.md``, generated from the importers.
+"""The operator tables and lists of ``docs/importing-models.md``, generated from the
+importers: what each converts natively, what the torch importer leaves to torch's
+decompositions, and what the ONNX importer expands through ONNX's function bodies.
 
     python -m xrelax.frontend.support            # rewrite the lists in the doc
     python -m xrelax.frontend.support --check    # exit 1 when the doc is out of date
@@ -38,6 +40,117 @@ def aten_operators() -> str:
     return "\n".join(lines) + "\n"
 
 
+_NOT_DECOMPOSED = ("fft_", "linalg_", "sparse_", "to_sparse", "quantized_", "fbgemm_", "sym_")
+"""Families of ATen operators left out of the decomposition list: complex results,
+factorizations, sparse layouts, quantized kernels and size queries, which no
+decomposition brings to converted operators."""
+
+
+def aten_decomposed() -> list[str]:
+    """The ATen operators (overload packets) without a converter that torch's tables
+    decompose: public, functional, forward operators."""
+    import torch
+
+    from xrelax.frontend import torch_decompose
+    from xrelax.frontend.torch import SUPPORTED
+
+    candidates = set(torch_decompose._default_table()) | set(torch._decomp.decomposition_table)
+    names = set()
+    for op in candidates:
+        if not isinstance(op, torch._ops.OpOverload) or op.namespace != "aten":
+            continue
+        name = op._overloadpacket.__name__
+        if (
+            name.startswith(("_", *_NOT_DECOMPOSED))
+            or name.endswith("_")
+            or "backward" in name
+            or op._schema.is_mutable
+            or op._overloadname == "out"
+            or f"aten.{name}" in SUPPORTED
+        ):
+            continue
+        names.add(name)
+    return sorted(names)
+
+
+def onnx_functions() -> dict[str, str]:
+    """The ONNX operators (default domain) without a converter that ONNX defines as
+    functions, and how their bodies fare: ``covered`` (every operator of the body is
+    converted or expands so), ``built per input types`` (a context-dependent body), or
+    the body's operators that are not covered."""
+    import onnx
+
+    from xrelax.frontend.onnx import _CONVERTERS
+
+    schemas = {s.name: s for s in onnx.defs.get_all_schemas() if s.domain == ""}
+    expanded = {
+        name: s
+        for name, s in schemas.items()
+        if name not in _CONVERTERS and (s.has_function or s.has_context_dependent_function)
+    }
+
+    def missing(name: str, seen: frozenset[str]) -> set[str]:
+        schema = expanded[name]
+        if not schema.has_function:
+            return set()
+        gaps = set()
+        for node in schema.function_body.node:
+            if node.op_type in _CONVERTERS or node.op_type in seen:
+                continue
+            if node.op_type in expanded:
+                gaps |= missing(node.op_type, seen | {name})
+            else:
+                gaps.add(node.op_type)
+        return gaps
+
+    result = {}
+    for name in sorted(expanded):
+        gaps = missing(name, frozenset())
+        if gaps:
+            result[name] = "body uses " + ", ".join(f"`{g}`" for g in sorted(gaps))
+        elif expanded[name].has_function:
+            result[name] = "covered"
+        else:
+            result[name] = "built per input types"
+    return result
+
+
+def coverage() -> str:
+    """The table of what each importer covers natively, by decomposition and by function
+    expansion, as markdown."""
+    from xrelax.frontend.onnx import SUPPORTED as ONNX_SUPPORTED
+    from xrelax.frontend.torch import SUPPORTED as TORCH_SUPPORTED
+
+    aten = [n for n in TORCH_SUPPORTED if n.startswith("aten.")]
+    functions = onnx_functions()
+    covered = sum(1 for how in functions.values() if how == "covered")
+    per_types = sum(1 for how in functions.values() if how == "built per input types")
+    rows = [
+        "| | torch.export (ATen) | ONNX (default domain) |",
+        "|---|---:|---:|",
+        f"| converted natively | {len(aten)} | {len(ONNX_SUPPORTED)} |",
+        f"| decomposed by torch's tables (no converter) | {len(aten_decomposed())} | - |",
+        f"| expanded through ONNX's function body (no converter) | - | {len(functions)} "
+        f"({covered} covered, {per_types} built per input types) |",
+    ]
+    return "\n".join(rows) + "\n"
+
+
+def aten_decomposition_list() -> str:
+    """The ATen operators torch's tables decompose, as markdown."""
+    names = aten_decomposed()
+    return f"{len(names)} ATen operators: " + ", ".join(f"`{n}`" for n in names) + ".\n"
+
+
+def onnx_function_list() -> str:
+    """The ONNX operators imported through their function bodies, as markdown."""
+    functions = onnx_functions()
+    items = [
+        f"`{name}`" + ("" if how == "covered" else f" ({how})") for name, how in functions.items()
+    ]
+    return f"{len(items)} ONNX operators: " + ", ".join(items) + ".\n"
+
+
 def onnx_operators() -> str:
     """The ONNX operators the ONNX importer converts, as markdown."""
     from xrelax.frontend.onnx import SUPPORTED
@@ -50,8 +163,11 @@ def onnx_operators() -> str:
 
 
 GENERATORS: dict[str, Callable[[], str]] = {
+    "coverage": coverage,
     "aten-operators": aten_operators,
+    "aten-decomposed": aten_decomposition_list,
     "onnx-operators": onnx_operators,
+    "onnx-functions": onnx_function_list,
 }
 
 

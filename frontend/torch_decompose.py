@@ -6,7 +6,8 @@ operator of a program that has no converter is decomposed by torch before import
 ``ExportedProgram.run_decompositions`` with a table restricted to those operators, taken
 from ``torch.export.default_decompositions()`` (the composite operators and torch's
 choice of decompositions to core ATen), else from ``torch._decomp.decomposition_table``
-(which also has core ATen operators, ``elu``, ``log1p``, ...). A decomposition can use
+(which also has core ATen operators, ``elu``, ``log1p``, ...), else the operator's
+composite implementation. A decomposition can use
 operators that have no converter either: the table grows with the decomposable ones and
 the original program is decomposed again, until the program holds only converted
 operators or operators torch does not decompose. Each node remembers the node of the
@@ -90,11 +91,17 @@ def _default_table() -> dict[torch._ops.OpOverload, Callable[..., object]]:
 
 
 def decomposition(op: torch._ops.OpOverload) -> Callable[..., object] | None:
-    """torch's decomposition of ``op``, or None."""
+    """torch's decomposition of ``op``, or None: from the tables, else the composite
+    implementation of an operator that has one (``reshape_as``)."""
     rule = _default_table().get(op)
     if rule is None:
         rule = torch._decomp.decomposition_table.get(op)
+    if rule is None and op.has_kernel_for_dispatch_key(_COMPOSITE):
+        rule = op.decompose
     return rule
+
+
+_COMPOSITE = torch._C.DispatchKey.CompositeImplicitAutograd
 
 
 def origin(node: torch.fx.Node, original: torch.fx.Graph) -> str | None:
