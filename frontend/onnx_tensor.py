@@ -17,9 +17,11 @@ from xrelax.frontend.common import FrontendError, Unsupported
 from xrelax.frontend.onnx import (
     _axis,
     _canonical,
+    _cast_target,
     _checked_indices,
     _converts,
     _flag,
+    _given,
     _Importer,
     _Known,
     _string,
@@ -367,6 +369,159 @@ def _unique(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: d
         em.match(inverse, [inverse_length]),
         em.match(counts, [count]),
     ]
+
+
+# ------------------------------------------------------------------ quantization
+
+_QUANTIZED = {
+    dtypes.I8: (-128, 127),
+    dtypes.UI8: (0, 255),
+    dtypes.I16: (-32768, 32767),
+    dtypes.UI16: (0, 65535),
+    dtypes.I32: (-(2**31), 2**31 - 1),
+}
+"""The integer types ONNX quantizes to, and their ranges."""
+
+
+def _along(imp: _Importer, v: Any, x: Any, axis: int, block: int, what: str) -> Any:
+    """A scale or zero point made to broadcast against x: as it is when it has one
+    element, along ``axis`` when 1-D, and each of its entries repeated ``block`` times
+    along ``axis`` when blocked (of x's rank)."""
+    em = imp.em
+    dims = list(em.dims(x))
+    count = math.prod(int(d) for d in em.dims(v)) if all(d.is_Integer for d in em.dims(v)) else None
+    if count != 1 or block:
+        axis = _axis(axis, max(len(dims), 1))
+    if block:
+        if em.ndim(v) != len(dims):
+            raise FrontendError(f"{what} has type {v.type}, expected one of rank {len(dims)}")
+        steps = em.op("arange", em.prim(0), em.prim(dims[axis]), em.prim(1), dtype=dtypes.I64)
+        blocks = em.op("divide", steps, em.scalar(block, steps))
+        return em.op("take", v, blocks, axis=axis)
+    if count == 1:
+        return em.reshape(v, [])
+    if em.ndim(v) != 1:
+        raise FrontendError(
+            f"{what} has type {v.type}, expected one value or one per entry of axis {axis}"
+        )
+    return em.reshape(v, [d if a == axis else 1 for a, d in enumerate(dims)])
+
+
+def _quantization_axis(imp: _Importer, x: Any, attrs: dict) -> tuple[int, int]:
+    """The (unchecked) ``axis`` and the ``block_size``: the axis matters only for a
+    scale of more than one value."""
+    block = attrs.get("block_size", 0)
+    if block < 0:
+        raise FrontendError(f"block_size is {block}, expected at least 0")
+    return attrs.get("axis", 1), block
+
+
+def quantize(imp: _Importer, x: Any, scale: Any, zero: Any | None, dtype: Any) -> Any:
+    """round(x / scale) (halves to even) + zero, saturated to ``dtype``; computed in f32
+    for f16 (onnxruntime)."""
+    em = imp.em
+    lo, hi = _QUANTIZED[dtype]
+    wide = dtypes.F32 if em.dtype(x) == dtypes.F16 else em.dtype(x)
+    x, scale = em.cast(x, wide), em.cast(scale, wide)
+    value = em.op("round", em.op("divide", x, scale))
+    if zero is not None:
+        value = em.op("add", value, em.cast(zero, wide))
+    return em.cast(em.clamp(value, float(lo), float(hi)), dtype)
+
+
+@_converts("QuantizeLinear")
+def _quantize_linear(
+    imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
+) -> Any:
+    """Per tensor, per axis or blocked; to the zero point's type (absent: ``output_dtype``,
+    else u8), saturating."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    axis, block = _quantization_axis(imp, x, attrs)
+    scale = _along(imp, imp.tensor(inputs[1]), x, axis, block, "y_scale")
+    given = _given(inputs, 2)
+    zero = None if given is None else imp.tensor(given)
+    if zero is not None:
+        dtype = em.dtype(zero)
+        zero = _along(imp, zero, x, axis, block, "y_zero_point")
+    elif attrs.get("output_dtype"):
+        dtype = dtypes.from_numpy(_cast_target(attrs["output_dtype"]))
+    else:
+        dtype = dtypes.UI8
+    if dtype not in _QUANTIZED:
+        raise Unsupported(f"quantizing to {dtypes.NAME_OF.get(dtype, dtype)}")
+    if attrs.get("precision"):
+        raise Unsupported("precision")
+    return quantize(imp, x, scale, zero, dtype)
+
+
+@_converts("DequantizeLinear")
+def _dequantize_linear(
+    imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
+) -> Any:
+    """(x - zero) * scale in the scale's type (``output_dtype`` when given)."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    if em.dtype(x) not in _QUANTIZED:
+        raise Unsupported(f"dequantizing {dtypes.NAME_OF.get(em.dtype(x), em.dtype(x))}")
+    axis, block = _quantization_axis(imp, x, attrs)
+    scale = imp.tensor(inputs[1])
+    dtype = em.dtype(scale)
+    if attrs.get("output_dtype"):
+        dtype = dtypes.from_numpy(_cast_target(attrs["output_dtype"]))
+    scale = _along(imp, scale, x, axis, block, "x_scale")
+    value = em.cast(x, dtype) if em.dtype(x) != dtypes.I32 else x
+    given = _given(inputs, 2)
+    if given is not None:
+        zero = _along(imp, imp.tensor(given), x, axis, block, "x_zero_point")
+        if em.dtype(x) == dtypes.I32:
+            value = em.op("subtract", value, zero)  # exact before the rounding cast
+        else:
+            value = em.op("subtract", value, em.cast(zero, dtype))
+    value = em.cast(value, dtype)
+    return em.op("multiply", value, em.cast(scale, dtype))
+
+
+def _widened(imp: _Importer, v: Any, zero: _Value, per: str, rank: int) -> Any:
+    """``v - zero`` in i32; a 1-D zero point is one per row (``per = "row"``) or column."""
+    em = imp.em
+    v = em.cast(v, dtypes.I32)
+    if zero is None:
+        return v
+    z = em.cast(imp.tensor(zero), dtypes.I32)
+    if em.ndim(z) == 1 and em.dims(z)[0] != 1:
+        z = em.unsqueeze(z, [1]) if per == "row" else z
+    elif em.ndim(z) >= 1:
+        z = em.reshape(z, []) if all(d == 1 for d in em.dims(z)) else z
+    return em.op("subtract", v, z)
+
+
+@_converts("MatMulInteger")
+def _matmul_integer(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """(A - a_zero_point) @ (B - b_zero_point) accumulated in i32."""
+    em = imp.em
+    a, b = imp.tensor(inputs[0]), imp.tensor(inputs[1])
+    a = _widened(imp, a, _given(inputs, 2), "row", em.ndim(a))
+    b = _widened(imp, b, _given(inputs, 3), "column", em.ndim(b))
+    return em.op("matmul", a, b)
+
+
+@_converts("QLinearMatMul")
+def _qlinear_matmul(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """The i32 product of the zero-point-shifted operands, scaled by
+    ``a_scale * b_scale / y_scale`` and quantized to y's zero point's type."""
+    em = imp.em
+    a, b = imp.tensor(inputs[0]), imp.tensor(inputs[3])
+    product = em.op(
+        "matmul",
+        _widened(imp, a, inputs[2], "row", em.ndim(a)),
+        _widened(imp, b, inputs[5], "column", em.ndim(b)),
+    )
+    a_scale, b_scale, y_scale = (em.cast(imp.tensor(inputs[k]), dtypes.F32) for k in (1, 4, 6))
+    zero = imp.tensor(inputs[7])
+    scale = em.op("divide", y_scale, em.op("multiply", a_scale, b_scale))
+    scaled = em.cast(product, dtypes.F32)
+    scale = em.reshape(scale, []) if all(d == 1 for d in em.dims(scale)) else scale
+    zero_value = em.reshape(zero, []) if all(d == 1 for d in em.dims(zero)) else zero
+    return quantize(imp, scaled, scale, zero_value, em.dtype(zero))
 
 
 # ------------------------------------------------------------------ refused by name

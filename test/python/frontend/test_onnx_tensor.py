@@ -18,7 +18,13 @@ from xrelax import frontend  # noqa: E402
 from xrelax.frontend import UnsupportedOperatorsError  # noqa: E402
 
 RNG = np.random.default_rng(11)
-ELEM = {np.float32: TensorProto.FLOAT, np.int64: TensorProto.INT64, np.int32: TensorProto.INT32}
+ELEM = {
+    np.float32: TensorProto.FLOAT,
+    np.int64: TensorProto.INT64,
+    np.int32: TensorProto.INT32,
+    np.int8: TensorProto.INT8,
+    np.uint8: TensorProto.UINT8,
+}
 
 
 def _model(node, inputs, outputs, initializers=(), opset=18):
@@ -220,4 +226,85 @@ def test_data_dependent_lengths():
     model = _model(node, [("x", np.float32, ["n", 4]), ("c", np.int64, [3])], [("y", np.float32)])
     model.graph.input[1].type.tensor_type.elem_type = TensorProto.BOOL
     feeds = [{"x": x[:n], "c": np.array([True, False, True])} for n in (1, 3)]
+    _check(model, feeds, exact=True)
+
+
+@pytest.mark.parametrize("zero_type", [np.uint8, np.int8])
+@pytest.mark.parametrize("layout", ["tensor", "axis", "blocked"])
+def test_quantize_dequantize(zero_type, layout):
+    """QuantizeLinear then DequantizeLinear: halves to even, saturation at both ends."""
+    scale = {"tensor": np.array(0.5, np.float32), "axis": np.array([0.5, 0.25, 1, 2], np.float32)}
+    zero = {"tensor": np.array(3, zero_type), "axis": np.array([0, 1, 2, 3], zero_type)}
+    attrs = {"axis": 1} if layout != "blocked" else {"axis": 1, "block_size": 2}
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], **attrs),
+        helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], **attrs),
+    ]
+    inputs = [("x", np.float32, ["n", 4])]
+    if layout == "blocked":
+        inputs += [("s", np.float32, ["n", 2]), ("z", zero_type, ["n", 2])]
+        initializers = []
+    else:
+        initializers = [("s", scale[layout]), ("z", zero[layout])]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info(n, ELEM[t], d) for n, t, d in inputs],
+        [
+            helper.make_tensor_value_info("q", ELEM[zero_type], None),
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+        ],
+        [numpy_helper.from_array(v, n) for n, v in initializers],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    feeds = []
+    for n in (1, 3):
+        x = (RNG.integers(-600, 600, (n, 4)) / 4).astype(np.float32)  # many exact halves
+        feed = {"x": x}
+        if layout == "blocked":
+            feed["s"] = RNG.choice(np.array([0.5, 0.25, 2], np.float32), (n, 2))
+            feed["z"] = RNG.integers(0, 5, (n, 2)).astype(zero_type)
+        feeds.append(feed)
+    _check(model, feeds, exact=True)
+
+
+def test_integer_matmuls():
+    a_type, b_type = np.uint8, np.int8
+    node = helper.make_node("MatMulInteger", ["a", "b", "az", "bz"], ["y"])
+    model = _model(
+        node,
+        [("a", a_type, ["n", 3]), ("b", b_type, [3, 2])],
+        [("y", np.int32)],
+        [("az", np.array(7, a_type)), ("bz", np.array([1, -2], b_type))],
+    )
+    feeds = [
+        {
+            "a": RNG.integers(0, 256, (n, 3)).astype(a_type),
+            "b": RNG.integers(-128, 128, (3, 2)).astype(b_type),
+        }
+        for n in (1, 4)
+    ]
+    _check(model, feeds, exact=True)
+    names = ["a", "as", "az", "b", "bs", "bz", "ys", "yz"]
+    node = helper.make_node("QLinearMatMul", names, ["y"])
+    model = _model(
+        node,
+        [("a", a_type, ["n", 3]), ("b", a_type, [3, 2])],
+        [("y", a_type)],
+        [
+            ("as", np.array(0.05, np.float32)),
+            ("az", np.array(100, a_type)),
+            ("bs", np.array(0.02, np.float32)),
+            ("bz", np.array(120, a_type)),
+            ("ys", np.array(0.3, np.float32)),
+            ("yz", np.array(110, a_type)),
+        ],
+    )
+    feeds = [
+        {
+            "a": RNG.integers(0, 256, (n, 3)).astype(a_type),
+            "b": RNG.integers(0, 256, (3, 2)).astype(a_type),
+        }
+        for n in (1, 4)
+    ]
     _check(model, feeds, exact=True)
