@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import onnx
 import sympy
+from xdsl.dialects.builtin import StringAttr
 
 from xrelax.dialects import dtypes, symbolic
 from xrelax.frontend.common import FrontendError, Unsupported
@@ -441,3 +442,29 @@ def _upsample(imp: _Importer, x: Any, value: _Value, mode: str) -> Any:
         raise FrontendError(f"mode is '{mode}', expected nearest or linear")
     out, scales, axes = _scaled_output(imp, dims, list(range(len(dims))), value, False)
     return imp.em.resize(x, out, mode, axes, scales, "asymmetric", "floor")
+
+
+@_converts("GridSample")
+def _grid_sample(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """``relax.grid_sample``; opset 16's bilinear and bicubic are linear and cubic."""
+    em = imp.em
+    x, grid = imp.tensor(inputs[0]), imp.tensor(inputs[1])
+    if em.ndim(x) < 3 or em.ndim(grid) != em.ndim(x):
+        raise FrontendError(
+            f"X of rank {em.ndim(x)} and grid of rank {em.ndim(grid)}: expected one rank of "
+            "at least 3"
+        )
+    mode = _string(attrs, "mode", "linear" if imp.opset >= 20 else "bilinear",
+                   ("linear", "nearest", "cubic", "bilinear", "bicubic"))  # fmt: skip
+    mode = {"bilinear": "linear", "bicubic": "cubic"}.get(mode, mode)
+    padding = _string(attrs, "padding_mode", "zeros", ("zeros", "border", "reflection"))
+    if not dtypes.is_float(em.dtype(x)):
+        raise Unsupported("grid sampling of integers")
+    return em.op(
+        "grid_sample",
+        x,
+        grid,
+        mode=StringAttr(mode),
+        padding_mode=StringAttr(padding),
+        align_corners=_flag(attrs, "align_corners"),
+    )

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from xdsl.dialects.builtin import StringAttr
 
 from xrelax.dialects.symbolic import floordiv
 from xrelax.frontend.common import Unsupported
@@ -246,3 +247,22 @@ def _upsample(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if given is not None and not align:
         scales = em.const(np.array(_spatial(list(given), len(axes)), np.float64))
     return em.resize(x, out, mode, axes, scales, coordinates, rounding)
+
+
+@_converts("aten.grid_sampler", "aten.grid_sampler_2d", "aten.grid_sampler_3d")
+def _grid_sampler(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """``relax.grid_sample``; torch numbers the modes (bilinear, nearest, bicubic) and the
+    paddings (zeros, border, reflection)."""
+    modes, paddings = ("linear", "nearest", "cubic"), ("zeros", "border", "reflection")
+    mode, padding = modes[a["interpolation_mode"]], paddings[a["padding_mode"]]
+    if (mode, padding) == ("cubic", "border"):
+        # torch clamps each tap, not the coordinate first as ONNX does.
+        raise Unsupported("bicubic sampling with border padding")
+    return imp.em.op(
+        "grid_sample",
+        a["input"],
+        a["grid"],
+        mode=StringAttr(mode),
+        padding_mode=StringAttr(padding),
+        align_corners=bool(a["align_corners"]),
+    )

@@ -9,6 +9,7 @@ the numpy reference and the TE kernel, over numpy arrays or TE expressions.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -144,6 +145,13 @@ class _NumpyMath:
     def clip(i: Any, high: Any) -> Any:
         return np.clip(i, 0, high)
 
+    rint = staticmethod(np.rint)
+    trunc = staticmethod(np.trunc)
+
+    @staticmethod
+    def single(value: Any) -> Any:
+        return np.asarray(value).astype(np.float32)
+
 
 class _TeMath:
     """The operations :func:`_taps` uses, on TE expressions (the kernel)."""
@@ -176,6 +184,15 @@ class _TeMath:
     @staticmethod
     def clip(i: Any, high: Any) -> Any:
         return te.minimum(te.maximum(i, te.const(0, dtypes.I64)), high)
+
+    rint = staticmethod(te.roundeven)
+    trunc = staticmethod(te.trunc)
+
+    @staticmethod
+    def single(value: Any) -> Any:
+        if isinstance(value, sympy.Expr):
+            return te.index(value, dtypes.F32)
+        return te.cast(value, dtypes.F32)
 
 
 def _near(a: float, d: Any) -> Any:
@@ -468,4 +485,213 @@ def _resample(
     return te.compute(shape, body, name)
 
 
-RESIZE_OPS = (ResizeOp,)
+# ------------------------------------------------------------------------------ grid_sample
+
+PADDING_MODES = ("zeros", "border", "reflection")
+
+
+def _reflected(math: Any, v: Any, low: float | Any, high: float | Any) -> Any:
+    """``v`` reflected at the borders ``low`` and ``high`` until inside them."""
+    span = high - low
+    below, above = v < low, v > high
+    distance = math.where(below, low - v, v - high)
+    turns = math.trunc(distance / span)
+    rest = distance - turns * span
+    even = turns - 2 * math.floor(turns / 2) == 0
+    from_below = math.where(even, low + rest, high - rest)
+    from_above = math.where(even, high - rest, low + rest)
+    return math.where(below, from_below, math.where(above, from_above, v))
+
+
+def _grid_taps(
+    math: Any, mode: str, padding: str, align: bool, v: Any, size: Any
+) -> tuple[list[Any], list[Any] | None, list[Any] | None]:
+    """For normalized coordinates ``v`` (in [-1, 1]) along an axis of ``size``: the taps'
+    indices (clamped to the axis), their weights (None for nearest) and, for zeros
+    padding, whether each tap lies inside the axis (else None). As onnx's reference:
+    the coordinate in float32, borders and reflection in float64."""
+    length = math.single(size)
+    v = math.single(v)
+    x = (v + 1) / 2 * (length - 1) if align else ((v + 1) * length - 1) / 2
+    low = math.real(0) if align else math.real(-0.5)
+    high = math.real(size) - (1 if align else 0.5)
+    if mode == "nearest":
+        x = math.rint(x)
+    wide = math.wide(x)
+    if padding == "border":
+        last_position = math.real(size) - 1
+        clamped = math.where(
+            wide < 0, wide * 0, math.where(wide > last_position, last_position, wide)
+        )
+        x = math.single(math.where((wide < low) | (wide > high), clamped, wide))
+    elif padding == "reflection":
+        x = math.single(_reflected(math, wide, low, high))
+    last = math.integer(size - 1)
+    if mode == "nearest":
+        taps, weights = [math.to_int(x)], None
+    else:
+        floor = math.floor(x)
+        ratio = x - floor
+        p = math.to_int(floor)
+        if mode == "linear":
+            taps, weights = [p, p + 1], [1 - ratio, ratio]
+        else:
+            a = -0.75
+            taps = [p - 1, p, p + 1, p + 2]
+            weights = [_far(a, ratio + 1), _near(a, ratio), _near(a, 1 - ratio), _far(a, 2 - ratio)]
+    inside = None
+    if padding == "zeros":
+        inside = [(t >= 0) & (t <= last) for t in taps]
+    elif padding == "reflection":
+        taps = [math.to_int(math.trunc(_reflected(math, math.wide(t), low, high))) for t in taps]
+    return [math.clip(t, last) for t in taps], weights, inside
+
+
+@irdl_op_definition
+class GridSampleOp(OperatorOp):
+    """``%r = relax.grid_sample %x, %grid {mode, padding_mode, align_corners}``: x (N, C,
+    *spatial, floats) sampled at the normalized coordinates of grid (N, *out, D; the
+    last axis in reversed spatial order: x, y, z) as ONNX GridSample does: ``mode``
+    nearest (halves to even), linear or cubic (absent: linear); ``padding_mode`` zeros,
+    border or reflection (absent: zeros); ``align_corners`` (absent: false) maps -1 and
+    1 to the centres of the corner elements instead of their outer edges."""
+
+    name = "relax.grid_sample"
+
+    x = operand_def(TensorType)
+    grid = operand_def(TensorType)
+    mode = opt_prop_def(StringAttr)
+    padding_mode = opt_prop_def(StringAttr)
+    align_corners = opt_prop_def(BoolAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @staticmethod
+    def options(props: Props) -> tuple[str, str, bool]:
+        """The mode, the padding mode and align_corners."""
+        return (
+            _choice(props, "mode", "linear", MODES),
+            _choice(props, "padding_mode", "zeros", PADDING_MODES),
+            prop_bool(props, "align_corners"),
+        )
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        x, grid = (expect_tensor(t) for t in operand_types)
+        check_dtype(x, FLOAT)
+        check_dtype(grid, FLOAT)
+        cls.options(properties)
+        rank = x.ndim if x.ndim is not None else grid.ndim
+        if rank is None:
+            return tensor(None, x.dtype)
+        for operand in (x, grid):
+            if operand.ndim is not None and (operand.ndim != rank or rank < 3):
+                raise RelaxError(
+                    f"expected x (N, C, *spatial) and grid (N, *out, {rank - 2}) of one rank "
+                    f"of at least 3, got {show_type(x)} and {show_type(grid)}"
+                )
+        if x.dims is None or grid.dims is None:
+            return tensor(rank, x.dtype)
+        if symbolic.prove_not_equal(grid.dims[-1], rank - 2):
+            raise RelaxError(
+                f"expected grid's last axis to hold {rank - 2} coordinates, got {show_type(grid)}"
+            )
+        require_equal(
+            grid.dims[-1], rank - 2, "relax.grid_sample: grid holds a coordinate per axis"
+        )
+        if symbolic.prove_not_equal(x.dims[0], grid.dims[0]):
+            raise RelaxError(
+                f"expected x and grid of one batch, got {show_type(x)} and {show_type(grid)}"
+            )
+        require_equal(grid.dims[0], x.dims[0], "relax.grid_sample: x and grid have one batch")
+        for axis, size in enumerate(x.dims[2:]):
+            require_le(1, size, f"relax.grid_sample: spatial axis {axis} of x is not empty")
+        return tensor((x.dims[0], x.dims[1], *grid.dims[1:-1]), x.dtype)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        x, grid = inputs
+        mode, padding, align = cls.options(props)
+        spatial = x.ndim - 2
+        wide = np.float64 if x.dtype == np.float64 else np.float32
+        out = grid.shape[1:-1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            taps = [
+                _grid_taps(
+                    _NumpyMath, mode, padding, align, grid[..., spatial - 1 - d], x.shape[2 + d]
+                )
+                for d in range(spatial)
+            ]
+        batch = np.arange(x.shape[0]).reshape(-1, *([1] * len(out)))
+        total = np.zeros((x.shape[0], *out, x.shape[1]), wide)
+        channels_last = np.moveaxis(x, 1, -1)
+        for choice in itertools.product(*(range(len(t[0])) for t in taps)):
+            index = [taps[d][0][k] for d, k in enumerate(choice)]
+            value = channels_last[(batch, *index)].astype(wide)
+            factor = np.ones((), wide)
+            for d, k in enumerate(choice):
+                if taps[d][1] is not None:
+                    factor = factor * taps[d][1][k].astype(wide)
+                if taps[d][2] is not None:
+                    value = np.where(taps[d][2][k][..., None], value, 0)
+            total = total + value * factor[..., None]
+        return numpy_result(np.moveaxis(total, -1, 1), x.dtype)
+
+    @classmethod
+    def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
+        x, grid = inputs
+        mode, padding, align = cls.options(props)
+        spatial = x.ndim - 2
+        wide = dtypes.F64 if x.dtype == dtypes.F64 else dtypes.F32
+        positions = grid.shape[:-1]
+        count = {"nearest": 1, "linear": 2, "cubic": 4}[mode]
+
+        def taps_at(d: int, i: Sequence[sympy.Expr]) -> tuple:
+            v = grid[(*i, spatial - 1 - d)]
+            return _grid_taps(_TeMath, mode, padding, align, v, x.shape[2 + d])
+
+        stages = []
+        for d in range(spatial):
+            index = [
+                te.compute(positions, lambda *i, d=d, k=k: taps_at(d, i)[0][k], f"index{d}_{k}")
+                for k in range(count)
+            ]
+            weight = None
+            if mode != "nearest":
+                weight = [
+                    te.compute(
+                        positions,
+                        lambda *i, d=d, k=k: te.cast(taps_at(d, i)[1][k], wide),
+                        f"weight{d}_{k}",
+                    )
+                    for k in range(count)
+                ]
+            inside = None
+            if padding == "zeros":
+                inside = [
+                    te.compute(
+                        positions, lambda *i, d=d, k=k: taps_at(d, i)[2][k], f"inside{d}_{k}"
+                    )
+                    for k in range(count)
+                ]
+            stages.append((index, weight, inside))
+
+        def body(b: sympy.Expr, c: sympy.Expr, *o: sympy.Expr) -> te.Expr:
+            at = (b, *o)
+            total = None
+            for choice in itertools.product(range(count), repeat=spatial):
+                value = te.cast(
+                    x[(b, c, *(stages[d][0][k][at] for d, k in enumerate(choice)))], wide
+                )
+                for d, k in enumerate(choice):
+                    if stages[d][2] is not None:
+                        value = te.if_then_else(stages[d][2][k][at], value, te.const(0, wide))
+                    if stages[d][1] is not None:
+                        value = value * stages[d][1][k][at]
+                total = value if total is None else total + value
+            return te.cast(total, x.dtype)
+
+        return te.compute(result_dims(result_type), body, OUTPUT)
+
+
+RESIZE_OPS = (ResizeOp, GridSampleOp)

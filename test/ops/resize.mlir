@@ -18,3 +18,16 @@ relax.func @resize(%x: !relax.tensor<[n, 3, h, w], f32>, %s: !relax.tensor<[1], 
   %3 = relax.resize %u, %d {mode = "nearest"} : (!relax.tensor<[n, 3, 2, 2], i8>, !relax.shape<[n, 3, 4, 4]>)
   relax.return %x : !relax.tensor<[n, 3, h, w], f32>
 }
+
+// -----
+
+// grid_sample: N, C from x, the output positions from the grid (its last axis holds
+// the coordinates).
+// CHECK-LABEL: relax.func @grid_sample
+// CHECK-NEXT:    relax.grid_sample {{.*}} -> !relax.tensor<[n, 3, k, 5], f32>
+// CHECK-NEXT:    relax.grid_sample {{.*}} -> !relax.tensor<[n, 3, 2, 2, 2], f32>
+relax.func @grid_sample(%x: !relax.tensor<[n, 3, h, w], f32>, %g: !relax.tensor<[n, k, 5, 2], f32>, %v: !relax.tensor<[n, 3, d, h, w], f32>, %u: !relax.tensor<[n, 2, 2, 2, 3], f32>) -> !relax.object {
+  %0 = relax.grid_sample %x, %g {mode = "cubic", padding_mode = "border"} : (!relax.tensor<[n, 3, h, w], f32>, !relax.tensor<[n, k, 5, 2], f32>)
+  %1 = relax.grid_sample %v, %u {align_corners = true} : (!relax.tensor<[n, 3, d, h, w], f32>, !relax.tensor<[n, 2, 2, 2, 3], f32>)
+  relax.return %x : !relax.tensor<[n, 3, h, w], f32>
+}

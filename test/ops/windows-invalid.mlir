@@ -74,3 +74,19 @@ relax.func @resize_crop_without_roi(%x: !relax.tensor<[n, 3], f32>, %s: !relax.t
   %0 = relax.resize %x, %t, %s {mode = "linear", axes = array<i64: 1>, coordinate_transformation_mode = "tf_crop_and_resize"} : (!relax.tensor<[n, 3], f32>, !relax.shape<[n, 6]>, !relax.tensor<[1], f64>)
   relax.return %x : !relax.tensor<[n, 3], f32>
 }
+
+// -----
+
+relax.func @grid_sample_coordinates(%x: !relax.tensor<[n, 3, h, w], f32>, %g: !relax.tensor<[n, 4, 4, 3], f32>) -> !relax.object {
+  // expected-error @+1 {{'relax.grid_sample' op expected grid's last axis to hold 2 coordinates, got !relax.tensor<[n, 4, 4, 3], f32>}}
+  %0 = relax.grid_sample %x, %g : (!relax.tensor<[n, 3, h, w], f32>, !relax.tensor<[n, 4, 4, 3], f32>)
+  relax.return %x : !relax.tensor<[n, 3, h, w], f32>
+}
+
+// -----
+
+relax.func @grid_sample_batch(%x: !relax.tensor<[2, 3, h, w], f32>, %g: !relax.tensor<[3, 4, 4, 2], f32>) -> !relax.object {
+  // expected-error @+1 {{'relax.grid_sample' op expected x and grid of one batch}}
+  %0 = relax.grid_sample %x, %g {padding_mode = "reflection"} : (!relax.tensor<[2, 3, h, w], f32>, !relax.tensor<[3, 4, 4, 2], f32>)
+  relax.return %x : !relax.tensor<[2, 3, h, w], f32>
+}

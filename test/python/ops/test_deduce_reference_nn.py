@@ -25,15 +25,15 @@ from xrelax.ops.nn import (
     MaxPool1dOp,
     MaxPool3dOp,
 )
-from xrelax.ops.resize import ResizeOp
+from xrelax.ops.resize import GridSampleOp, ResizeOp
 
 F32, I32 = dtypes.F32, dtypes.I32
 
 TRANSPOSED = (ConvTranspose1dOp, ConvTranspose2dOp, ConvTranspose3dOp)
 POOLS = (MaxPool1dOp, MaxPool3dOp, AvgPool1dOp, AvgPool3dOp)
-TESTED = {Conv3dOp, *TRANSPOSED, *POOLS, ResizeOp}
+TESTED = {Conv3dOp, *TRANSPOSED, *POOLS, ResizeOp, GridSampleOp}
 """The operators this module tests (test_every_operator_has_a_property_test); resize's
-property test is test_resize.py's test_deduction."""
+and grid_sample's property tests are in test_resize.py."""
 
 
 @given(data=st.data())

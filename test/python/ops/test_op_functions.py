@@ -42,6 +42,11 @@ PYTHON_ATTRIBUTES: dict[str, dict] = {
     "conv2d": {"padding": [1]},
     "max_pool2d": {"pool_size": [2, 2], "strides": [2, 2]},
     "avg_pool2d": {"pool_size": [3], "padding": [1]},
+    "grid_sample": {
+        "mode": StringAttr("cubic"),
+        "padding_mode": StringAttr("reflection"),
+        "align_corners": True,
+    },
     "resize": {
         "mode": StringAttr("cubic"),
         "axes": [2, 3],
@@ -85,6 +90,7 @@ PYTHON_ATTRIBUTES.update(
     {
         "argsort": {"axis": 0, "descending": True},
         "unique_all": {"axis": 1, "sorted": False},
+        "non_max_suppression": {"center_point_box": True},
         "scatter_elements": {"axis": 1, "reduction": StringAttr("add")},
     }
 )

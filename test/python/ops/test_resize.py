@@ -1,7 +1,9 @@
-"""``relax.resize``: its reference kernel against onnx's reference implementation of
-Resize over every mode, coordinate transformation, rounding, scale or size, region
-and axis choice; and the deduction property test (the reference result has the
-deduced shape and dtype, less specific operand types deduce a type containing it)."""
+"""``relax.resize`` and ``relax.grid_sample``: their reference kernels against onnx's
+reference implementations of Resize (every mode, coordinate transformation, rounding,
+scale or size, region and axis choice) and GridSample (every mode, padding and
+align_corners, 2-D and 3-D); and the deduction property tests (the reference result
+has the deduced shape and dtype, less specific operand types deduce a type containing
+it)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,14 @@ from xdsl.dialects.builtin import FloatAttr, StringAttr, f64
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, ShapeType, TensorType
-from xrelax.ops.resize import COORDINATE_MODES, MODES, NEAREST_MODES, ResizeOp
+from xrelax.ops.resize import (
+    COORDINATE_MODES,
+    MODES,
+    NEAREST_MODES,
+    PADDING_MODES,
+    GridSampleOp,
+    ResizeOp,
+)
 
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
@@ -151,3 +160,57 @@ def test_provable_errors():
     ints_x = TensorType.of([2, 3, 4], I32)
     with pytest.raises(RelaxError):
         ResizeOp.deduce([ints_x, ShapeType.of([2, 3, 8])], props)
+
+
+@st.composite
+def grid_samples(draw):
+    """A GridSample: x, grid and the attributes."""
+    rng = draw(seeds())
+    spatial = draw(st.integers(1, 3))
+    mode = draw(st.sampled_from(MODES))
+    attrs = {
+        "mode": mode,
+        "padding_mode": draw(st.sampled_from(PADDING_MODES)),
+        "align_corners": int(draw(st.booleans())),
+    }
+    batch = draw(st.integers(1, 2))
+    sizes = [draw(st.integers(2, 4)) for _ in range(spatial)]
+    x = rng.uniform(-3, 3, size=[batch, draw(st.integers(1, 2)), *sizes]).astype(np.float32)
+    out = [draw(st.integers(1, 3)) for _ in range(spatial)]
+    grid = rng.uniform(-1.6, 1.6, size=[batch, *out, spatial]).astype(np.float32)
+    return x, grid, attrs
+
+
+def grid_props(attrs: dict) -> dict:
+    return {
+        "mode": StringAttr(attrs["mode"]),
+        "padding_mode": StringAttr(attrs["padding_mode"]),
+        "align_corners": bool_attr(bool(attrs["align_corners"])),
+    }
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=grid_samples())
+def test_grid_sample_reference_is_onnx_reference(case):
+    x, grid, attrs = case
+    if x.ndim == 3:
+        attrs = {**attrs, "mode": "nearest" if attrs["mode"] == "nearest" else "linear"}
+    node = helper.make_node("GridSample", ["x", "grid"], ["y"], **attrs)
+    inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("x", "grid")]
+    output = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([node], "grid_sample", inputs, [output])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    expected = ReferenceEvaluator(model).run(None, {"x": x, "grid": grid})[0]
+    got = GridSampleOp.reference([x, grid], grid_props(attrs))
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+@given(data=st.data())
+def test_grid_sample_deduction(data):
+    x, grid, attrs = data.draw(grid_samples())
+    env, rng = data.draw(bindings()), data.draw(seeds())
+    x_type, x_value = data.draw(tensor_operand(x.shape, F32, env, rng))
+    grid_type, grid_value = data.draw(tensor_operand(grid.shape, F32, env, rng, -1.5, 1.5))
+    case = Case(GridSampleOp, [x_type, grid_type], grid_props(attrs), [x_value, grid_value], env)
+    run(case, data)

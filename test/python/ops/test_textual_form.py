@@ -75,6 +75,10 @@ EXAMPLES: dict[str, tuple[list[str], str]] = {
     "conv2d": ([IMAGE, "!relax.tensor<[8, 3, 3, 3], f32>"], "{padding = array<i64: 1>}"),
     "max_pool2d": ([IMAGE], "{pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}"),
     "avg_pool2d": ([IMAGE], "{pool_size = array<i64: 3>, padding = array<i64: 1>}"),
+    "grid_sample": (
+        [IMAGE, "!relax.tensor<[n, 5, 6, 2], f32>"],
+        '{mode = "cubic", padding_mode = "reflection", align_corners = true}',
+    ),
     "resize": (
         [IMAGE, "!relax.shape<[n, 3, 2 * h, 7]>", "!relax.tensor<[2], f64>"],
         '{mode = "cubic", axes = array<i64: 2, 3>, coordinate_transformation_mode = '
@@ -153,6 +157,11 @@ EXAMPLES.update(
         "argsort": ([T], "{axis = 0 : i64, descending = true}"),
         "unique_all": ([T], "{axis = 1 : i64, sorted = false}"),
         "nonzero": ([T], ""),
+        "non_max_suppression": (
+            ["!relax.tensor<[b, n, 4], f32>", "!relax.tensor<[b, c, n], f32>",
+             "!relax.tensor<[], i64>", "!relax.tensor<[1], f32>", "!relax.tensor<[], f32>"],
+            "{center_point_box = true}",
+        ),
         "scatter_elements": (
             [T, "!relax.tensor<[n, k], i64>", "!relax.tensor<[n, k], f32>"],
             '{axis = 1 : i64, reduction = "add"}',
