@@ -227,7 +227,6 @@ class ArgReduceOp(OperatorOp):
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
         x = expect_tensor(operand_types[0])
-        check_dtype(x, NUMERIC)
         prop_bool(properties, "select_last_index")
         axis = prop_int(properties, "axis")
         keepdims = prop_bool(properties, "keepdims")

@@ -32,7 +32,7 @@ buffers. The native backend runs such a prim_func with the numpy kernel instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import sympy
 from xdsl.context import Context
@@ -45,6 +45,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
 )
+from xdsl.dialects.utils import FastMathFlag
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -80,6 +81,7 @@ __all__ = [
 ]
 
 I1, I8, I32, I64 = (IntegerType(w) for w in (1, 8, 32, 64))
+F32 = Float32Type()
 PTR = llvm.LLVMPointerType()
 
 _ELEMENT_TYPES = {dtypes.F32, dtypes.F64, dtypes.I1, dtypes.I8, dtypes.I16, dtypes.I32, dtypes.I64}
@@ -206,6 +208,83 @@ def _intrinsic_name(base: str, type_: Attribute) -> str:
     return f"{base}.i{type_.width.data}"
 
 
+class _Sequence:
+    """Ops computing one f32 function inline, in order (their last result is its value)."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+
+    def add(self, op: Operation) -> SSAValue:
+        self.ops.append(op)
+        return op.results[0]
+
+    def f32(self, value: float) -> SSAValue:
+        return self.add(llvm.ConstantOp(FloatAttr(value, F32), F32))
+
+    def i32(self, value: int) -> SSAValue:
+        return self.add(llvm.ConstantOp(IntegerAttr(value, I32), I32))
+
+    def call(self, name: str, *args: SSAValue) -> SSAValue:
+        return self.add(llvm.CallIntrinsicOp(f"{name}.f32", list(args), [F32]))
+
+    def horner(self, x: SSAValue, coefficients: Sequence[float]) -> SSAValue:
+        value = self.f32(coefficients[0])
+        for c in coefficients[1:]:
+            value = self.add(llvm.FAddOp(self.add(llvm.FMulOp(value, x)), self.f32(c)))
+        return value
+
+    def power_of_two(self, exponent: SSAValue) -> SSAValue:
+        """2 ** exponent (an i32 in the normal range) as an f32."""
+        biased = self.add(llvm.AddOp(exponent, self.i32(127)))
+        return self.add(llvm.BitcastOp(self.add(llvm.ShlOp(biased, self.i32(23))), F32))
+
+
+def _expf(x: SSAValue) -> list[Operation]:
+    """exp in f32 as Cephes' ``expf`` computes it (within 1 ulp), in ops LLVM vectorizes
+    (a libm call it cannot): x = n ln 2 + r, exp(r) by a degree-7 polynomial, times
+    2 ** n in two steps so that results below the normal range round once to
+    subnormals; NaN stays NaN, and the clamp makes exp(-inf) 0 and exp(inf) inf."""
+    seq = _Sequence()
+    clamped = seq.call("llvm.maxnum", seq.call("llvm.minnum", x, seq.f32(89.0)), seq.f32(-105.0))
+    # n = round(x / ln 2) by the 1.5 * 2 ** 23 trick: the sum rounds to an integer
+    # (to even), whose bits hold n (LLVM's fptosi has no xDSL op).
+    shifted = seq.add(
+        llvm.FAddOp(seq.add(llvm.FMulOp(clamped, seq.f32(1.44269504088896341))), seq.f32(_MAGIC))
+    )
+    n = seq.add(llvm.FSubOp(shifted, seq.f32(_MAGIC)))
+    r = seq.add(llvm.FSubOp(clamped, seq.add(llvm.FMulOp(n, seq.f32(0.693359375)))))
+    r = seq.add(llvm.FSubOp(r, seq.add(llvm.FMulOp(n, seq.f32(-2.12194440e-4)))))
+    p = seq.horner(r, _EXPF_POLYNOMIAL)
+    rr = seq.add(llvm.FMulOp(r, r))
+    y = seq.add(llvm.FAddOp(seq.add(llvm.FAddOp(seq.add(llvm.FMulOp(p, rr)), r)), seq.f32(1.0)))
+    whole = seq.add(llvm.SubOp(seq.add(llvm.BitcastOp(shifted, I32)), seq.i32(0x4B400000)))
+    half = seq.add(llvm.AShrOp(whole, seq.i32(1)))
+    rest = seq.add(llvm.SubOp(whole, half))
+    y = seq.add(llvm.FMulOp(y, seq.power_of_two(half)))
+    y = seq.add(llvm.FMulOp(y, seq.power_of_two(rest)))
+    nan = seq.add(llvm.FCmpOp(x, x, "uno"))
+    seq.add(llvm.SelectOp(nan, x, y))
+    return seq.ops
+
+
+_MAGIC = 12582912.0
+"""1.5 * 2 ** 23, whose f32 bits are 0x4B400000."""
+_EXPF_POLYNOMIAL = (
+    1.9875691500e-4,
+    1.3981999507e-3,
+    8.3334519073e-3,
+    4.1665795894e-2,
+    1.6666665459e-1,
+    5.0000001201e-1,
+)
+"""Cephes' ``expf``: exp(r) = 1 + r + r * r * P(r) on [-ln 2 / 2, ln 2 / 2]."""
+
+_INLINE_F32: dict[type[Operation], Callable[[SSAValue], list[Operation]]] = {
+    math.ExpOp: _expf,
+}
+"""f32 functions computed inline rather than by a libm call, which blocks vectorization."""
+
+
 class LowerScalarOp(RewritePattern):
     """An ``arith``/``math`` op inside an ``llvm.func`` -> its ``llvm`` op, intrinsic or
     libm call."""
@@ -221,10 +300,16 @@ class LowerScalarOp(RewritePattern):
         result_type = op.results[0].type
         new: list[Operation]
         if kind in _BINARY:
-            new = [_BINARY[kind](*op.operands)]  # type: ignore[call-arg]
+            flags = getattr(op, "fastmath", None)
+            if flags is not None and flags.data:
+                new = [_BINARY[kind](*op.operands, llvm.FastMathAttr(flags.data))]  # type: ignore[call-arg]
+            else:
+                new = [_BINARY[kind](*op.operands)]  # type: ignore[call-arg]
         elif kind in _BINARY_INTRINSICS:
             name = _intrinsic_name(_BINARY_INTRINSICS[kind], result_type)
             new = [llvm.CallIntrinsicOp(name, list(op.operands), [result_type])]
+        elif kind in _INLINE_F32 and isinstance(result_type, Float32Type):
+            new = _INLINE_F32[kind](op.operands[0])
         elif kind in _UNARY_INTRINSICS:
             name = _intrinsic_name(_UNARY_INTRINSICS[kind], result_type)
             new = [llvm.CallIntrinsicOp(name, list(op.operands), [result_type])]
@@ -303,6 +388,8 @@ class _FuncLowering:
         self.loops: dict[str, tuple[sympy.Expr, sympy.Expr]] = {}
         self.asserts = 0
         self.allocated: list[SSAValue] = []
+        self.accumulated: dict[tuple[SSAValue, tuple], SSAValue] = {}
+        """The current values of the elements the innermost loop accumulates into."""
 
     def add(self, op: Operation) -> SSAValue:
         self.block.add_op(op)
@@ -368,10 +455,19 @@ class _FuncLowering:
 
     def loop(self, op: ForOp) -> None:
         lower, upper = self.expr(op.lower), self.expr(op.upper)
-        header, body, after = Block(arg_types=[I64]), Block(), Block()
+        accumulators = _accumulators(op)
+        for key in accumulators:
+            if self.unproven(*key):
+                raise NotLowerable(
+                    f"a store index of {key[0].name_hint or 'a buffer'} not proven inside"
+                )
+        slots = [self.address(buffer, indices) for buffer, indices in accumulators]
+        starts = [self.add(llvm.LoadOp(pointer, memory)) for pointer, memory in slots]
+        header = Block(arg_types=[I64, *(memory for _, memory in slots)])
+        body, after = Block(), Block()
         for block in (header, body, after):
             self.region.add_block(block)
-        self.add(llvm.BrOp(header, lower))
+        self.add(llvm.BrOp(header, lower, *starts))
         self.block = header
         index = header.args[0]
         predicate = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
@@ -380,11 +476,16 @@ class _FuncLowering:
         self.block = body
         self.env[op.var_name] = index
         self.loops[op.var_name] = (op.lower, op.upper)
+        for key, value in zip(accumulators, header.args[1:], strict=True):
+            self.accumulated[key] = value
         self.ops(op.body.block)
+        carried = [self.accumulated.pop(key) for key in accumulators]
         del self.env[op.var_name], self.loops[op.var_name]
         step = self.add(llvm.AddOp(index, self.const(1), overflow=_NSW))
-        self.add(llvm.BrOp(header, step))
+        self.add(llvm.BrOp(header, step, *carried))
         self.block = after
+        for (pointer, _), value in zip(slots, header.args[1:], strict=True):
+            self.add(llvm.StoreOp(value, pointer))
 
     def address(self, buffer: SSAValue, indices: tuple) -> tuple[SSAValue, Attribute]:
         type_ = buffer.type
@@ -403,6 +504,9 @@ class _FuncLowering:
         ]
 
     def load(self, op: LoadOp) -> SSAValue:
+        key = (op.buffer, op.indices.data)
+        if key in self.accumulated:
+            return self.accumulated[key]
         unproven = self.unproven(op.buffer, op.indices.data)
         if unproven and op.pad is None:
             raise NotLowerable(f"an index of {op.buffer.name_hint or 'a buffer'} not proven inside")
@@ -434,6 +538,17 @@ class _FuncLowering:
         return value
 
     def store(self, op: StoreOp) -> None:
+        key = (op.buffer, op.indices.data)
+        if key in self.accumulated:
+            value = self.values[op.value]
+            combine = value.owner
+            if isinstance(combine, arith.AddfOp | arith.MulfOp) and self.accumulated[key] in (
+                combine.operands
+            ):
+                # A sum or product over the loop: LLVM may reassociate it to vectorize.
+                combine.fastmath = arith.FastMathFlagsAttr([FastMathFlag.REASSOC])
+            self.accumulated[key] = value
+            return
         if self.unproven(op.buffer, op.indices.data):
             name = op.buffer.name_hint or "a buffer"
             raise NotLowerable(f"a store index of {name} not proven inside")
@@ -504,6 +619,34 @@ class _FuncLowering:
             return self.add(llvm.SelectOp(negative, self.add(llvm.AddOp(remainder, c)), remainder))
         quotient = self.add(llvm.SDivOp(numerator, c))
         return self.add(llvm.SubOp(quotient, self.add(llvm.ZExtOp(negative, I64))))
+
+
+def _accumulators(loop: ForOp) -> list[tuple[SSAValue, tuple]]:
+    """The elements an innermost loop reads and writes at indices that do not depend on
+    it (a reduction's output element): ``(buffer, indices)``, held in a register over
+    the loop (loaded before it, stored after it). The other buffers the loop reads are
+    taken to be other memory, as the numpy kernels' vectorized reductions take them."""
+    block = loop.body.block
+    if any(isinstance(op, ForOp) for op in block.walk()):
+        return []
+    accesses: dict[SSAValue, set[tuple]] = {}
+    padded: set[SSAValue] = set()
+    for op in block.walk():
+        if isinstance(op, LoadOp | StoreOp):
+            accesses.setdefault(op.buffer, set()).add(op.indices.data)
+            if isinstance(op, LoadOp) and op.pad is not None:
+                padded.add(op.buffer)
+    found = []
+    for op in block.ops:
+        if not isinstance(op, StoreOp) or op.buffer.type.dtype == dtypes.I1:
+            continue
+        indices = op.indices.data
+        uses_loop = any(loop.var_name in symbolic.free_vars(i) for i in indices)
+        key = (op.buffer, indices)
+        alone = accesses[op.buffer] == {indices} and op.buffer not in padded
+        if not uses_loop and alone and key not in found:
+            found.append(key)
+    return found
 
 
 class LowerPrimFunc(RewritePattern):

@@ -46,11 +46,3 @@ relax.func @argmin_axis_range(%x: !relax.tensor<[n, 3], f32>) -> !relax.object {
   %0 = relax.argmin %x {axis = 2 : i64} : (!relax.tensor<[n, 3], f32>)
   relax.return %x : !relax.tensor<[n, 3], f32>
 }
-
-// -----
-
-relax.func @argmax_of_booleans(%x: !relax.tensor<[n], i1>) -> !relax.object {
-  // expected-error @+1 {{'relax.argmax' op expected operand with a numeric (not i1) element type, got !relax.tensor<[n], i1>}}
-  %0 = relax.argmax %x : (!relax.tensor<[n], i1>)
-  relax.return %x : !relax.tensor<[n], i1>
-}

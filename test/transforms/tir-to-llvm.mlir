@@ -34,7 +34,8 @@ tir.prim_func @add(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[m], f32>, %C: 
 
 // -----
 
-// Scalar ops: NaN-propagating maximum, math as intrinsics, erf from the C library,
+// Scalar ops: NaN-propagating maximum, f32 exp inline (Cephes' expf, which LLVM
+// vectorizes, where it cannot vectorize a libm call), erf from the C library,
 // rsqrt as 1 / sqrt, comparisons and selects; i1 buffers are bytes.
 tir.prim_func @scalars(%X: !tir.buffer<[4], f32>, %Y: !tir.buffer<[4], f32>, %M: !tir.buffer<[4], i1>) {
   tir.for i in [0, 4) {
@@ -53,8 +54,11 @@ tir.prim_func @scalars(%X: !tir.buffer<[4], f32>, %Y: !tir.buffer<[4], f32>, %M:
 
 // CHECK-LABEL: llvm.func @scalars(
 // CHECK:         %r = llvm.call_intrinsic "llvm.maximum.f32"(%{{.*}}, %z) : (f32, f32) -> f32
-// CHECK-NEXT:    %e = llvm.call_intrinsic "llvm.exp.f32"(%r) : (f32) -> f32
-// CHECK-NEXT:    %f = llvm.call @erff(%e) : (f32) -> f32
+// CHECK-NEXT:    %{{.*}} = llvm.mlir.constant(8.900000e+01 : f32) : f32
+// CHECK-NEXT:    %{{.*}} = llvm.call_intrinsic "llvm.minnum.f32"(%r, %{{.*}}) : (f32, f32) -> f32
+// CHECK:         %[[NAN:.*]] = llvm.fcmp "uno" %r, %r : f32
+// CHECK-NEXT:    %[[E:.*]] = llvm.select %[[NAN]], %r, %{{.*}} : i1, f32
+// CHECK-NEXT:    %f = llvm.call @erff(%[[E]]) : (f32) -> f32
 // CHECK-NEXT:    %{{.*}} = llvm.mlir.constant(1.000000e+00 : f32) : f32
 // CHECK-NEXT:    %{{.*}} = llvm.call_intrinsic "llvm.sqrt.f32"(%f) : (f32) -> f32
 // CHECK-NEXT:    %[[Q:.*]] = llvm.fdiv %{{.*}}, %{{.*}} : f32
@@ -98,3 +102,31 @@ tir.prim_func @pad(%X: !tir.buffer<[n], f32>, %Y: !tir.buffer<[n], f32>) {
 // CHECK:       llvm.func @malloc(i64) -> !llvm.ptr
 // CHECK:       llvm.func @free(!llvm.ptr)
 
+
+// -----
+
+// The element an innermost loop accumulates into is held in a register over the loop
+// (a header block argument), loaded before and stored after it; the sum is marked
+// reassociable so that LLVM vectorizes it.
+tir.prim_func @rowsum(%A: !tir.buffer<[n, m], f32>, %S: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+    %z = arith.constant 0.000000e+00 : f32
+    tir.store %S[i], %z : f32
+    tir.for k in [0, m) {
+      %acc = tir.load %S[i] : f32
+      %a = tir.load %A[i, k] : f32
+      %s = arith.addf %acc, %a : f32
+      tir.store %S[i], %s : f32
+    }
+  }
+}
+
+// CHECK-LABEL: llvm.func @rowsum(
+// CHECK:         llvm.store %z, %{{.*}} : f32, !llvm.ptr
+// CHECK:         %[[SLOT:.*]] = llvm.getelementptr inbounds %S[%[[I:.*]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    %[[START:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.br ^[[HEADER:bb[0-9]+]](%{{.*}}, %[[START]] : i64, f32)
+// CHECK:       ^[[HEADER]](%[[K:.*]]: i64, %[[ACC:.*]]: f32):
+// CHECK:         %s = llvm.fadd %[[ACC]], %{{.*}} {fastmathFlags = #llvm.fastmath<reassoc>} : f32
+// CHECK:         llvm.br ^[[HEADER]](%{{.*}}, %s : i64, f32)
+// CHECK:         llvm.store %[[ACC]], %[[SLOT]] : f32, !llvm.ptr

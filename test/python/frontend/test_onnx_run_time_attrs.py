@@ -181,7 +181,7 @@ def test_split_sizes_at_run_time() -> None:
         ("ReduceSum", [[0, 3]], "relax.sum: axis 3 is out of range for rank 3"),
         ("Reshape", [[-1, -1, 2]], "relax.tensor_to_shape: expected non-negative sizes"),
         ("Reshape", [[5, 5, 5]], "the element count is kept"),
-        ("Pad-reflect", [[4, 0, 0, 0]], "4"),
+        ("Pad-reflect", [[3, 0, 0, 0]], r"index -1 out of range \[0, 3\)"),
         ("Tile", [[-1, 2]], "expected non-negative sizes"),
     ],
 )
@@ -209,9 +209,10 @@ def test_float_range_adds_in_order() -> None:
         main(np.asarray(np.float32(0)), np.asarray(np.float32(1)), np.asarray(np.float32(0)))
 
 
+@pytest.mark.parametrize("pads", [[1, 2, 2, 3], [-1, 2, 1, -1]], ids=["grow", "crop"])
 @pytest.mark.parametrize("mode", ["reflect", "edge", "wrap"])
-def test_pad_modes_with_constant_pads(mode: str) -> None:
-    pads = helper.make_tensor("pads", I64, [4], [1, 2, 2, 3])
+def test_pad_modes_with_constant_pads(mode: str, pads: list[int]) -> None:
+    pads = helper.make_tensor("pads", I64, [4], pads)
     node = helper.make_node("Pad", ["x", "pads"], ["y"], mode=mode)
     graph = helper.make_graph(
         [node], "g", [helper.make_tensor_value_info("x", F32, ["n", 4])],

@@ -121,6 +121,26 @@ def test_comparisons_write_numpy_bools(op):
     assert_same(want, got)
 
 
+@pytest.mark.parametrize("combiner", ["sum", "max", "min", "prod"])
+@pytest.mark.parametrize("dtype", [F32, I32])
+def test_reductions_over_the_innermost_axis(combiner, dtype):
+    n, m = tp.sym("n"), tp.sym("m")
+    A = te.placeholder([n, m], dtype, "A")
+    k = te.reduce_axis(0, m, "k")
+    S = te.compute([n], lambda i: getattr(te, combiner)(A[i, k], k), "S")
+    npd = dtypes.numpy_dtype(dtype)
+    if npd.kind == "f":
+        a = RNG.uniform(0.5, 1.5, (6, 300)).astype(npd)
+        a[1, 7] = np.nan  # max and min propagate NaN, as numpy's
+        a[2, 9] = np.inf
+    else:
+        a = RNG.integers(-9, 10, (6, 300)).astype(npd)  # products wrap around
+    kernel, want, got = run_both([A, S], [a], [(6,)], npd)
+    assert native_paths(kernel) == ["native"]
+    # Sums and products are reassociated (vectorized): the float tolerance of 300 terms.
+    assert_same(want, got, rtol=2e-5)
+
+
 def test_integer_division_keeps_the_numpy_kernel_and_its_zero_rule():
     A = te.placeholder([4], I32, "A")
     B = te.placeholder([4], I32, "B")

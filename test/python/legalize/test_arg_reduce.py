@@ -19,7 +19,7 @@ from xrelax.ops.reduce import ArgmaxOp, ArgminOp
 @given(data=st.data())
 def test_arg_reduce(op, data):
     symbols, rng = Symbols(data.draw), data.draw(seeds())
-    dtype = data.draw(st.sampled_from([dtypes.F32, dtypes.I32]))
+    dtype = data.draw(st.sampled_from([dtypes.F32, dtypes.I32, dtypes.I1]))
     sizes = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
     value = random_array(rng, sizes, dtype, -2, 3)
     if dtype == dtypes.F32 and data.draw(st.booleans()):

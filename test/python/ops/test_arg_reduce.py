@@ -33,7 +33,7 @@ TESTED = {ArgmaxOp, ArgminOp}
 @given(data=st.data())
 def test_arg_reduce(op, data):
     env, rng = data.draw(bindings()), data.draw(seeds())
-    dtype = data.draw(st.sampled_from([dtypes.F32, dtypes.I32]))
+    dtype = data.draw(st.sampled_from([dtypes.F32, dtypes.I32, dtypes.I1]))
     shape = data.draw(shapes(1, 3))
     x = data.draw(tensor_operand(shape, dtype, env, rng))
     props = {}
