@@ -60,6 +60,7 @@ from xrelax.frontend.common import (
 )
 from xrelax.frontend.emitter import Emitter
 from xrelax.frontend.padding import pad_from_edges
+from xrelax.frontend.padding import pad_from_edges
 from xrelax.ops.runtime_attrs import TensorToShapeOp, runtime_attrs
 
 _I64_MAX = 2**63 - 1
@@ -2305,8 +2306,17 @@ def _pad(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
 
 
 def _pad_from_edges(imp: _Importer, x: SSAValue, widths: Sequence[tuple], mode: str) -> SSAValue:
-    """``x`` padded with its own elements (:func:`~xrelax.frontend.padding.pad_from_edges`)."""
-    return pad_from_edges(imp.em, x, widths, mode)
+    """``x`` padded with its own elements (:func:`~xrelax.frontend.padding.pad_from_edges`);
+    a negative count removes elements first, as onnxruntime does."""
+    em, kept = imp.em, []
+    for axis, (before, after) in enumerate(widths):
+        before, after = symbolic.as_expr(before), symbolic.as_expr(after)
+        if (before.is_Integer and before < 0) or (after.is_Integer and after < 0):
+            end = int(after) if after.is_Integer and after < 0 else _I64_MAX
+            start = -int(before) if before.is_Integer and before < 0 else 0
+            x = em.slice(x, axis, start, end)
+        kept.append(tuple(w if not (w.is_Integer and w < 0) else 0 for w in (before, after)))
+    return pad_from_edges(em, x, kept, mode)
 
 
 def _pad_at_run_time(imp: _Importer, x: SSAValue, inputs: list[_Value], mode: str) -> SSAValue:
