@@ -60,7 +60,6 @@ from xrelax.frontend.common import (
 )
 from xrelax.frontend.emitter import Emitter
 from xrelax.frontend.padding import pad_from_edges
-from xrelax.frontend.padding import pad_from_edges
 from xrelax.ops.runtime_attrs import TensorToShapeOp, runtime_attrs
 
 _I64_MAX = 2**63 - 1
