@@ -371,6 +371,30 @@ def _unique(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: d
     ]
 
 
+@_converts("NonMaxSuppression")
+def _non_max_suppression(
+    imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
+) -> Any:
+    """``relax.non_max_suppression`` (the safety net), its number of rows named."""
+    em = imp.em
+    boxes, scores = imp.tensor(inputs[0]), imp.tensor(inputs[1])
+
+    def given(index: int, default: float, dtype: Any) -> Any:
+        value = _given(inputs, index)
+        if value is None:
+            return em.const(default, dtype)
+        return em.cast(imp.tensor(value), dtype)
+
+    limit = given(2, 0, dtypes.I64)
+    iou = given(3, 0.0, dtypes.F32)
+    score = given(4, float("-inf"), dtypes.F32)
+    center = _flag(attrs, "center_point_box")
+    rows = em.op(
+        "non_max_suppression", boxes, scores, limit, iou, score, center_point_box=center or None
+    )
+    return em.match(rows, [_length(imp, "selected"), 3])
+
+
 # ------------------------------------------------------------------ quantization
 
 _QUANTIZED = {

@@ -23,9 +23,12 @@ from xdsl.traits import Pure
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType, TupleType, show_type
 from xrelax.ops.base import (
+    FLOAT,
     I64_PROP,
+    INTEGER,
     OperatorOp,
     Props,
+    check_dtype,
     dims_product,
     expect_tensor,
     normalize_axis,
@@ -148,4 +151,107 @@ class NonzeroOp(OperatorOp):
         return numpy_result(np.stack(positions).astype(np.int64).reshape(x.ndim, -1))
 
 
-SET_OPS = (UniqueOp, UniqueAllOp, NonzeroOp)
+def _corners(boxes: np.ndarray, center: bool) -> np.ndarray:
+    """[y_min, x_min, y_max, x_max] of ONNX boxes (corners in any order, or centers)."""
+    boxes = boxes.astype(np.float64)
+    if center:
+        x, y, w, h = (boxes[..., k] for k in range(4))
+        return np.stack([y - h / 2, x - w / 2, y + h / 2, x + w / 2], axis=-1)
+    y = np.sort(boxes[..., [0, 2]], axis=-1)
+    x = np.sort(boxes[..., [1, 3]], axis=-1)
+    return np.stack([y[..., 0], x[..., 0], y[..., 1], x[..., 1]], axis=-1)
+
+
+def _overlaps(box: np.ndarray, others: np.ndarray, threshold: float) -> np.ndarray:
+    """Whether the intersection over union of ``box`` with each of ``others`` is above
+    ``threshold`` (never for an empty intersection or box)."""
+    top = np.maximum(box[0], others[:, 0])
+    left = np.maximum(box[1], others[:, 1])
+    bottom = np.minimum(box[2], others[:, 2])
+    right = np.minimum(box[3], others[:, 3])
+    inter = np.where((bottom > top) & (right > left), (bottom - top) * (right - left), 0.0)
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (others[:, 2] - others[:, 0]) * (others[:, 3] - others[:, 1])
+    union = area + areas - inter
+    valid = (inter > 0) & (area > 0) & (areas > 0) & (union > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return valid & (inter / np.where(valid, union, 1.0) > threshold)
+
+
+@irdl_op_definition
+class NonMaxSuppressionOp(OperatorOp):
+    """``relax.non_max_suppression``: ONNX's NonMaxSuppression. For each batch and class,
+    boxes by descending score (equal scores by position) whose score is above
+    ``score_threshold`` (-inf: every box), each kept unless its intersection over union
+    with a kept one is above ``iou_threshold``, at most ``max_output`` of them; the rows
+    ``[batch, class, box]`` (i64). Boxes are ``[y1, x1, y2, x2]`` corners
+    (``center_point_box``: ``[x, y, width, height]``)."""
+
+    name = "relax.non_max_suppression"
+
+    boxes = operand_def(TensorType)
+    scores = operand_def(TensorType)
+    max_output = operand_def(TensorType)
+    iou_threshold = operand_def(TensorType)
+    score_threshold = operand_def(TensorType)
+    center_point_box = opt_prop_def(BoolAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    DATA_DEPENDENT: ClassVar[bool] = True
+
+    @classmethod
+    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+        boxes, scores, limit, iou, score = (expect_tensor(t) for t in operand_types)
+        check_dtype(boxes, FLOAT, "boxes")
+        check_dtype(scores, FLOAT, "scores")
+        check_dtype(limit, INTEGER, "max_output")
+        check_dtype(iou, FLOAT, "iou_threshold")
+        check_dtype(score, FLOAT, "score_threshold")
+        for what, t, rank in (("boxes", boxes, 3), ("scores", scores, 3)):
+            if t.ndim is not None and t.ndim != rank:
+                raise RelaxError(f"expected {what} of rank {rank}, got {show_type(t)}")
+        for what, t in (("max_output", limit), ("iou_threshold", iou), ("score_threshold", score)):
+            if t.dims is not None and dims_product(t.dims) != 1 and dims_product(t.dims).is_Integer:
+                raise RelaxError(f"expected one value as {what}, got {show_type(t)}")
+        if boxes.dims is not None and boxes.dims[2] != 4 and boxes.dims[2].is_Integer:
+            raise RelaxError(f"expected boxes of 4 coordinates, got {show_type(boxes)}")
+        return tensor(2, dtypes.I64)
+
+    @classmethod
+    def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
+        boxes, scores, limit, iou, score = inputs
+        if boxes.shape[0] != scores.shape[0] or boxes.shape[1] != scores.shape[2]:
+            raise RelaxError(
+                f"boxes {list(boxes.shape)} and scores {list(scores.shape)} differ in "
+                "their batches or boxes"
+            )
+        limit, iou, score = (
+            int(limit.reshape(-1)[0]),
+            float(iou.reshape(-1)[0]),
+            float(score.reshape(-1)[0]),
+        )
+        corners = _corners(boxes, prop_bool(props, "center_point_box"))
+        rows = []
+        for b in range(scores.shape[0]):
+            for c in range(scores.shape[1]):
+                values = scores[b, c]
+                order = stable_descending(values)
+                if score != float("-inf"):
+                    order = order[values[order] > score]
+                kept: list[int] = []
+                for i in order:
+                    if len(kept) >= limit:
+                        break
+                    if not kept or not _overlaps(corners[b, i], corners[b, kept], iou).any():
+                        kept.append(int(i))
+                rows += [(b, c, i) for i in kept]
+        return numpy_result(np.array(rows, np.int64).reshape(len(rows), 3))
+
+
+def stable_descending(values: np.ndarray) -> np.ndarray:
+    """Positions by descending value, equal values by position."""
+    return np.argsort(-values.astype(np.float64), kind="stable")
+
+
+SET_OPS = (UniqueOp, UniqueAllOp, NonzeroOp, NonMaxSuppressionOp)

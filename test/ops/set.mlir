@@ -25,9 +25,11 @@ relax.func @unique(%x: !relax.tensor<[n, 4], i32>, %u: !relax.tensor<*, ?>) -> !
 // CHECK-NEXT:    relax.unique_all {{.*}} -> !relax.tuple<!relax.tensor<ndim=1, f32>, !relax.tensor<ndim=1, i64>, !relax.tensor<[n * 4], i64>, !relax.tensor<ndim=1, i64>>
 // CHECK-NEXT:    relax.unique_all {{.*}} -> !relax.tuple<!relax.tensor<ndim=2, f32>, !relax.tensor<ndim=1, i64>, !relax.tensor<[4], i64>, !relax.tensor<ndim=1, i64>>
 // CHECK-NEXT:    relax.nonzero {{.*}} -> !relax.tensor<ndim=2, i64>
-relax.func @unique_all(%x: !relax.tensor<[n, 4], f32>) -> !relax.object {
+// CHECK-NEXT:    relax.non_max_suppression {{.*}} -> !relax.tensor<ndim=2, i64>
+relax.func @unique_all(%x: !relax.tensor<[n, 4], f32>, %b: !relax.tensor<[1, n, 4], f32>, %s: !relax.tensor<[1, 2, n], f32>, %k: !relax.tensor<[], i64>, %t: !relax.tensor<[], f32>) -> !relax.object {
   %0 = relax.unique_all %x : (!relax.tensor<[n, 4], f32>)
   %1 = relax.unique_all %x {axis = -1 : i64, sorted = false} : (!relax.tensor<[n, 4], f32>)
   %2 = relax.nonzero %x : (!relax.tensor<[n, 4], f32>)
+  %3 = relax.non_max_suppression %b, %s, %k, %t, %t {center_point_box = true} : (!relax.tensor<[1, n, 4], f32>, !relax.tensor<[1, 2, n], f32>, !relax.tensor<[], i64>, !relax.tensor<[], f32>, !relax.tensor<[], f32>)
   relax.return %x : !relax.tensor<[n, 4], f32>
 }

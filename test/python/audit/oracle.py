@@ -1020,3 +1020,36 @@ def _nonzero(args: list[Any], props: dict[str, Any]) -> Expected:
         raise Refused("nonzero of a 0-d tensor")
     found = [where for where in np.ndindex(*x.shape) if x[where] != 0]
     return Expected(np.array(found, np.int64).reshape(len(found), x.ndim).T.copy())
+
+
+@oracle("relax.non_max_suppression")
+def _non_max_suppression(args: list[Any], props: dict[str, Any]) -> Expected:
+    from onnx.reference.ops.op_non_max_suppression import suppress_by_iou
+
+    boxes, scores, limit, iou, score = args
+    if boxes.shape[0] != scores.shape[0] or boxes.shape[1] != scores.shape[2]:
+        raise Refused("boxes and scores differ in their batches or boxes")
+    limit, iou, score = (
+        int(limit.reshape(-1)[0]),
+        float(iou.reshape(-1)[0]),
+        float(score.reshape(-1)[0]),
+    )
+    center = int(props.get("center_point_box", False))
+    rows = []
+    for b in range(scores.shape[0]):
+        data = boxes[b].astype(np.float64)
+        for c in range(scores.shape[1]):
+            candidates = [
+                (float(s), -i)
+                for i, s in enumerate(scores[b, c])
+                if score == -math.inf or s > score
+            ]
+            kept: list[int] = []
+            for _, negative in sorted(candidates, reverse=True):
+                if len(kept) >= limit:
+                    break
+                i = -negative
+                if not any(suppress_by_iou(data, i, k, center, iou) for k in kept):
+                    kept.append(i)
+            rows += [(b, c, i) for i in kept]
+    return Expected(np.array(rows, np.int64).reshape(len(rows), 3))

@@ -1813,3 +1813,45 @@ spec(
     _nonzero_random,
     lambda dtype: ([rank_only(2, dtype)], {}),
 )
+
+
+def _nms_cases(dtype: str) -> list[Case]:
+    make = maker("relax.non_max_suppression", dtype)
+    boxes = array(
+        [[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [1, 1, 0, 0]]],
+        dtype,
+    )
+    scores = array([[[0.9, 0.75, 0.6, 0.95, 0.5], [0.5, 0.5, 0.5, 0.5, 0.5]]], dtype)
+    limit, iou, low = array(3, "i64"), array([0.5], dtype), array(0.0, dtype)
+    return [
+        make("corners", boxes, scores, limit, iou, low),
+        make("center", boxes, scores, limit, iou, array(0.55, dtype), center_point_box=True),
+        make("no-threshold", boxes, scores, array(9, "i64"), iou, array(-np.inf, dtype)),
+        make("none", boxes, scores, array(0, "i64"), iou, low),
+        make("mismatch", boxes, scores[:, :, :3], limit, iou, low, static=True),
+    ]
+
+
+@st.composite
+def _nms_random(draw: st.DrawFn, dtype: str) -> Case:
+    rng = draw(seeds())
+    batches, classes, count = (draw(st.integers(1, 3)) for _ in range(3))
+    boxes = (rng.integers(0, 16, (batches, count, 4)) / 4).astype(np_type(dtype))
+    scores = (rng.integers(0, 8, (batches, classes, count)) / 8).astype(np_type(dtype))
+    limit = array(draw(st.integers(0, 4)), "i64")
+    iou = array([draw(st.sampled_from([0.0, 0.25, 0.5]))], dtype)
+    score = array(draw(st.sampled_from([-np.inf, 0.25])), dtype)
+    return maker("relax.non_max_suppression", dtype)("random", boxes, scores, limit, iou, score)
+
+
+spec(
+    "relax.non_max_suppression",
+    FLOATS,
+    _nms_cases,
+    _nms_random,
+    lambda dtype: (
+        [rank_only(3, dtype), rank_only(3, dtype), "!relax.tensor<[], i64>",
+         "!relax.tensor<[1], f32>", "!relax.tensor<[], f32>"],
+        {},
+    ),
+)  # fmt: skip

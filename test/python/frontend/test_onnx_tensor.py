@@ -308,3 +308,26 @@ def test_integer_matmuls():
         for n in (1, 4)
     ]
     _check(model, feeds, exact=True)
+
+
+@pytest.mark.parametrize("center", [0, 1])
+def test_non_max_suppression(center):
+    node = helper.make_node(
+        "NonMaxSuppression", ["b", "s", "m", "iou", "t"], ["y"], center_point_box=center
+    )
+    model = _model(
+        node,
+        [("b", np.float32, [1, "n", 4]), ("s", np.float32, [1, 2, "n"])],
+        [("y", np.int64)],
+        [
+            ("m", np.array([2], np.int64)),
+            ("iou", np.array([0.4], np.float32)),
+            ("t", np.array([0.1], np.float32)),
+        ],
+    )
+    feeds = []
+    for n in (3, 6):
+        boxes = (RNG.integers(0, 12, (1, n, 4)) / 4).astype(np.float32)
+        scores = (RNG.integers(0, 8, (1, 2, n)) / 8).astype(np.float32)  # ties by position
+        feeds.append({"b": boxes, "s": scores})
+    _check(model, feeds, exact=True)

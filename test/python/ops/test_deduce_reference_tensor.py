@@ -31,7 +31,7 @@ from xrelax.ops.math import (
     TanOp,
 )
 from xrelax.ops.scatter import REDUCTIONS, ScatterElementsOp
-from xrelax.ops.set import NonzeroOp, UniqueAllOp
+from xrelax.ops.set import NonMaxSuppressionOp, NonzeroOp, UniqueAllOp
 from xrelax.ops.sort import ArgsortOp
 
 F32, I1, I32, I64 = dtypes.F32, dtypes.I1, dtypes.I32, dtypes.I64
@@ -40,7 +40,7 @@ MAPS = (
     TanOp, SinhOp, CoshOp, AsinOp, AcosOp, AtanOp, AsinhOp, AcoshOp, AtanhOp, FloorOp, CeilOp,
     RoundOp, Log1pOp, Expm1Op,
 )  # fmt: skip
-TESTED = {*MAPS, ArgsortOp, ScatterElementsOp, UniqueAllOp, NonzeroOp}
+TESTED = {*MAPS, ArgsortOp, ScatterElementsOp, UniqueAllOp, NonzeroOp, NonMaxSuppressionOp}
 """The operators this module tests (test_every_operator_has_a_property_test)."""
 
 
@@ -112,3 +112,18 @@ def test_nonzero(data):
     dtype = data.draw(st.sampled_from([F32, I32, I1]))
     x = data.draw(tensor_operand(data.draw(shapes(1, 3)), dtype, env, rng, -1, 2))
     run(Case(NonzeroOp, [x[0]], {}, [x[1]], env), data)
+
+
+@given(data=st.data())
+def test_non_max_suppression(data):
+    env, rng = data.draw(bindings()), data.draw(seeds())
+    batches, classes, count = (data.draw(st.integers(1, 3)) for _ in range(3))
+    boxes = data.draw(tensor_operand((batches, count, 4), F32, env, rng, 0, 4))
+    scores = data.draw(tensor_operand((batches, classes, count), F32, env, rng, 0, 1))
+    limit = data.draw(tensor_operand((), I64, env, rng, 0, 4))
+    iou = data.draw(tensor_operand((1,), F32, env, rng, 0, 1))
+    score = data.draw(tensor_operand((), F32, env, rng, 0, 1))
+    props = {"center_point_box": bool_attr(True)} if data.draw(st.booleans()) else {}
+    operands = [boxes, scores, limit, iou, score]
+    case = Case(NonMaxSuppressionOp, [o[0] for o in operands], props, [o[1] for o in operands], env)
+    run(case, data)
