@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
+import time
 import traceback
 import zipfile
 import zlib
@@ -25,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from xrelax.tools.cli import one_line_errors, stdout_closed
+from xrelax.tools.cli import int_in, one_line_errors, stdout_closed
 
 SAVED_MAGIC = b"XRLXVMEX"
 
@@ -49,6 +51,21 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="compile the --params weights into the program as constants (relax-bind-params) "
         "so that folding precomputes what depends only on them",
     )
+    parser.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="an input on the command line, as IREE's tools take it: 2x3xf32=1,2,3,4,5,6, "
+        "i64=7, @x.npy, or NAME= before one (repeatable; unnamed ones fill the "
+        "parameters in order)",
+    )
+    parser.add_argument(
+        "--benchmark",
+        type=int_in(1, 10**6),
+        metavar="N",
+        help="after the run, time N more calls and print the median, min and max",
+    )
     parser.add_argument("--outputs", help=".npz to write the results to (out0, out1, ...)")
     parser.add_argument(
         "--load-packed",
@@ -70,7 +87,16 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="register a no-op for packed functions nobody registered",
     )
     parser.add_argument("--save-executable", metavar="PATH", help="save the compiled executable")
-    parser.add_argument("--print", action="store_true", help="print the results")
+    parser.add_argument(
+        "--print",
+        action="store_true",
+        help="print the results (numpy's summarised form for large ones)",
+    )
+    parser.add_argument(
+        "--print-full",
+        action="store_true",
+        help="print every element of the results, each to the digits that round-trip",
+    )
     parser.add_argument(
         "-p",
         "--pipeline",
@@ -194,7 +220,11 @@ def _read_npz(path: str | None, what: str) -> dict[str, np.ndarray]:
 
 
 def _read_inputs(
-    path: str | None, entry: str, params: list[str], weights_path: str | None = None
+    path: str | None,
+    entry: str,
+    params: list[str],
+    weights_path: str | None = None,
+    inline: Sequence[str] = (),
 ) -> list[np.ndarray]:
     arrays = _read_npz(path, "inputs")
     weights = _read_npz(weights_path, "params")
@@ -202,6 +232,7 @@ def _read_inputs(
     if both:
         raise RunError(f"{entry}: '{both[0]}' is given by both --inputs and --params")
     arrays |= weights
+    _add_inline(arrays, inline, entry, params)
     missing = [p for p in params if p not in arrays]
     if missing:
         raise RunError(
@@ -211,6 +242,59 @@ def _read_inputs(
     if unknown:
         raise RunError(f"{entry}: unknown input '{unknown[0]}' (parameters: {', '.join(params)})")
     return [arrays[p] for p in params]
+
+
+def _add_inline(
+    arrays: dict[str, np.ndarray], specs: Sequence[str], entry: str, params: list[str]
+) -> None:
+    """Add the ``--input`` values to ``arrays``: named ones by name, the others to the
+    parameters no input names yet, in order."""
+    from xrelax.tools.inline_inputs import InputError, parse_input
+
+    parsed = []
+    for spec in specs:
+        try:
+            parsed.append(parse_input(spec, params))
+        except InputError as err:
+            raise RunError(f"--input {err}") from None
+    for name, value in parsed:
+        if name is not None:
+            if name in arrays:
+                raise RunError(f"{entry}: '{name}' is given twice")
+            arrays[name] = value
+    unnamed = [value for name, value in parsed if name is None]
+    free = [p for p in params if p not in arrays]
+    if len(unnamed) > len(free):
+        raise RunError(
+            f"{entry}: {len(unnamed)} unnamed --input values for {len(free)} parameters "
+            f"not given otherwise ({', '.join(free) or 'none'})"
+        )
+    arrays.update(zip(free, unnamed, strict=False))
+
+
+def _shown(index: int, value: Any, full: bool) -> str:
+    """``out<index>: dtype[shape] = values``: numpy's form, summarised unless ``full``
+    (then every element, each with the digits that round-trip)."""
+    array = np.asarray(value)
+    prefix = f"out{index}: {array.dtype}{list(array.shape)} = "
+    options: dict[str, Any] = {"max_line_width": 100}
+    if full:
+        options |= {"threshold": sys.maxsize, "floatmode": "unique"}
+    return prefix + np.array2string(array, separator=", ", prefix=prefix, **options)
+
+
+def _benchmark(call: Any, count: int, entry: str) -> str:
+    """Time ``count`` calls: ``entry: N calls, median .. ms, min .. ms, max .. ms``."""
+    seconds = []
+    for _ in range(count):
+        start = time.perf_counter()
+        call()
+        seconds.append(time.perf_counter() - start)
+    median = statistics.median(seconds)
+    return (
+        f"{entry}: {count} calls, median {median * 1e3:.3f} ms, "
+        f"min {min(seconds) * 1e3:.3f} ms, max {max(seconds) * 1e3:.3f} ms"
+    )
 
 
 def flatten_results(value: Any) -> list[Any]:
@@ -277,7 +361,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     for path in args.load_pass_plugin:
         xrelax.load_pass_plugin(path)
     profiling = args.profile or args.profile_trace is not None
-    profile = None
+    profile = timing = None
     if args.interpret:
         if profiling:
             raise RunError("--profile times the VM's calls: it cannot be used with --interpret")
@@ -292,22 +376,27 @@ def run(argv: Sequence[str] | None = None) -> int:
         if args.save_executable:
             _writing(args.save_executable, lambda: exe.save(args.save_executable))
         weights = None if bound is not None else args.params
-        inputs = _read_inputs(args.inputs, args.entry, _param_names(exe, args.entry), weights)
+        inputs = _read_inputs(
+            args.inputs, args.entry, _param_names(exe, args.entry), weights, args.input
+        )
         noops = _missing_as_noops(exe) if args.allow_missing_packed else {}
         try:
             vm = xrelax.VirtualMachine(exe, packed_funcs=noops, kernels=args.kernels)
             result = vm[args.entry](*inputs)
             profile = vm.profile(args.entry, *inputs) if profiling else None
+            if args.benchmark:
+                timing = _benchmark(lambda: vm[args.entry](*inputs), args.benchmark, args.entry)
         except VMError as err:
             raise RunError(str(err)) from None
     outputs = flatten_results(result)
     if args.outputs:
         arrays = {f"out{i}": np.asarray(o) for i, o in enumerate(outputs)}
         _writing(args.outputs, lambda: _save_npz(args.outputs, arrays))
-    if args.print:
+    if args.print or args.print_full:
         for index, value in enumerate(outputs):
-            array = np.asarray(value)
-            print(f"out{index}: {array.dtype}{list(array.shape)} = {array.tolist()}")
+            print(_shown(index, value, args.print_full))
+    if timing is not None:
+        print(timing)
     if profile is not None:
         print(profile.table())
         if args.profile_trace:

@@ -177,14 +177,14 @@ def test_allow_missing_packed_keeps_the_registry(tmp_path, capsys) -> None:
 
 
 def test_a_closed_stdout_ends_the_tool_quietly(tmp_path: Path) -> None:
-    """``relax-run ... --print | head``: no traceback when the reader stops early."""
+    """``relax-run ... --print-full | head``: no traceback when the reader stops early."""
     inputs = tmp_path / "in.npz"
     np.savez(inputs, x=np.zeros(200_000, np.float32))
     source = tmp_path / "identity.mlir"
     source.write_text(IDENTITY)
     command = [sys.executable, "-m", "xrelax.tools.relax_run", str(source), "--inputs"]
     proc = subprocess.Popen(
-        [*command, str(inputs), "--print"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [*command, str(inputs), "--print-full"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     proc.stdout.read(10)
     proc.stdout.close()

@@ -3,7 +3,8 @@
 // time outside every call last; --profile-trace writes the same run as a Chrome trace.
 
 // RUN: relax-run %s --inputs %S/Inputs/profile.npz --print --profile --profile-trace %t.json | filecheck %s
-// CHECK: out0: float32[2, 3] = {{\[\[}}1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+// CHECK: out0: float32[2, 3] = {{\[\[}}1., 1., 1.],
+// CHECK-NEXT:                        [1., 1., 1.]]
 // CHECK-NEXT: main: {{[0-9.]+}} ms, {{[0-9]+}} calls; kernels {{[0-9.]+}}%, outside kernels {{[0-9.]+}}%
 // CHECK-NEXT: name {{ +}}kind {{ +}}calls {{ +}}total ms {{ +}}share {{ +}}mean us {{ +}}operators
 // CHECK-DAG: fused_matmul_add_relu {{ +}}kernel {{ +}}1 {{.*}} matmul add relu
