@@ -20,7 +20,12 @@ a padded load into a branch on the bounds, symbolic index expressions into ``i64
 arithmetic, local buffers into ``malloc``/``free``; scalar ``arith``/``math`` ops move
 over unchanged, and :class:`LowerScalarOp` rewrites each into its ``llvm`` op or
 intrinsic (``llvm.maximum`` for ``arith.maximumf``, whose NaN rule is numpy's
-``maximum``), or a libm call. Integer arithmetic wraps, as numpy's does.
+``maximum``), or a libm call; f32 ``exp``, ``tanh`` and ``erf`` are computed inline
+(Cephes' ``expf`` and ``tanhf``, the numpy kernels' ``erf``) so that loops using them
+vectorize. Integer arithmetic wraps, as numpy's does. In an innermost loop, the
+element a reduction accumulates into is held in a register (a block argument of the
+loop header) and its sum or product is marked reassociable, so reductions vectorize
+too (their order of summation is then LLVM's, within float tolerance of numpy's).
 
 What the lowering does not cover raises :class:`NotLowerable` with the reason
 (:func:`check_lowerable` tells before any rewriting): data-dependent indices
@@ -279,8 +284,60 @@ _EXPF_POLYNOMIAL = (
 )
 """Cephes' ``expf``: exp(r) = 1 + r + r * r * P(r) on [-ln 2 / 2, ln 2 / 2]."""
 
+
+def _tanhf(x: SSAValue) -> list[Operation]:
+    """tanh in f32 as Cephes' ``tanhf``: an odd polynomial below 0.625 in magnitude,
+    ``1 - 2 / (exp(2 |x|) + 1)`` (with :func:`_expf`) above, with x's sign; NaN and
+    signed zeros stay."""
+    seq = _Sequence()
+    magnitude = seq.call("llvm.fabs", x)
+    z = seq.add(llvm.FMulOp(x, x))
+    small = seq.add(llvm.FMulOp(seq.add(llvm.FMulOp(x, z)), seq.horner(z, _TANHF_POLYNOMIAL)))
+    small = seq.add(llvm.FAddOp(small, x))
+    exp_ops = _expf(seq.add(llvm.FAddOp(magnitude, magnitude)))
+    seq.ops += exp_ops
+    exp2x = exp_ops[-1].results[0]
+    ratio = seq.add(llvm.FDivOp(seq.f32(2.0), seq.add(llvm.FAddOp(exp2x, seq.f32(1.0)))))
+    large = seq.call("llvm.copysign", seq.add(llvm.FSubOp(seq.f32(1.0), ratio)), x)
+    below = seq.add(llvm.FCmpOp(magnitude, seq.f32(0.625), "olt"))
+    value = seq.add(llvm.SelectOp(below, small, large))
+    # x itself for NaN, and for zeros (whose sign the polynomial would lose)
+    keep = seq.add(llvm.FCmpOp(magnitude, seq.f32(0.0), "ueq"))
+    seq.add(llvm.SelectOp(keep, x, value))
+    return seq.ops
+
+
+_TANHF_POLYNOMIAL = (
+    -5.70498872745e-3,
+    2.06390887954e-2,
+    -5.37397155531e-2,
+    1.33314422036e-1,
+    -3.33332819422e-1,
+)
+"""Cephes' ``tanhf``: tanh(x) = x + x * z * P(z), z = x * x, for |x| < 0.625."""
+
+
+def _erff(x: SSAValue) -> list[Operation]:
+    """erf in f32 by the rational approximation the numpy kernels use
+    (``runtime.erf``, Eigen's): the same operations in the same order, so the same
+    values; NaN stays NaN."""
+    from xrelax.backends.kernels.runtime import _ERF_DENOMINATOR, _ERF_NUMERATOR
+
+    seq = _Sequence()
+    clipped = seq.call("llvm.maxnum", seq.call("llvm.minnum", x, seq.f32(4.0)), seq.f32(-4.0))
+    x2 = seq.add(llvm.FMulOp(clipped, clipped))
+    p = seq.add(llvm.FMulOp(seq.horner(x2, [float(c) for c in _ERF_NUMERATOR]), clipped))
+    q = seq.horner(x2, [float(c) for c in _ERF_DENOMINATOR])
+    value = seq.add(llvm.FDivOp(p, q))
+    nan = seq.add(llvm.FCmpOp(x, x, "uno"))
+    seq.add(llvm.SelectOp(nan, x, value))
+    return seq.ops
+
+
 _INLINE_F32: dict[type[Operation], Callable[[SSAValue], list[Operation]]] = {
     math.ExpOp: _expf,
+    math.TanhOp: _tanhf,
+    math.ErfOp: _erff,
 }
 """f32 functions computed inline rather than by a libm call, which blocks vectorization."""
 
