@@ -77,13 +77,30 @@ def verify_function_scoping(func: Operation) -> None:
                 f"{missing} that no parameter binds as a whole dimension",
             )
     if missing := _undefined(type_free_vars(func.result_type), defined):
+        general = show_type(_without(func.result_type, defined))
         raise IRError(
             func,
             f"result type {show_type(func.result_type)} uses symbolic variable(s) {missing} "
-            "that the parameters do not define; declare the result less specifically "
-            "(e.g. ndim=k) and return the more specific value",
+            f"that the parameters do not define; declare it as {general} and return "
+            "the more specific value",
         )
     _walk_block(func.body.block, set(func.body.block.args), defined)
+
+
+def _without(type_: Attribute, defined: set[str]) -> Attribute:
+    """``type_`` with each shape that uses a variable outside ``defined`` reduced to
+    its rank (a prim to its dtype): the declaration the parameters can justify."""
+    if isinstance(type_, TupleType):
+        return TupleType.of(_without(t, defined) for t in type_.types)
+    if type_free_vars(type_) <= defined:
+        return type_
+    if isinstance(type_, TensorType):
+        return TensorType.of(type_.ndim, type_.known_dtype)
+    if isinstance(type_, ShapeType):
+        return ShapeType.of(type_.ndim)
+    if isinstance(type_, PrimType):
+        return PrimType.of(type_.dtype)
+    return type_
 
 
 def _walk_block(block: Block, visible: set[SSAValue], defined: set[str]) -> set[str]:
