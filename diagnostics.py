@@ -147,7 +147,10 @@ class LocatingParser(Parser):
         try:
             with paused_gc():
                 return super().parse_module(allow_implicit_module)
-        except ParseError:
+        except ParseError as err:
+            explained = self._deduced_type_mismatch(err)
+            if explained is not None:
+                raise ParseError(err.span, explained) from None
             undefined = self.forward_ssa_references
             if not undefined:
                 raise
@@ -161,6 +164,40 @@ class LocatingParser(Parser):
             if loc is None:
                 raise
             raise LocatedParseError(Diagnostic("error", message, loc)) from None
+
+    def _deduced_type_mismatch(self, err: ParseError) -> str | None:
+        """xDSL's "operand is used with type T, but has been previously used or defined
+        with type U", when an operator deduced U: the message names the operator, where it
+        is, and the dims that kept it from deducing more (``n`` and ``m`` of a broadcast
+        not provably equal)."""
+        from xrelax.dialects.relax import show_type, unrelated_dims
+
+        if not err.msg.startswith("operand is used with type "):
+            return None
+        name, _, index = err.span.text.lstrip("%").partition("#")
+        values = self.ssa_values.get(name)
+        if not values or not index.isdigit() and index:
+            return None
+        value = values[int(index or 0)]
+        owner = value.owner
+        where = op_location(owner) if isinstance(owner, Operation) else None
+        if where is None:
+            return None
+        used = err.msg.removeprefix("operand is used with type ").split(", but ")[0]
+        message = (
+            f"%{name} is used as {used}, but it is {show_type(value.type)} (the result of "
+            f"{owner.name} at {where.line}:{where.column})"
+        )
+        unrelated = unrelated_dims([operand.type for operand in owner.operands])
+        if unrelated is None:
+            return message
+        axis, dims = unrelated
+        shown = " and ".join(str(d) for d in dims)
+        return (
+            f"{message}: {owner.name} cannot relate dimension {axis} of its operands, {shown} "
+            "(neither is provably equal to the other or 1); state how they relate with "
+            "relax.match_shape"
+        )
 
     def _parse_builtin_densearray_attr(self) -> Attribute | None:
         """xDSL's, with a located error for an element type it cannot store (``i128``)."""

@@ -393,6 +393,24 @@ def type_free_vars(type_: Attribute) -> set[str]:
     return set()
 
 
+def unrelated_dims(operand_types: Sequence[Attribute]) -> tuple[int, list[sympy.Expr]] | None:
+    """Where broadcasting operands stop a deduction: the first result axis (operands
+    right-aligned) at which two operand dims are neither provably equal nor 1, and the
+    dims there; None when every axis relates."""
+    shapes = [
+        list(t.dims) for t in operand_types if isinstance(t, TensorType) and t.dims is not None
+    ]
+    if len(shapes) < 2:
+        return None
+    rank = max(len(dims) for dims in shapes)
+    for axis in range(rank):
+        here = [dims[axis - rank + len(dims)] for dims in shapes if axis - rank + len(dims) >= 0]
+        sizes = [d for d in here if not symbolic.prove_equal(d, 1)]
+        if any(not symbolic.prove_equal(sizes[0], d) for d in sizes[1:]):
+            return axis, here
+    return None
+
+
 def _dims_relation(base: Attribute, derived: Attribute) -> str:
     """'yes' if ``derived`` shape is at least as specific as ``base``, 'refine' if it is
     less specific but compatible, 'no' if they provably disagree."""

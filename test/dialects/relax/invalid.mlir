@@ -413,3 +413,21 @@ relax.func @prim_return(%i: !relax.prim<i64, i>) -> !relax.prim<i64, i> {
   // expected-error @+1 {{declared function result type !relax.prim<i64, i> does not match the deduced type !relax.prim<i64, i + 1>}}
   relax.return %k : !relax.prim<i64, i + 1>
 }
+
+// -----
+
+// A value used as a more specific type than an operator deduced: the error names the
+// operator, where it is, and the dims it could not relate.
+relax.func @unrelated_broadcast(%a: !relax.tensor<[n, 64], f32>, %b: !relax.tensor<[m, 64], f32>) -> !relax.tensor<[n, 64], f32> {
+  %c = relax.add %a, %b : (!relax.tensor<[n, 64], f32>, !relax.tensor<[m, 64], f32>)
+  // expected-error @+1 {{%c is used as !relax.tensor<[n, 64], f32>, but it is !relax.tensor<ndim=2, f32> (the result of relax.add at 422:3): relax.add cannot relate dimension 0 of its operands, n and m (neither is provably equal to the other or 1); state how they relate with relax.match_shape}}
+  relax.return %c : !relax.tensor<[n, 64], f32>
+}
+
+// -----
+
+relax.func @other_dtype(%a: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f16> {
+  %c = relax.exp %a : (!relax.tensor<[n], f32>)
+  // expected-error @+1 {{%c is used as !relax.tensor<[n], f16>, but it is !relax.tensor<[n], f32> (the result of relax.exp at 430:3)}}
+  relax.return %c : !relax.tensor<[n], f16>
+}
