@@ -33,6 +33,7 @@ from xdsl.interpreter import (
 from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
+from xrelax.backends.vm.error import missing_arguments
 from xrelax.dialects import dtypes, relax, symbolic
 from xrelax.dialects.relax import PrimType, ShapeType, TensorType, TupleType
 from xrelax.dialects.symbolic import Dims
@@ -261,8 +262,14 @@ class RelaxFunctions(InterpreterFunctions):
     ) -> tuple[Any, ...]:
         name = op.sym_name.data
         params = op.function_type.inputs.data
-        if len(args) != len(params):
-            raise InterpreterError(f"{name}: expected {len(params)} arguments, got {len(args)}")
+        if len(args) < len(params):
+            missing = op.param_names[len(args) :]
+            raise InterpreterError(f"{name}: {missing_arguments(missing, op.param_names)}")
+        if len(args) > len(params):
+            raise InterpreterError(
+                f"{name}: expected {len(params)} arguments, got {len(args)} "
+                f"(parameters: {', '.join(op.param_names) or 'none'})"
+            )
         env: Env = {}
         deferred: Deferred = []
         for param, arg, type_ in zip(op.param_names, args, params, strict=True):

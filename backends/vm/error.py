@@ -1,5 +1,7 @@
 """The one exception type of the Relax VM."""
 
+from collections.abc import Sequence
+
 
 class VMError(Exception):
     """A VM failure: a malformed executable, a failed check, or a failing packed function.
@@ -23,3 +25,10 @@ class AllocationError(VMError):
         """The message naming the function and the value (``%y``) being allocated."""
         where = f" in {function}" + (f" (%{value})" if value else "")
         return f"{self.what}{where}" + (f": {self.why}" if self.why else "")
+
+
+def missing_arguments(missing: list[str], names: Sequence[str]) -> str:
+    """``missing arguments 'w', 'b' (parameters: x, w, b)``."""
+    shown = ", ".join(f"'{name}'" for name in missing)
+    plural = "s" if len(missing) > 1 else ""
+    return f"missing argument{plural} {shown} (parameters: {', '.join(names)})"

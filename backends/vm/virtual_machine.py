@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import builtins, intrinsics
-from .error import AllocationError, VMError
+from .error import AllocationError, VMError, missing_arguments
 from .executable import Arg, ArgKind, Call, Executable, Goto, If, Instruction, Ret, VMFunction
 from .profiler import Profile, Recorder
 from .verifier import block_leaders, verify_lifetimes
@@ -629,8 +629,11 @@ class _Compiler:
     def _bind(self, k: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         func = self.funcs[k]
         names, n = func.param_names, func.num_args
-        if not kwargs or len(args) > n:
-            raise VMError(f"{func.name}: expected {n} arguments, got {len(args) + len(kwargs)}")
+        if len(args) > n:
+            raise VMError(
+                f"{func.name}: expected {n} arguments, got {len(args) + len(kwargs)} "
+                f"(parameters: {', '.join(names) or 'none'})"
+            )
         values: list[Any] = [*args, *[_UNSET] * (n - len(args))]
         for key, value in kwargs.items():
             if key not in names:
@@ -643,7 +646,7 @@ class _Compiler:
             values[i] = value
         missing = [names[i] for i, v in enumerate(values) if v is _UNSET]
         if missing:
-            raise VMError(f"{func.name}: missing argument '{missing[0]}'")
+            raise VMError(f"{func.name}: {missing_arguments(missing, names)}")
         return tuple(values)
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import xrelax
 from xrelax import CompileError
+from xrelax.backends.interpreter import InterpreterError
 from xrelax.dialects.block_builder import BlockBuilder, BuilderError
 from xrelax.dialects.dtypes import F32
 from xrelax.dialects.relax import ObjectType, ShapeType, TensorType
@@ -105,3 +107,18 @@ def test_blank_input_is_an_empty_module():
     # As relax-opt and mlir-opt read it (xDSL's parser wants at least one op).
     for text in ("", "  \n", "// only a comment\n"):
         assert xrelax.print_module(xrelax.parse(text)) == "builtin.module {\n}\n"
+
+
+def test_a_call_missing_arguments_names_them() -> None:
+    module = xrelax.parse(
+        "relax.func @main(%x: !relax.tensor<[n], f32>, %w: !relax.tensor<[n], f32>, "
+        "%b: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {\n"
+        "  relax.return %x : !relax.tensor<[n], f32>\n}"
+    )
+    x = np.zeros(2, np.float32)
+    message = "main: missing arguments 'w', 'b' (parameters: x, w, b)"
+    with pytest.raises(xrelax.VMError) as vm_error:
+        xrelax.VirtualMachine(xrelax.compile(module))["main"](x)
+    with pytest.raises(InterpreterError) as interpreter_error:
+        xrelax.interpret(module, "main", x)
+    assert str(vm_error.value) == str(interpreter_error.value) == message

@@ -231,10 +231,12 @@ def _add_exe() -> Executable:
 
 def test_wrong_argument_count() -> None:
     run = VirtualMachine(_add_exe())["main"]
-    with pytest.raises(VMError, match=r"^main: expected 2 arguments, got 3$"):
+    with pytest.raises(VMError, match=r"^main: expected 2 arguments, got 3 \(parameters: x, y\)$"):
         run(1, 2, 3)
-    with pytest.raises(VMError, match=r"^main: expected 2 arguments, got 1$"):
+    with pytest.raises(VMError, match=r"^main: missing argument 'y' \(parameters: x, y\)$"):
         run(1)
+    with pytest.raises(VMError, match=r"^main: missing arguments 'x', 'y' \(parameters: x, y\)$"):
+        run()
 
 
 def test_arguments_by_parameter_name() -> None:
@@ -243,7 +245,7 @@ def test_arguments_by_parameter_name() -> None:
     assert run(1, y=5) == 6
     with pytest.raises(VMError, match=r"^main: unexpected argument 'z' \(parameters: x, y\)$"):
         run(1, z=2)
-    with pytest.raises(VMError, match=r"^main: missing argument 'y'$"):
+    with pytest.raises(VMError, match=r"^main: missing argument 'y' \(parameters: x, y\)$"):
         run(x=1)
     with pytest.raises(VMError, match=r"^main: argument 'x' given twice$"):
         run(1, x=2)
