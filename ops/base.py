@@ -184,8 +184,11 @@ def same_dtype(types: Sequence[TensorType]) -> Attribute:
     """The common element type of ``types`` (unknown if any is unknown); error if two differ."""
     known = {t.dtype for t in types if t.dtype != UNKNOWN_DTYPE}
     if len(known) > 1:
-        names = ", ".join(sorted(show_type(t) for t in types))
-        raise RelaxError(f"operands must have the same element type, got {names}")
+        names = ", ".join(show_type(t) for t in types)
+        raise RelaxError(
+            f"operands must have the same element type, got {names} (convert one with "
+            "relax.astype)"
+        )
     if len(known) == 1 and all(t.dtype != UNKNOWN_DTYPE for t in types):
         return known.pop()
     return UNKNOWN_DTYPE

@@ -18,8 +18,8 @@ relax.func @symbolic_broadcast_mismatch(%x: !relax.tensor<[n], f32>, %a: !relax.
 // -----
 
 relax.func @dtype_mismatch(%a: !relax.tensor<[n], f32>, %b: !relax.tensor<[n], i32>) -> !relax.object {
-  // expected-error @+1 {{operands must have the same element type, got !relax.tensor<[n], f32>, !relax.tensor<[n], i32>}}
-  %0 = relax.subtract %a, %b : (!relax.tensor<[n], f32>, !relax.tensor<[n], i32>)
+  // expected-error @+1 {{operands must have the same element type, got !relax.tensor<[n], i32>, !relax.tensor<[n], f32> (convert one with relax.astype)}}
+  %0 = relax.subtract %b, %a : (!relax.tensor<[n], i32>, !relax.tensor<[n], f32>)
   relax.return %a : !relax.tensor<[n], f32>
 }
 
@@ -58,7 +58,7 @@ relax.func @astype_without_dtype(%a: !relax.tensor<[n], f32>) -> !relax.object {
 // -----
 
 relax.func @astype_to_a_non_element_type(%a: !relax.tensor<[n], f32>) -> !relax.object {
-  // expected-error @+1 {{expected dtype to be one of f16, f32, f64, bf16, i1, i8, i16, i32, i64, got index}}
+  // expected-error @+1 {{expected dtype to be one of f16, f32, f64, bf16, i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64, got index}}
   %0 = relax.astype %a {dtype = index} : (!relax.tensor<[n], f32>)
   relax.return %a : !relax.tensor<[n], f32>
 }

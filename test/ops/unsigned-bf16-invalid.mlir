@@ -11,7 +11,7 @@ relax.func @unsigned_indices(%x: !relax.tensor<[n, 3], f32>, %i: !relax.tensor<[
 // -----
 
 relax.func @signedness_mismatch(%a: !relax.tensor<[n], ui32>, %b: !relax.tensor<[n], i32>) -> !relax.object {
-  // expected-error @+1 {{'relax.add' op operands must have the same element type, got !relax.tensor<[n], i32>, !relax.tensor<[n], ui32>}}
+  // expected-error @+1 {{'relax.add' op operands must have the same element type, got !relax.tensor<[n], ui32>, !relax.tensor<[n], i32> (convert one with relax.astype)}}
   %0 = relax.add %a, %b : (!relax.tensor<[n], ui32>, !relax.tensor<[n], i32>)
   relax.return %a : !relax.tensor<[n], ui32>
 }
