@@ -20,6 +20,7 @@ import hashlib
 import os
 import sys
 from io import StringIO
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -45,6 +46,7 @@ from xrelax.diagnostics import LocatingParser, verify_module
 from xrelax.dialects import dtypes
 from xrelax.dialects.dims import Sym
 from xrelax.dialects.tir import AllocBufferOp, ForOp, PrimFuncOp, StoreOp, Tir
+from xrelax.transforms import tir_to_llvm
 from xrelax.transforms.tir_to_llvm import (
     NotLowerable,
     check_lowerable,
@@ -58,8 +60,9 @@ if TYPE_CHECKING:
 __all__ = ["compile_prim_func", "load_executable_kernels", "load_library"]
 
 _FFI = FFI()
-_LOWERING_VERSION = "tir-to-llvm 1"
-"""Part of the cache key of the machine code: change it when the lowering changes."""
+_LOWERING_VERSION = hashlib.sha256(Path(tir_to_llvm.__file__).read_bytes()).hexdigest()
+"""Part of the cache key of the machine code: the lowering's source, so that a changed
+lowering never loads code an earlier one made."""
 _BLAS_PATHS = ("matmul", "einsum")
 _COMPILED: dict[str, CompiledKernel] = {}
 _KERNELS: dict[tuple[str, str], Kernel] = {}
