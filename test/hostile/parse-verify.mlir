@@ -49,7 +49,7 @@ relax.func @alloc_without_offset(%x: !relax.tensor<[4], f32>) -> !relax.tensor<[
 // -----
 
 relax.func @unknown_vm_dtype(%x: !relax.tensor<[4], f32>) -> !relax.tensor<[4], f32> {
-  // expected-error @+1 {{unknown dtype 'float128' (expected one of float16, float32, float64, bool, int8, int16, int32, int64)}}
+  // expected-error @+1 {{unknown dtype 'float128' (expected one of float16, float32, float64, bfloat16, bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64)}}
   %t = vm.alloc_tensor_direct shape [4] {dtype = "float128"} : !relax.tensor<[4], f32>
   relax.return %x : !relax.tensor<[4], f32>
 }
@@ -94,9 +94,9 @@ relax.func @unary_minus_chain(%x: !relax.tensor<[n], f32>) -> !relax.object {
 
 // -----
 
-vm.func @vm_const_bf16(%x) {
-  // expected-error @+1 {{unsupported element type bf16 of a vm.const tensor}}
-  %d = vm.const dense<[1.0, 2.0]> : tensor<2xbf16>
+vm.func @vm_const_i4(%x) {
+  // expected-error @+1 {{unsupported element type i4 of a vm.const tensor}}
+  %d = vm.const dense<[1, 2]> : tensor<2xi4>
   vm.ret %x
 }
 

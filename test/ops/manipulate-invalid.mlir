@@ -85,7 +85,7 @@ relax.func @expand_dims_range(%x: !relax.tensor<[n, 3], f32>) -> !relax.object {
 // -----
 
 relax.func @take_float_indices(%x: !relax.tensor<[n, 3], f32>) -> !relax.object {
-  // expected-error @+1 {{'relax.take' op expected indices with an integer element type, got !relax.tensor<[n, 3], f32>}}
+  // expected-error @+1 {{'relax.take' op expected indices with a signed integer element type, got !relax.tensor<[n, 3], f32>}}
   %0 = relax.take %x, %x {axis = 0 : i64} : (!relax.tensor<[n, 3], f32>, !relax.tensor<[n, 3], f32>)
   relax.return %x : !relax.tensor<[n, 3], f32>
 }

@@ -58,7 +58,7 @@ relax.func @gather_nd_batch(%x: !relax.tensor<[3, 4], f32>, %i: !relax.tensor<[2
 // -----
 
 relax.func @gather_float_indices(%x: !relax.tensor<[3, 4], f32>) -> !relax.object {
-  // expected-error @+1 {{'relax.gather_nd' op expected indices with an integer element type, got !relax.tensor<[3, 4], f32>}}
+  // expected-error @+1 {{'relax.gather_nd' op expected indices with a signed integer element type, got !relax.tensor<[3, 4], f32>}}
   %0 = relax.gather_nd %x, %x : (!relax.tensor<[3, 4], f32>, !relax.tensor<[3, 4], f32>)
   relax.return %x : !relax.tensor<[3, 4], f32>
 }
