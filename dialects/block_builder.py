@@ -180,20 +180,23 @@ class BlockBuilder:
         finally:
             self._blocks.pop()
 
-    def emit_output(self, *values: SSAValue, names: Sequence[str] | None = None) -> Any:
+    def emit_output(self, *values: SSAValue | Operation, names: Sequence[str] | None = None) -> Any:
         """Mark dataflow values as outputs, named ``names`` after the region; returns
-        handles usable after the region."""
+        handles usable after the region. An operation not emitted yet (``op.reshape(...)``)
+        is emitted first."""
         if self._outputs is None:
             raise BuilderError("emit_output is only valid inside a dataflow region")
+        values = tuple(self._emitted(value, "emit_output") for value in values)
         self._outputs.extend(values)
         self._output_names.extend(names if names is not None else [None] * len(values))
         return values[0] if len(values) == 1 else values
 
-    def emit_func_output(self, value: SSAValue) -> None:
+    def emit_func_output(self, value: SSAValue | Operation) -> None:
         """Return ``value`` from the function (its type fixes the declared result type
         unless one was given; variables bound in the body are erased to the rank)."""
         if self._func is None:
             raise BuilderError("emit_func_output outside a function")
+        value = self._emitted(value, "emit_func_output")
         value = self._escaped.get(value, value)
         if self._declared_result is None:
             allowed: set[str] = set()
@@ -203,6 +206,26 @@ class BlockBuilder:
             inputs = self._func.function_type.inputs.data
             self._func.function_type = FunctionType.from_lists(inputs, [result])
         self._insert(ReturnOp(value))
+
+    def _emitted(self, value: Any, what: str) -> SSAValue:
+        """``value`` as an inserted SSA value: an operation (or a value of one, or a
+        computed ``te.Tensor``) that was built but not emitted yet is emitted here, as
+        :meth:`emit` would."""
+        from xrelax.ops import te
+
+        if isinstance(value, SSAValue):
+            owner = value.owner
+            if isinstance(owner, Operation) and owner.parent is None:
+                self.emit(owner)
+            return value
+        if not isinstance(value, Operation | te.Tensor):
+            raise BuilderError(
+                f"{what}: expected a relax value or operation, got {type(value).__name__}"
+            )
+        result = self.emit(value)
+        if result is None:
+            raise BuilderError(f"{what}: {value.name} has no result to output")
+        return result
 
     # ------------------------------------------------------------------ bindings
 

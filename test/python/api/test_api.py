@@ -122,3 +122,21 @@ def test_a_call_missing_arguments_names_them() -> None:
     with pytest.raises(InterpreterError) as interpreter_error:
         xrelax.interpret(module, "main", x)
     assert str(vm_error.value) == str(interpreter_error.value) == message
+
+
+def test_outputs_built_but_not_emitted_are_emitted() -> None:
+    from xrelax import op, te
+
+    n = te.var("n")
+    bb = BlockBuilder()
+    with bb.function("main", {"x": TensorType.of([n, 4], F32)}) as (x,):
+        with bb.dataflow():
+            y = bb.emit_output(op.reshape(op.exp(x), [4, n]))
+            with pytest.raises(
+                BuilderError, match="emit_output: expected a relax value or operation, got int"
+            ):
+                bb.emit_output(3)
+        bb.emit_func_output(op.negative(y))
+    x_value = np.arange(8, dtype=np.float32).reshape(2, 4)
+    got = xrelax.VirtualMachine(xrelax.compile(bb.get()))["main"](x_value)
+    np.testing.assert_allclose(got, -np.exp(x_value).reshape(4, 2), rtol=1e-6)
