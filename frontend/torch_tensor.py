@@ -4,6 +4,7 @@ element-wise math (registered on import)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ import torch
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import SSAValue
 
-from xrelax.dialects import dtypes
+from xrelax.dialects import dtypes, symbolic
 from xrelax.frontend.common import FrontendError, Unsupported
 from xrelax.frontend.torch import _converts, _Importer, _operands, _unary
 
@@ -302,3 +303,106 @@ def _masked_select(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> An
     positions = _nonzero_columns(imp, flat_mask)
     positions = em.reshape(positions, [em.dims(positions)[1]])
     return em.op("take", flat_x, positions, axis=0)
+
+
+# ------------------------------------------------------------------ median, index_put
+
+
+@_converts("aten.median")
+def _median(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """The lower median along ``dim`` (absent: of all elements) and, with a dim, its
+    position: element ``(n - 1) // 2`` of the stable ascending order (equal values by
+    position), or the first NaN when there is one (torch propagates NaN)."""
+    em, x = imp.em, a["self"]
+    dim = a.get("dim")
+    whole = dim is None
+    if whole:
+        x = em.reshape(x, [sympy.expand(math.prod(em.dims(x)))])
+        dim = 0
+    if em.ndim(x) == 0:
+        return [x, em.full([], 0, dtypes.I64)]
+    axis = _axis(imp, x, dim)
+    size = em.dims(x)[axis]
+    if size.is_Integer and int(size) == 0:
+        raise FrontendError("median of an empty axis")
+    order = em.op("argsort", x, axis=axis)
+    middle = em.full([], symbolic.floordiv(size - 1, 2), dtypes.I64)
+    chosen = middle
+    if dtypes.is_float(em.dtype(x)):
+        nans = em.op("sum", em.cast(em.op("isnan", x), dtypes.I64), axis=[axis], keepdims=True)
+        first_nan = em.op("subtract", em.full([], size, dtypes.I64), nans)
+        chosen = em.op("where", em.op("greater", nans, em.scalar(0, nans)), first_nan, middle)
+    else:
+        chosen = em.broadcast_to(
+            em.reshape(middle, [1] * em.ndim(x)),
+            [1 if d == axis else n for d, n in enumerate(em.dims(x))],
+        )
+    position = em.op("gather_elements", order, chosen, axis=axis)
+    value = em.op("gather_elements", x, position, axis=axis)
+    if whole:
+        return em.reshape(value, [])
+    if not a.get("keepdim"):
+        value, position = em.squeeze(value, [axis]), em.squeeze(position, [axis])
+    return [value, position]
+
+
+def _integer_indices(imp: _Importer, index: SSAValue | None) -> list[SSAValue | None]:
+    """An index tensor as integer index tensors: a boolean mask becomes the positions of
+    its true elements, one tensor per axis it covers."""
+    em = imp.em
+    if index is None or not dtypes.is_bool(em.dtype(index)):
+        return [index]
+    columns = _nonzero_columns(imp, index)
+    count = em.dims(columns)[1]
+    rows = em.items(
+        em.op("split", columns, indices_or_sections=em.ndim(index), axis=0), em.ndim(index)
+    )
+    return [em.reshape(row, [count]) for row in rows]
+
+
+@_converts("aten.index_put")
+def _index_put(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """``x[i0, i1, ...] = values`` (``accumulate``: ``+=``) for integer index tensors of
+    the leading axes: a ``scatter_elements`` over the flattened indexed axes. An index
+    out of range is a run-time error (each is checked by a ``take``); of duplicates
+    without ``accumulate`` the last write wins (torch leaves it open)."""
+    em, x = imp.em, a["self"]
+    indices = list(a["indices"])
+    while indices and indices[-1] is None:
+        indices.pop()
+    if not indices or any(i is None for i in indices):
+        raise Unsupported("indices of other than the leading axes")
+    indices = [i for index in indices for i in _integer_indices(imp, index)]
+    dims = list(em.dims(x))
+    k = len(indices)
+    linear = None
+    for axis, index in enumerate(indices):
+        steps = em.op("arange", em.prim(0), em.prim(dims[axis]), em.prim(1), dtype=dtypes.I64)
+        checked = em.op("take", steps, em.cast(index, dtypes.I64), axis=0)  # range-checked
+        scaled = (
+            checked
+            if linear is None
+            else em.op(
+                "add", em.op("multiply", linear, em.full([], dims[axis], dtypes.I64)), checked
+            )
+        )
+        linear = scaled
+    shape = list(em.dims(linear))
+    count = sympy.expand(math.prod(shape))
+    rest = dims[k:]
+    values = em.cast(a["values"], em.dtype(x))
+    values = em.reshape(em.broadcast_to(values, [*shape, *rest]), [count, *rest])
+    positions = em.reshape(linear, [count, *([1] * len(rest))])
+    positions = em.broadcast_to(positions, [count, *rest])
+    flat = em.reshape(x, [sympy.expand(math.prod(dims[:k])), *rest])
+    how = "add" if a.get("accumulate") else None
+    if how == "add" and dtypes.is_bool(em.dtype(x)):
+        how = "max"
+    updated = em.op(
+        "scatter_elements",
+        flat,
+        positions,
+        values,
+        reduction=None if how is None else StringAttr(how),
+    )
+    return em.reshape(updated, dims)

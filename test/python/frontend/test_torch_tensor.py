@@ -132,3 +132,28 @@ def test_nonzero_and_masked_select():
     check(torch.nonzero, x)
     check(lambda t: torch.masked_select(t, t > 0.5), x)
     check(lambda t, m: torch.masked_select(t, m), x, torch.tensor([True, False, True, True]))
+
+
+def test_median():
+    x = torch.tensor([[3.0, float("nan"), 1.0, float("nan"), 2.0], [4.0, 1.5, 1.0, 2.5, 0.0]])
+    check(lambda t: torch.median(t, dim=1), x)
+    check(lambda t: torch.median(t, dim=0, keepdim=True), x[1:].reshape(5, 1))
+    check(torch.median, _floats(3, 4))
+    check(lambda t: torch.median(t, dim=-1), torch.tensor([[5, 1, 4, 2], [0, -3, 7, 7]]))
+
+
+def test_index_put():
+    x = _floats(4, 3)
+    rows = torch.tensor([0, 2, -1])
+    check(lambda t, v: t.index_put((rows,), v), x, _floats(3, 3))
+    check(
+        lambda t, v: t.index_put((torch.tensor([0, 2, 2]),), v, accumulate=True), x, _floats(3, 3)
+    )
+    columns = torch.tensor([[1], [2]])
+    check(lambda t: t.index_put((torch.tensor([0, 3]), columns), torch.tensor(9.0)), x)
+
+
+def test_index_put_with_a_mask():
+    x = _floats(4, 3)
+    check(lambda t: t.index_put((t > 0.3,), torch.tensor(0.0)), x)
+    check(lambda t: t.index_put((t[:, 0] > 0,), torch.tensor(-1.0), accumulate=True), x)
