@@ -342,3 +342,22 @@ def test_unknown_kernel_backend_is_refused():
     )
     with pytest.raises(ValueError, match="unknown kernel backend 'cuda'"):
         xrelax.VirtualMachine(exe, kernels="cuda")
+
+
+def test_relax_run_kernels_flag_selects_the_backend(tmp_path, capsys):
+    from xrelax.tools.relax_run import main
+
+    example = Path(xrelax.__file__).parent / "examples"
+    outputs = {}
+    for backend in ("numpy", "native"):
+        out = tmp_path / f"{backend}.npz"
+        args = [str(example / "control_flow.mlir"), "--inputs"]
+        args += [str(example / "control_flow_inputs.npz"), "--outputs", str(out)]
+        assert main([*args, "--kernels", backend]) == 0
+        outputs[backend] = dict(np.load(out))
+    assert outputs["native"].keys() == outputs["numpy"].keys()
+    for name, want in outputs["numpy"].items():
+        np.testing.assert_allclose(outputs["native"][name], want, rtol=1e-6)
+    with pytest.raises(SystemExit):
+        main([str(example / "control_flow.mlir"), "--kernels", "cuda"])
+    assert "invalid choice: 'cuda'" in capsys.readouterr().err
