@@ -3,6 +3,7 @@ normalisation beyond the core set in :mod:`xrelax.frontend.onnx` (registered on 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -27,6 +28,7 @@ from xrelax.frontend.onnx import (
     _string,
     _Value,
 )
+from xrelax.ops.base import dims_product
 
 _AUTO_PAD = ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER")
 
@@ -186,8 +188,6 @@ def _conv_transpose(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], 
 @_converts("MaxPool", "AveragePool")
 def _pool(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     em, x = imp.em, imp.tensor(inputs[0])
-    if len([o for o in node.output if o]) > 1:
-        raise Unsupported("the indices output")
     kernel = list(attrs["kernel_shape"])
     dims = em.dims(x)
     if len(kernel) != len(dims) - 2:
@@ -195,10 +195,142 @@ def _pool(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dic
     _spatial_rank(len(dims), "X")
     strides, pads, dilations = _window(attrs, dims[2:], kernel, pool=True)
     ceil_mode = _flag(attrs, "ceil_mode")
-    if node.op_type == "MaxPool":
+    if node.op_type == "AveragePool":
+        include = _flag(attrs, "count_include_pad")
+        return em.avg_pool(x, kernel, strides, pads, include, ceil_mode, dilations)
+    if len(node.output) < 2 or not node.output[1]:
         return em.max_pool(x, kernel, strides, pads, dilations, ceil_mode)
-    include = _flag(attrs, "count_include_pad")
-    return em.avg_pool(x, kernel, strides, pads, include, ceil_mode, dilations)
+    spatial = len(kernel)
+    before, after = pads[:spatial], pads[spatial:]
+    if ceil_mode:
+        after = em.ceil_padding(x, kernel, strides, dilations, before, after)
+    order = attrs.get("storage_order", 0)
+    if order not in (0, 1) or (order == 1 and spatial != 2):
+        raise FrontendError(f"storage_order is {order}, expected 0 (or 1 for 2-d pooling)")
+    return _max_with_indices(imp, x, kernel, strides, before, after, dilations, order == 1)
+
+
+def _max_with_indices(
+    imp: _Importer,
+    x: Any,
+    kernel: list[int],
+    strides: list[int],
+    before: list[int],
+    after: list[int],
+    dilations: list[int],
+    column_major: bool,
+) -> list[Any]:
+    """MaxPool with its indices, as onnx's reference computes them: in each window the
+    first element inside the input, replaced by each later one greater than it (so a
+    NaN first stays); the index is its position in the flattened input (batch and
+    channel included; the spatial axes of a 2-d pooling column-major with
+    ``column_major``). One comparison per window tap, over strided slices."""
+    em = imp.em
+    batch, channels, *sizes = em.dims(x)
+    spatial = len(kernel)
+    padded = em.pad(x, [(0, 0), (0, 0), *zip(before, after, strict=True)])
+    out = []
+    for axis, size in enumerate(sizes):
+        reach = dilations[axis] * (kernel[axis] - 1) + 1
+        extent = size + before[axis] + after[axis]
+        out.append(symbolic.floordiv(extent - reach, strides[axis]) + 1)
+    steps = [dims_product(sizes[axis + 1 :]) for axis in range(spatial)]
+    if column_major:
+        steps = [sympy.Integer(1), sizes[0]]
+    plane = dims_product(sizes)
+    lanes = em.op("arange", em.prim(0), em.prim(batch * channels), em.prim(1), dtype=dtypes.I64)
+    base = em.reshape(
+        em.op("multiply", lanes, em.scalar(plane, lanes)), [batch, channels] + [1] * spatial
+    )
+    best = index = found = None
+    for tap in itertools.product(*(range(k) for k in kernel)):
+        value = padded
+        valid = flat = None
+        for axis, t in enumerate(tap):
+            start = t * dilations[axis]
+            end = start + (out[axis] - 1) * strides[axis] + 1
+            value = em.slice(value, 2 + axis, start, end, strides[axis])
+            positions = em.op(
+                "arange", em.prim(0), em.prim(out[axis]), em.prim(1), dtype=dtypes.I64
+            )
+            positions = em.op("multiply", positions, em.scalar(strides[axis], positions))
+            positions = em.op("add", positions, em.scalar(start - before[axis], positions))
+            shape = [1, 1] + [out[axis] if a == axis else 1 for a in range(spatial)]
+            positions = em.reshape(positions, shape)
+            inside = em.op(
+                "bitwise_and",
+                em.op("greater_equal", positions, em.scalar(0, positions)),
+                em.op("less", positions, em.full([], sizes[axis], dtypes.I64)),
+            )
+            valid = inside if valid is None else em.op("bitwise_and", valid, inside)
+            term = em.op("multiply", positions, em.full([], steps[axis], dtypes.I64))
+            flat = term if flat is None else em.op("add", flat, term)
+        flat = em.op("add", base, flat)
+        if best is None:
+            best, index, found = value, em.broadcast_to(flat, em.dims(value)), valid
+            continue
+        unseen = em.op("equal", found, em.const(False, dtypes.I1))
+        take = em.op(
+            "bitwise_and", valid, em.op("bitwise_or", unseen, em.op("greater", value, best))
+        )
+        best = em.op("where", take, value, best)
+        index = em.op("where", take, flat, index)
+        found = em.op("bitwise_or", found, valid)
+    return [best, index]
+
+
+@_converts("MaxUnpool")
+def _max_unpool(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """X's values placed at their indices (positions in the flattened output) of a
+    tensor of zeros: the output shape given, else ``(size - 1) * stride + kernel`` less
+    the padding."""
+    em = imp.em
+    x, indices = imp.tensor(inputs[0]), imp.tensor(inputs[1])
+    dims = list(em.dims(x))
+    kernel = list(attrs["kernel_shape"])
+    spatial = _spatial_rank(len(dims), "X")
+    if len(kernel) != spatial:
+        raise FrontendError(f"kernel_shape {kernel} does not fit an input of rank {len(dims)}")
+    strides = list(attrs.get("strides", [1] * spatial))
+    pads = list(attrs.get("pads", [0] * 2 * spatial))
+    inferred = dims[:2] + [
+        (d - 1) * s + k - pads[a] - pads[spatial + a]
+        for a, (d, s, k) in enumerate(zip(dims[2:], strides, kernel, strict=True))
+    ]
+    given = _given(inputs, 2)
+    if given is None:
+        out = inferred
+    elif isinstance(given, _Known):
+        out = imp.sizes(given, "output_shape")
+    else:
+        out = _run_time_sizes(imp, given, "output_shape")
+    if len(out) != len(dims):
+        raise FrontendError(f"output_shape has {len(out)} values, expected {len(dims)}")
+    flat_indices = em.reshape(em.cast(indices, dtypes.I64), [dims_product(dims)])
+    if any(not symbolic.prove_equal(o, i) for o, i in zip(out, inferred, strict=True)):
+        # onnx's reference places the values in the inferred shape, then that shape at
+        # the start of the given one: each index moves to its place in the larger one.
+        flat_indices = _moved(imp, flat_indices, inferred, out)
+    zeros = em.full([dims_product(out)], 0, em.dtype(x))
+    values = em.reshape(x, [dims_product(dims)])
+    scattered = em.op("scatter_elements", zeros, flat_indices, values, axis=0)
+    return em.reshape(scattered, out)
+
+
+def _moved(imp: _Importer, flat: Any, source: list[Any], target: list[Any]) -> Any:
+    """Row-major positions in a tensor of shape ``source`` as positions of the same
+    element indices in one of shape ``target`` (non-negative positions)."""
+    em = imp.em
+    moved = None
+    for axis in range(len(source)):
+        inner = dims_product(source[axis + 1 :])
+        coordinate = em.op("divide", flat, em.full([], inner, dtypes.I64))
+        coordinate = em.remainder(coordinate, em.full([], source[axis], dtypes.I64))
+        term = em.op(
+            "multiply", coordinate, em.full([], dims_product(target[axis + 1 :]), dtypes.I64)
+        )
+        moved = term if moved is None else em.op("add", moved, term)
+    return moved
 
 
 @_converts("LpPool")

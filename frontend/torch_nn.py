@@ -255,9 +255,6 @@ def _grid_sampler(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any
     paddings (zeros, border, reflection)."""
     modes, paddings = ("linear", "nearest", "cubic"), ("zeros", "border", "reflection")
     mode, padding = modes[a["interpolation_mode"]], paddings[a["padding_mode"]]
-    if (mode, padding) == ("cubic", "border"):
-        # torch clamps each tap, not the coordinate first as ONNX does.
-        raise Unsupported("bicubic sampling with border padding")
     return imp.em.op(
         "grid_sample",
         a["input"],

@@ -518,7 +518,9 @@ def _grid_taps(
     if mode == "nearest":
         x = math.rint(x)
     wide = math.wide(x)
-    if padding == "border":
+    if padding == "border" and mode != "cubic":
+        # Cubic clamps each tap instead, as onnxruntime and torch do (onnx's reference
+        # clamps the coordinate first; linear and nearest give the same either way).
         last_position = math.real(size) - 1
         clamped = math.where(
             wide < 0, wide * 0, math.where(wide > last_position, last_position, wide)
