@@ -7,7 +7,9 @@ instead (issue "Performance, round 3").
 Each model is exported once with ``torch.onnx.export`` (dynamo, dynamic batch or
 sequence), then imported by xrelax (``from_onnx``, ``xrelax.compile``, the VM) and
 loaded by onnxruntime (all graph optimizations, ``--threads`` intra-op threads, one
-inter-op thread). Both are checked against each other, then timed in alternating
+inter-op thread). xrelax compiles with the weights bound (``xrelax.compile(module,
+params=...)``), as onnxruntime has its initializers; ``--no-bind-params`` passes them
+at each call instead. Both are checked against each other, then timed in alternating
 blocks (three rounds of a warm-up call and ``--repeat`` timed calls; medians). The
 thread count is set for numpy's BLAS and torch before they are imported, so one
 process measures one thread count; ``python -m bench`` runs it for 1 and 2.
@@ -36,9 +38,10 @@ def _threads(argv: list[str]) -> int:
     return 1
 
 
-THREADS = _threads(sys.argv)
-for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_variable] = str(THREADS)
+THREADS = _threads(sys.argv) if __name__ == "__main__" else 1
+if __name__ == "__main__":  # python -m bench imports this module only for summary()
+    for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_variable] = str(THREADS)
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -66,7 +69,8 @@ from model_zoo import ZOO, as_numpy, import_torchvision, informative  # noqa: E4
 import xrelax  # noqa: E402
 from xrelax import frontend  # noqa: E402
 
-torch.set_num_threads(THREADS)
+if __name__ == "__main__":
+    torch.set_num_threads(THREADS)
 
 TARGETS = {"real": 1.0, "zoo": 1.5}
 """Geometric-mean targets of xrelax / onnxruntime per set."""
@@ -210,8 +214,9 @@ def _timed(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]
     return {name: statistics.median(values) * 1e3 for name, values in samples.items()}
 
 
-def measure(case: Case, set_name: str, repeat: int) -> Result:
-    """Export, import, check and time one model."""
+def measure(case: Case, set_name: str, repeat: int, bind: bool) -> Result:
+    """Export, import, check and time one model (``bind``: its weights bound at compile
+    time, as onnxruntime has its initializers)."""
     result = Result(case.name, set_name, THREADS, "yes")
     try:
         model = case.build().eval()
@@ -232,12 +237,13 @@ def measure(case: Case, set_name: str, repeat: int) -> Result:
     try:
         start = time.perf_counter()
         imported = frontend.from_onnx(proto)
-        main = xrelax.VirtualMachine(xrelax.compile(imported.module))["main"]
+        bound = imported.params if bind else None
+        main = xrelax.VirtualMachine(xrelax.compile(imported.module, params=bound))["main"]
         result.compile_s = time.perf_counter() - start
     except Exception as err:  # noqa: BLE001 - refusals are rows of the table
         result.ok = f"refused: {str(err).splitlines()[0][:60]}"
         return result
-    params = imported.params
+    params = {} if bind else imported.params
     expected = session.run(None, feeds)
     got = _flat(main(*inputs, **params))
     for want, have in zip(expected, got, strict=True):
@@ -285,6 +291,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=1, help="threads of both runtimes")
     parser.add_argument("--set", choices=("real", "zoo", "all"), default="all")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--no-bind-params",
+        action="store_true",
+        help="pass the weights at each call instead of binding them at compile time",
+    )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON last")
     args = parser.parse_args(argv)
     sets = {"real": real_cases, "zoo": zoo_cases}
@@ -294,7 +305,7 @@ def main(argv: list[str] | None = None) -> None:
         for case in cases():
             if args.models and not any(m in case.name for m in args.models):
                 continue
-            result = measure(case, set_name, args.repeat)
+            result = measure(case, set_name, args.repeat, not args.no_bind_params)
             results.append(result)
             ratio = f"{result.ratio:.2f}x" if result.ok == "yes" else result.ok
             print(

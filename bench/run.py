@@ -13,7 +13,10 @@ Rows (each with its target and whether it is met):
 * compile time — the default pipeline on generated modules of 100 / 1,000 / 10,000
   operators (a chain and a wide graph) with the growth per 10x, parse+print of the
   same modules, parse throughput, and ``relax-opt`` start-up on an empty module;
-* memory — planned against one-allocation-per-tensor bytes.
+* memory — planned against one-allocation-per-tensor bytes;
+* onnxruntime — the same ONNX files on onnxruntime and on xrelax (weights bound), one
+  thread and two: the small-size zoo and the real-size models
+  (``bench/against_onnxruntime.py``), with the geometric-mean and worst-model targets.
 
 Timings interleave the contenders within each repetition and report medians.
 """
@@ -21,6 +24,7 @@ Timings interleave the contenders within each repetition and report medians.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import json
 import os
@@ -357,6 +361,52 @@ def model_zoo(repeat: int) -> list[Row]:
     return rows
 
 
+# ------------------------------------------------------------------------ onnxruntime
+
+
+def against_onnxruntime(repeat: int, sets: tuple[str, ...]) -> list[Row]:
+    """Issue 24's rows: ``bench/against_onnxruntime.py`` per model set, at one thread and
+    at two (a child process each: the thread counts are set before numpy and torch
+    start), when torch, onnx and the models extra are installed."""
+    try:
+        import onnxruntime  # noqa: F401
+        import timm  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        needs = "needs pip install -e '.[torch,onnx,models]'"
+        return [Row("onnxruntime", "xrelax / onnxruntime", needs)]
+    script = Path(__file__).resolve().parent / "against_onnxruntime.py"
+    rows = []
+    for threads in (1, 2):
+        for set_name in sets:
+            command = [sys.executable, str(script), "--set", set_name, "--threads", str(threads)]
+            command += ["--repeat", str(max(repeat // 3, 3)), "--json"]
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            label = f"{set_name}, {threads} thread(s)"
+            if done.returncode != 0:
+                rows.append(Row("onnxruntime", label, f"failed: {done.stderr.strip()[-60:]}"))
+                continue
+            results = json.loads(done.stdout.splitlines()[-1])
+            for r in results:
+                ours, theirs = r["ours_ms"], r["ort_ms"]
+                value = (
+                    f"{ours / theirs:.2f}x  ({ours:.3f} vs {theirs:.3f} ms)"
+                    if r["ok"] == "yes"
+                    else r["ok"]
+                )
+                rows.append(Row("onnxruntime", f"{r['model']} ({threads}t)", value))
+            for name, value, target, met in _ort_summary(results):
+                rows.append(Row("onnxruntime", name, value, target, met))
+    return rows
+
+
+def _ort_summary(results: list[dict]) -> list[tuple[str, str, str, bool]]:
+    from bench import against_onnxruntime as ort
+
+    fields = {f.name for f in dataclasses.fields(ort.Result)}
+    return ort.summary([ort.Result(**{k: v for k, v in r.items() if k in fields}) for r in results])
+
+
 # ----------------------------------------------------------------------------- memory
 
 
@@ -413,6 +463,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=9, help="repetitions (median; >= 7)")
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     parser.add_argument("--no-zoo", action="store_true", help="leave out the model zoo rows")
+    parser.add_argument(
+        "--no-onnxruntime",
+        action="store_true",
+        help="leave out the rows against onnxruntime (the real-size models take minutes)",
+    )
     args = parser.parse_args(argv)
     repeat = max(args.repeat, 7)
     cpu = platform.processor() or platform.machine()
@@ -424,6 +479,8 @@ def main(argv: list[str] | None = None) -> None:
     rows += memory()
     if not (args.quick or args.no_zoo):
         rows += model_zoo(repeat)
+    if not args.no_onnxruntime:
+        rows += against_onnxruntime(repeat, ("zoo",) if args.quick else ("zoo", "real"))
     print_table(rows)
 
 
