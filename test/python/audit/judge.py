@@ -58,6 +58,8 @@ def judge(case: Case, number: int, outcomes: dict[str, Outcome]) -> list[str]:
 
 def compare(want: Expected, got: Any) -> str | None:
     """How ``got`` differs from the oracle's value (None: it does not)."""
+    if isinstance(want.value, tuple) and all(isinstance(v, int) for v in want.value):
+        return None if got == want.value else f"expected the shape {want.value}, got {got!r}"
     if isinstance(want.value, tuple):
         if not isinstance(got, tuple) or len(got) != len(want.value):
             return f"expected a tuple of {len(want.value)}, got {summary(got)}"

@@ -247,7 +247,7 @@ def function_text(case: Case, index: int, rank_only: bool) -> str:
     short = case.op.removeprefix("relax.")
     apply = f"relax.{short} {', '.join(app.operands)}{attrs} : ({', '.join(app.types)})"
     lines = [f"relax.func @c{index}({', '.join(app.params)}) -> {result} {{"]
-    if rank_only or app.result is None:
+    if rank_only or app.result is None or app.result.startswith("!relax.shape"):
         lines += [f"  {line}" for line in app.literals]
         lines += [f"  %u = {apply}", f"  relax.return %u : {result}", "}"]
         return "\n".join(lines)
