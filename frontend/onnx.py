@@ -2675,21 +2675,6 @@ def _softmax_along(imp: _Importer, x: SSAValue, axis: int, log: bool) -> SSAValu
     return em.op("divide", exponentials, total)
 
 
-@_converts("BatchNormalization")
-def _batch_norm(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
-    training = attrs.get("training_mode", 0) if imp.opset >= 14 else 0
-    if imp.opset < 7 and not attrs.get("is_test", 0):
-        training = 1
-    if training or len([o for o in node.output if o]) > 1:
-        raise Unsupported("training mode")
-    if imp.opset < 9 and not attrs.get("spatial", 1):
-        raise Unsupported("spatial=0")
-    x, scale, bias, mean, var = (imp.tensor(v) for v in inputs[:5])
-    if imp.em.ndim(x) < 2:
-        raise FrontendError(f"X has rank {imp.em.ndim(x)}, expected at least 2")
-    return imp.em.batch_norm(x, mean, var, scale, bias, attrs.get("epsilon", 1e-5))
-
-
 @_converts("LRN")
 def _lrn(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
     """``x / (bias + alpha / size * s) ** beta``, where s sums the squares of the

@@ -366,6 +366,40 @@ def _lp_pool(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: 
 # ------------------------------------------------------------------ normalisation
 
 
+@_converts("BatchNormalization")
+def _batch_norm(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """Normalisation per channel by the running statistics; in training mode (opset 14
+    on) by the batch's own (the biased variance), the running statistics updated with
+    ``momentum`` as the second and third outputs."""
+    training = attrs.get("training_mode", 0) if imp.opset >= 14 else 0
+    if imp.opset < 7 and not attrs.get("is_test", 0):
+        raise Unsupported("training mode before opset 14")
+    if not training and len([o for o in node.output if o]) > 1:
+        raise Unsupported("the running statistics outside training mode")
+    if imp.opset < 9 and not attrs.get("spatial", 1):
+        raise Unsupported("spatial=0")
+    em = imp.em
+    x, scale, bias, mean, var = (imp.tensor(v) for v in inputs[:5])
+    rank = em.ndim(x)
+    if rank < 2:
+        raise FrontendError(f"X has rank {rank}, expected at least 2")
+    epsilon = attrs.get("epsilon", 1e-5)
+    if not training:
+        return em.batch_norm(x, mean, var, scale, bias, epsilon)
+    axes = [0, *range(2, rank)]
+    batch_mean = em.op("mean", x, axis=axes)
+    centred = em.op("subtract", x, em.channel_vector(batch_mean, rank))
+    batch_var = em.op("mean", em.op("multiply", centred, centred), axis=axes)
+    y = em.batch_norm(x, batch_mean, batch_var, scale, bias, epsilon)
+    momentum = attrs.get("momentum", 0.9)
+
+    def running(value: Any, batch: Any) -> Any:
+        kept = em.op("multiply", value, em.scalar(momentum, value))
+        return em.op("add", kept, em.op("multiply", batch, em.scalar(1 - momentum, batch)))
+
+    return [y, running(mean, batch_mean), running(var, batch_var)]
+
+
 @_converts("LpNormalization")
 def _lp_normalization(
     imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict

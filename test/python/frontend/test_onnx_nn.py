@@ -171,3 +171,30 @@ def test_grid_sample(mode: str) -> None:
         nodes, [("x", ["N", 2, "H", "W"]), ("grid", ["N", "P", "Q", 2])], ["y0", "y1", "y2"], (), 20
     )
     _check(model, [[(1, 2, 4, 5), (1, 3, 2, 2)], [(2, 2, 5, 3), (2, 2, 4, 2)]])
+
+
+def test_batch_norm_in_training_mode() -> None:
+    """Normalised by the batch's statistics, the running ones updated (against onnx's
+    reference: onnxruntime's CPU build runs no training mode)."""
+    from onnx.reference import ReferenceEvaluator
+
+    from xrelax import VirtualMachine, compile, frontend
+
+    node = helper.make_node(
+        "BatchNormalization",
+        ["x", "s", "b", "m", "v"],
+        ["y", "rm", "rv"],
+        training_mode=1,
+        momentum=0.8,
+        epsilon=1e-3,
+    )
+    initializers = [(n, _weights(3)) for n in "sbm"] + [("v", np.abs(_weights(3)) + 0.5)]
+    model = _model([node], [("x", ["N", 3, "H"])], ["y", "rm", "rv"], initializers, 15)
+    imported = frontend.from_onnx(model)
+    main = VirtualMachine(compile(imported.module))["main"]
+    reference = ReferenceEvaluator(model)
+    for shape in ((2, 3, 4), (5, 3, 2)):
+        x = RNG.standard_normal(shape).astype(np.float32)
+        got = main(x, **imported.params)
+        for value, want in zip(got, reference.run(None, {"x": x}), strict=True):
+            np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-6)
