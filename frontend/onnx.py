@@ -2613,9 +2613,17 @@ def _reduce_at_run_time(
     count = int(imp.em.dims(axes)[0])
     if count == 0:
         return None
+    em = imp.em
     keepdims = _flag(attrs, "keepdims", 1)
+    rank = em.ndim(x) - (0 if keepdims else count)
+    if relax_name in _EMPTY_REDUCTION and any(d == 0 for d in em.dims(x)):
+        # x has no elements: a sum of zeros gives the result's shape, which ONNX fills
+        # with the type's lowest (max) or highest (min) value.
+        zeros = em.full(em.dims(x), 0, dtypes.I64)
+        y = _with_run_time_attrs(imp, "sum", [zeros], {"axis": axes}, keepdims=keepdims or None)
+        dtype, shape = em.dtype(x), em.dims(_named(imp, y, [None] * rank))
+        return em.full(shape, _EMPTY_REDUCTION[relax_name](dtype), dtype)
     y = _with_run_time_attrs(imp, relax_name, [x], {"axis": axes}, keepdims=keepdims or None)
-    rank = imp.em.ndim(x) - (0 if keepdims else count)
     return _named(imp, y, [None] * rank)
 
 
@@ -2644,6 +2652,31 @@ _converts("ReduceSum")(_reduce("sum", 13))
 _converts("ReduceMax")(_reduce("max", 18))
 _converts("ReduceMin")(_reduce("min", 18))
 _converts("ReduceProd")(_reduce("prod", 18))
+
+
+@_converts("ReduceLogSumExp")
+def _reduce_log_sum_exp(
+    imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict
+) -> Any:
+    """``log(sum(exp(x - m))) + m`` with ``m`` the maximum (0 where it is infinite), as
+    onnxruntime computes it: no overflow for large elements (ONNX's function body
+    overflows to inf for 3e38), -inf for a row of -inf or no elements."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    if not dtypes.is_float(em.dtype(x)):
+        raise Unsupported(f"ReduceLogSumExp of {dtypes.NAME_OF[em.dtype(x)]}")
+    reduce_max, reduce_sum = _reduce("max", 18), _reduce("sum", 18)
+    if any(d == 0 for d in em.dims(x)):  # no element to overflow
+        return em.op("log", reduce_sum(imp, node, [em.op("exp", x), *inputs[1:]], attrs))
+    kept = {**attrs, "keepdims": 1}
+
+    def finite(m: SSAValue) -> SSAValue:
+        infinite = em.op("equal", em.op("abs", m), em.scalar(float("inf"), m))
+        return em.op("where", infinite, em.scalar(0.0, m), m)
+
+    shift = finite(reduce_max(imp, node, [x, *inputs[1:]], kept))
+    exp = em.op("exp", em.op("subtract", x, shift))
+    total = reduce_sum(imp, node, [exp, *inputs[1:]], attrs)
+    return em.op("add", em.op("log", total), finite(reduce_max(imp, node, [x, *inputs[1:]], attrs)))
 
 
 @_converts("Softmax", "LogSoftmax")

@@ -240,3 +240,12 @@ def test_cumprod() -> None:
     expected = np.ones_like(x)
     expected[:, 1:] = np.cumprod(reversed_, axis=1)[:, :-1]
     np.testing.assert_allclose(main(x), np.flip(expected, 1), rtol=1e-6)
+
+
+def test_reduce_log_sum_exp_does_not_overflow() -> None:
+    model, _ = CASES["ReduceLogSumExp"]
+    session = ort.InferenceSession(model.SerializeToString())
+    main = xrelax.VirtualMachine(xrelax.compile(frontend.from_onnx(model).module))["main"]
+    x = np.array([[100, 99, -1], [3e38, 3e38, 1], [-np.inf] * 3, [np.inf, 0, 1]], np.float32)
+    axes = np.array([1], np.int64)
+    np.testing.assert_allclose(main(x, axes), session.run(None, {"x": x, "axes": axes})[0])
