@@ -197,6 +197,18 @@ def _alloc_tensor_direct(site: CallSite, names: Globals) -> list[str] | None:
     return None if dtype is None else [f"{site.lhs}_empty({site.args[0]}, {dtype})"]
 
 
+def _alloc_tensor(site: CallSite, names: Globals) -> list[str] | None:
+    """A view of a planned storage: numpy's constructor itself (a failure re-runs the
+    builtin, whose error says why the tensor does not fit)."""
+    if len(site.args) != 4 or not site.lhs or type(site.values[3]) is not str:
+        return None
+    dtype = names.dtype(site.values[3])
+    if dtype is None:
+        return None
+    storage, offset, shape = site.args[:3]
+    return [f"{site.lhs}_ndarray({shape}, {dtype}, buffer={storage}, offset={offset})"]
+
+
 def _alloc_shape_heap(site: CallSite, names: Globals) -> list[str] | None:
     if len(site.args) != 1 or not site.lhs or type(site.values[0]) is not int:
         return None
@@ -238,6 +250,7 @@ _EXPANSIONS: list[tuple[Callable[..., Any], Expansion]] = [
     (builtins.match_prim, _match_prim),
     (builtins.make_prim, _make_prim),
     (builtins.alloc_tensor_direct, _alloc_tensor_direct),
+    (builtins.alloc_tensor, _alloc_tensor),
     (builtins.alloc_shape_heap, _alloc_shape_heap),
 ]
 
