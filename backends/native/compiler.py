@@ -126,14 +126,16 @@ def _native(func: PrimFuncOp, key: str, fallback: CompiledKernel) -> CompiledKer
     """The machine code of ``func`` wrapped (:class:`NotLowerable` if it cannot be)."""
     check_lowerable(func)
     symbol = "xrelax_" + hashlib.sha256(key.encode()).hexdigest()[:24]
-    clone = func.clone()
-    clone.sym_name = type(func.sym_name)(symbol)
-    module = ModuleOp([clone])
-    lower_module(module)  # raises NotLowerable before any code is looked up
-    # Keyed by the prim_func's text and the lowering's version: a cached kernel is
-    # loaded without converting the module to LLVM IR again.
+    # Keyed by the prim_func's text and the lowering's source: a cached kernel (which
+    # the lowering once covered) is loaded without lowering it again.
     source = f"{_LOWERING_VERSION}\n{key}"
-    address = jit().address(source, symbol, lambda: jit().ir(module))
+    address = jit().cached(source, symbol)
+    if address is None:
+        clone = func.clone()
+        clone.sym_name = type(func.sym_name)(symbol)
+        module = ModuleOp([clone])
+        lower_module(module)
+        address = jit().address(source, symbol, lambda: jit().ir(module))
     return _wrap(func, address, fallback)
 
 

@@ -65,14 +65,27 @@ class _Jit:
         """The address of ``symbol`` in the code compiled from ``source``: LLVM IR text,
         or any text that determines it, with ``make_ir`` making the IR when the code is
         in no cache (compiled once per host)."""
-        key = hashlib.sha256(f"{self.host}\n{source}".encode()).hexdigest()
-        cached = self.addresses.get(f"{key}:{symbol}")
-        if cached is not None:
-            return cached
+        address = self.cached(source, symbol)
+        if address is not None:
+            return address
+        key = self._key(source)
+        obj = self._compile(make_ir() if make_ir is not None else source)
+        self._store(key, obj)
+        return self._link(key, obj, symbol)
+
+    def cached(self, source: str, symbol: str) -> int | None:
+        """The address of ``symbol`` if the code of ``source`` is in memory or on disk."""
+        key = self._key(source)
+        address = self.addresses.get(f"{key}:{symbol}")
+        if address is not None:
+            return address
         obj = self._load(key)
-        if obj is None:
-            obj = self._compile(make_ir() if make_ir is not None else source)
-            self._store(key, obj)
+        return None if obj is None else self._link(key, obj, symbol)
+
+    def _key(self, source: str) -> str:
+        return hashlib.sha256(f"{self.host}\n{source}".encode()).hexdigest()
+
+    def _link(self, key: str, obj: bytes, symbol: str) -> int:
         self.engine.add_object_file(llvm_binding.ObjectFileRef.from_data(obj))
         self.engine.finalize_object()
         address = self.engine.get_function_address(symbol)
