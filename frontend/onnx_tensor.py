@@ -395,6 +395,46 @@ def _non_max_suppression(
     return em.match(rows, [_length(imp, "selected"), 3])
 
 
+@_converts("Det")
+def _det(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """The determinant of each trailing square matrix of a static size up to 3, by
+    cofactor expansion (larger or symbolic sizes are refused: no relax LU yet)."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    rank = em.ndim(x)
+    if rank < 2:
+        raise FrontendError(f"input has rank {rank}, expected at least 2")
+    rows, columns = em.dims(x)[-2:]
+    if not (rows.is_Integer and columns.is_Integer) or int(rows) > 3:
+        raise Unsupported("a matrix larger than 3x3 or of a symbolic size")
+    if rows != columns:
+        raise FrontendError(f"the matrices are {rows}x{columns}, expected square ones")
+    n = int(rows)
+    entry = [
+        [em.select(em.select(x, rank - 2, i), rank - 2, j) for j in range(n)] for i in range(n)
+    ]
+
+    def mul(*factors: Any) -> Any:
+        product = factors[0]
+        for f in factors[1:]:
+            product = em.op("multiply", product, f)
+        return product
+
+    if n == 1:
+        return entry[0][0]
+    if n == 2:
+        return em.op("subtract", mul(entry[0][0], entry[1][1]), mul(entry[0][1], entry[1][0]))
+    total = None
+    for j in range(3):
+        minor = em.op(
+            "subtract",
+            mul(entry[1][(j + 1) % 3], entry[2][(j + 2) % 3]),
+            mul(entry[1][(j + 2) % 3], entry[2][(j + 1) % 3]),
+        )
+        term = mul(entry[0][j], minor)
+        total = term if total is None else em.op("add", total, term)
+    return total
+
+
 # ------------------------------------------------------------------ quantization
 
 _QUANTIZED = {

@@ -27,10 +27,11 @@ ELEM = {
 }
 
 
-def _model(node, inputs, outputs, initializers=(), opset=18):
-    """One node; ``inputs``: (name, dtype, dims with 'n' symbolic); outputs likewise."""
+def _model(nodes, inputs, outputs, initializers=(), opset=18):
+    """A node or a list of them; ``inputs``: (name, dtype, dims with 'n' symbolic);
+    outputs likewise."""
     graph = helper.make_graph(
-        [node],
+        nodes if isinstance(nodes, list) else [nodes],
         "g",
         [helper.make_tensor_value_info(n, ELEM[t], d) for n, t, d in inputs],
         [helper.make_tensor_value_info(n, ELEM[t], None) for n, t in outputs],
@@ -62,16 +63,18 @@ MAPS = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("op", sorted(MAPS))
-def test_float_maps(op):
-    low, high = MAPS[op]
+def test_float_maps():
+    """Each map in one model (one compilation), at two batch sizes."""
+    ops = sorted(MAPS)
     model = _model(
-        helper.make_node(op, ["x"], ["y"]), [("x", np.float32, ["n", 3])], [("y", np.float32)]
+        [helper.make_node(op, [f"x{op}"], [f"y{op}"]) for op in ops],
+        [(f"x{op}", np.float32, ["n", 3]) for op in ops],
+        [(f"y{op}", np.float32) for op in ops],
     )
-    _check(
-        model,
-        [{"x": RNG.uniform(low, high, (n, 3)).astype(np.float32)} for n in (1, 4)],
-    )
+    feeds = [
+        {f"x{op}": RNG.uniform(*MAPS[op], (n, 3)).astype(np.float32) for op in ops} for n in (1, 4)
+    ]
+    _check(model, feeds)
 
 
 def test_round_halves_to_even_and_softplus_at_large_magnitudes():
@@ -152,41 +155,42 @@ def test_refused_by_name(op, reason):
     assert "\n" not in str(caught.value)
 
 
-@pytest.mark.parametrize(
-    ("equation", "shapes"),
-    [
-        ("ij,jk->ik", [["n", 3], [3, 4]]),
-        ("bij,bjk->bik", [["n", 2, 3], ["n", 3, 4]]),
-        ("bhqd,bhkd->bhqk", [["n", 2, 3, 4], ["n", 2, 5, 4]]),
-        ("i,i", [["n"], ["n"]]),
-        ("ij->ji", [["n", 3]]),
-        ("ij->", [["n", 3]]),
-        ("ii->i", [[3, 3]]),
-        ("...ii->...i", [["n", 3, 3]]),
-        ("i,j->ij", [["n"], [4]]),
-        ("ij,jk,kl->il", [["n", 3], [3, 4], [4, 2]]),
-        ("bij,jk", [["n", 2, 3], [3, 4]]),
-        ("...j,jk->...k", [["n", 2, 3], [3, 4]]),
-        ("ab,ab->a", [["n", 3], [1, 3]]),
-    ],
-)
-def test_einsum(equation, shapes):
-    names = [f"x{k}" for k in range(len(shapes))]
-    model = _model(
-        helper.make_node("Einsum", names, ["y"], equation=equation),
-        [(name, np.float32, shape) for name, shape in zip(names, shapes, strict=True)],
-        [("y", np.float32)],
-    )
+EINSUMS = [
+    ("ij,jk->ik", [["n", 3], [3, 4]]),
+    ("bij,bjk->bik", [["n", 2, 3], ["n", 3, 4]]),
+    ("bhqd,bhkd->bhqk", [["n", 2, 3, 4], ["n", 2, 5, 4]]),
+    ("i,i", [["n"], ["n"]]),
+    ("ij->ji", [["n", 3]]),
+    ("ij->", [["n", 3]]),
+    ("ii->i", [[3, 3]]),
+    ("...ii->...i", [["n", 3, 3]]),
+    ("i,j->ij", [["n"], [4]]),
+    ("ij,jk,kl->il", [["n", 3], [3, 4], [4, 2]]),
+    ("bij,jk", [["n", 2, 3], [3, 4]]),
+    ("...j,jk->...k", [["n", 2, 3], [3, 4]]),
+    ("ab,ab->a", [["n", 3], [1, 3]]),
+]
+
+
+def test_einsum():
+    """Every equation in one model (one compilation), at two batch sizes."""
+    nodes, inputs, outputs, names = [], [], [], []
+    for k, (equation, shapes) in enumerate(EINSUMS):
+        operands = [f"e{k}x{m}" for m in range(len(shapes))]
+        nodes.append(helper.make_node("Einsum", operands, [f"e{k}"], equation=equation))
+        inputs += [(name, np.float32, shape) for name, shape in zip(operands, shapes, strict=True)]
+        outputs.append((f"e{k}", np.float32))
+        names += list(zip(operands, shapes, strict=True))
+    model = _model(nodes, inputs, outputs)
     feeds = []
     for n in (1, 3):
-        concrete = [[n if d == "n" else d for d in shape] for shape in shapes]
         feeds.append(
             {
-                k: RNG.standard_normal(s).astype(np.float32)
-                for k, s in zip(names, concrete, strict=True)
+                name: RNG.standard_normal([n if d == "n" else d for d in shape]).astype(np.float32)
+                for name, shape in names
             }
         )
-    _check(model, feeds, exact=False)
+    _check(model, feeds)
 
 
 @pytest.mark.parametrize(("batch_axis", "time_axis"), [(1, 0), (0, 1)])
@@ -331,3 +335,17 @@ def test_non_max_suppression(center):
         scores = (RNG.integers(0, 8, (1, 2, n)) / 8).astype(np.float32)  # ties by position
         feeds.append({"b": boxes, "s": scores})
     _check(model, feeds, exact=True)
+
+
+def test_det():
+    nodes = [helper.make_node("Det", [f"x{k}"], [f"y{k}"]) for k in (1, 2, 3)]
+    model = _model(
+        nodes,
+        [(f"x{k}", np.float32, ["n", k, k]) for k in (1, 2, 3)],
+        [(f"y{k}", np.float32) for k in (1, 2, 3)],
+    )
+    feeds = [
+        {f"x{k}": RNG.standard_normal((n, k, k)).astype(np.float32) for k in (1, 2, 3)}
+        for n in (1, 3)
+    ]
+    _check(model, feeds)
