@@ -46,7 +46,7 @@ from xrelax.ops.manipulate import reshaped
 
 def _accumulator(x_dtype: Attribute, props: Props) -> Attribute:
     """The result element type: ``dtype``, else x's (booleans and narrow integers sum in
-    i64, as numpy does)."""
+    i64, narrow unsigned integers in ui64, as numpy does)."""
     if "dtype" in props:
         dtype = expect_dtype(props["dtype"])
         if dtype == dtypes.I1:
@@ -54,6 +54,8 @@ def _accumulator(x_dtype: Attribute, props: Props) -> Attribute:
         return dtype
     if x_dtype in (dtypes.I1, dtypes.I8, dtypes.I16, dtypes.I32):
         return dtypes.I64
+    if x_dtype in (dtypes.UI8, dtypes.UI16, dtypes.UI32):
+        return dtypes.UI64
     return x_dtype
 
 

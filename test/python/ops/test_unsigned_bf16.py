@@ -326,3 +326,9 @@ relax.func @main(%x: !relax.tensor<[3], bf16>, %y: !relax.tensor<[3], ui64>) -> 
         a, np.array([2.5, np.nan, -np.inf], BF16), equal_nan=True
     )
     assert b.dtype == np.uint64 and b.tolist() == [0, 2, 0]
+
+
+def test_running_sums_of_narrow_unsigned_integers_are_ui64_as_numpys():
+    x = np.array([[200, 100, 255], [1, 2, 3]], np.uint8)
+    cases = {"cumsum": _unary("cumsum", x, " {axis = 1 : i64}")}
+    assert_every_path(cases, {"cumsum": np.cumsum(x, axis=1)})
