@@ -102,9 +102,9 @@ def _bf16_rounded(value: Any, type_: Attribute) -> Any:
     """``value`` with its f32 arrays that ``type_`` says are bf16 rounded to bf16."""
     if isinstance(type_, TupleType) and isinstance(value, tuple):
         return tuple(_bf16_rounded(v, t) for v, t in zip(value, type_.types, strict=False))
-    if isinstance(type_, TensorType) and type_.dtype == dtypes.BF16:
-        if isinstance(value, np.ndarray) and value.dtype == np.float32:
-            return value.astype(dtypes.BFLOAT16)
+    bf16 = isinstance(type_, TensorType) and type_.dtype == dtypes.BF16
+    if bf16 and isinstance(value, np.ndarray) and value.dtype == np.float32:
+        return value.astype(dtypes.BFLOAT16)
     return value
 
 
@@ -450,9 +450,12 @@ def mean_of(value: te.Expr, axes: Sequence[te.IterVar], count: sympy.Expr) -> te
     if dtypes.is_float(dtype):
         wide = accumulator(dtype)
         return te.cast(te.sum(te.cast(value, wide), axes) / te.index(count, wide), dtype)
-    if dtype == dtypes.UI64:
+    if dtypes.is_unsigned(dtype):
+        n = te.index(count, dtypes.UI64)
+        if dtype != dtypes.UI64:
+            # The ui64 sum of fewer than 2**32 elements of 32 bits or less is exact.
+            return te.cast(te.sum(te.cast(value, dtypes.UI64), axes) / n, dtype)
         # Quotients and remainders by the count apart, as for i64; all non-negative.
-        n = te.index(count, dtype)
         return te.sum(value / n, axes) + te.sum(te.fmod(value, n), axes) / n
     n = te.index(count)
     if dtype != dtypes.I64:
@@ -478,8 +481,11 @@ def reference_mean(
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             total = x.sum(axis=axis, dtype=wide, keepdims=True) / np.asarray(count, wide)
         return _dropped(total, axis, keepdims).astype(x.dtype)
-    if x.dtype == np.uint64:
+    if x.dtype.kind == "u":
         n = np.asarray(count, np.uint64)
+        if x.dtype != np.uint64:
+            total = x.sum(axis=axis, dtype=np.uint64, keepdims=True)
+            return _dropped(total // n, axis, keepdims).astype(x.dtype)
         quotients = (x // n).sum(axis=axis, keepdims=True)
         remainders = np.fmod(x, n).sum(axis=axis, keepdims=True)
         return _dropped(quotients + remainders // n, axis, keepdims)
