@@ -13,6 +13,7 @@ import sympy
 from xdsl.dialects.builtin import StringAttr
 
 from xrelax.dialects import dtypes, symbolic
+from xrelax.frontend import onnx_nn
 from xrelax.frontend.common import FrontendError, Unsupported
 from xrelax.frontend.onnx import (
     _axis,
@@ -544,7 +545,7 @@ def _dequantize_linear(
     return em.op("multiply", value, em.cast(scale, dtype))
 
 
-def _widened(imp: _Importer, v: Any, zero: _Value, per: str, rank: int) -> Any:
+def _widened(imp: _Importer, v: Any, zero: _Value, per: str) -> Any:
     """``v - zero`` in i32; a 1-D zero point is one per row (``per = "row"``) or column."""
     em = imp.em
     v = em.cast(v, dtypes.I32)
@@ -563,8 +564,8 @@ def _matmul_integer(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], 
     """(A - a_zero_point) @ (B - b_zero_point) accumulated in i32."""
     em = imp.em
     a, b = imp.tensor(inputs[0]), imp.tensor(inputs[1])
-    a = _widened(imp, a, _given(inputs, 2), "row", em.ndim(a))
-    b = _widened(imp, b, _given(inputs, 3), "column", em.ndim(b))
+    a = _widened(imp, a, _given(inputs, 2), "row")
+    b = _widened(imp, b, _given(inputs, 3), "column")
     return em.op("matmul", a, b)
 
 
@@ -576,8 +577,8 @@ def _qlinear_matmul(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], 
     a, b = imp.tensor(inputs[0]), imp.tensor(inputs[3])
     product = em.op(
         "matmul",
-        _widened(imp, a, inputs[2], "row", em.ndim(a)),
-        _widened(imp, b, inputs[5], "column", em.ndim(b)),
+        _widened(imp, a, inputs[2], "row"),
+        _widened(imp, b, inputs[5], "column"),
     )
     a_scale, b_scale, y_scale = (em.cast(imp.tensor(inputs[k]), dtypes.F32) for k in (1, 4, 6))
     zero = imp.tensor(inputs[7])
@@ -586,6 +587,47 @@ def _qlinear_matmul(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], 
     scale = em.reshape(scale, []) if all(d == 1 for d in em.dims(scale)) else scale
     zero_value = em.reshape(zero, []) if all(d == 1 for d in em.dims(zero)) else zero
     return quantize(imp, scaled, scale, zero_value, em.dtype(zero))
+
+
+@_converts("ConvInteger")
+def _conv_integer(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """``Conv`` of ``x - x_zero_point`` and ``w - w_zero_point`` (one per output channel
+    or one for all) in i32, accumulated in i32."""
+    em = imp.em
+    x = _widened(imp, imp.tensor(inputs[0]), _given(inputs, 2), "tensor")
+    w = em.cast(imp.tensor(inputs[1]), dtypes.I32)
+    zero = _given(inputs, 3)
+    if zero is not None:
+        z = em.cast(imp.tensor(zero), dtypes.I32)
+        if em.ndim(z) == 1 and em.dims(z)[0] != 1:
+            z = em.reshape(z, [em.dims(z)[0], *([1] * (em.ndim(w) - 1))])
+        elif em.ndim(z):
+            z = em.reshape(z, [])
+        w = em.op("subtract", w, z)
+    return onnx_nn._conv(imp, node, [x, w], attrs)
+
+
+@_converts("QLinearConv")
+def _qlinear_conv(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """The i32 convolution of the zero-point-shifted operands plus the i32 bias, scaled
+    by ``x_scale * w_scale / y_scale`` (w_scale one per output channel or one for all)
+    and quantized to y's zero point's type."""
+    em = imp.em
+    accumulated = _conv_integer(imp, node, [inputs[0], inputs[3], inputs[2], inputs[5]], attrs)
+    rank = em.ndim(accumulated)
+    bias = _given(inputs, 8)
+    if bias is not None:
+        b = em.cast(imp.tensor(bias), dtypes.I32)
+        accumulated = em.op(
+            "add", accumulated, em.reshape(b, [1, em.dims(b)[0], *([1] * (rank - 2))])
+        )
+    x_scale, w_scale, y_scale = (em.cast(imp.tensor(inputs[k]), dtypes.F32) for k in (1, 4, 6))
+    if em.ndim(w_scale) == 1 and em.dims(w_scale)[0] != 1:
+        w_scale = em.reshape(w_scale, [1, em.dims(w_scale)[0], *([1] * (rank - 2))])
+    scale = em.op("divide", y_scale, em.op("multiply", x_scale, w_scale))
+    zero = imp.tensor(inputs[7])
+    zero_value = em.reshape(zero, []) if all(d == 1 for d in em.dims(zero)) else zero
+    return quantize(imp, em.cast(accumulated, dtypes.F32), scale, zero_value, em.dtype(zero))
 
 
 # ------------------------------------------------------------------ refused by name

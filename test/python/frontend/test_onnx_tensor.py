@@ -349,3 +349,28 @@ def test_det():
         for n in (1, 3)
     ]
     _check(model, feeds)
+
+
+def test_integer_convolutions():
+    u8 = np.uint8
+    nodes = [
+        helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["q"]),
+    ]
+    model = _model(
+        nodes,
+        [("x", u8, ["n", 2, 4, 4])],
+        [("c", np.int32), ("q", u8)],
+        [
+            ("w", RNG.integers(0, 256, (3, 2, 3, 3)).astype(u8)),
+            ("xz", np.array(128, u8)),
+            ("wz", np.array(100, u8)),
+            ("xs", np.array(0.02, np.float32)),
+            ("ws", np.array([0.01, 0.02, 0.03], np.float32)),
+            ("ys", np.array(0.5, np.float32)),
+            ("yz", np.array(120, u8)),
+            ("b", np.array([5, -7, 100], np.int32)),
+        ],
+    )
+    feeds = [{"x": RNG.integers(0, 256, (n, 2, 4, 4)).astype(u8)} for n in (1, 2)]
+    _check(model, feeds, exact=True)
