@@ -26,6 +26,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from xrelax.diagnostics import IRError
+from xrelax.dialects import dtypes
 from xrelax.dialects.kernel_table import KernelTable
 from xrelax.dialects.relax import (
     CallPackedOp,
@@ -129,11 +130,22 @@ class LegalizeOperator(RewritePattern):
             placeholder = te.placeholder(type_.dims, type_.dtype, f"x{index}")
             inputs.append(placeholder)
             tensors.append(placeholder)
+        results = result_type.types if isinstance(result_type, TupleType) else (result_type,)
+        rounds = [getattr(t, "dtype", None) == dtypes.BF16 for t in results]
+        bf16 = any(t.dtype == dtypes.BF16 for t in tensors)
+        if bf16:  # computed in f32, each bf16 result rounded once (docs/semantics.md)
+            inputs = [_widened(x) if isinstance(x, te.Tensor) else x for x in inputs]
+            result_type = _bf16_as_f32(result_type)
         try:
             outputs = op.emit_te(inputs, result_type, dict(op.properties))
         except NotImplementedError as err:
             raise IRError(op, f"cannot legalize: {err}") from None
         outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
+        if bf16:
+            outputs = [
+                _rounded(x) if rounded and x.dtype == dtypes.F32 else x
+                for x, rounded in zip(outputs, rounds, strict=True)
+            ]
         short = op.name.removeprefix("relax.")
         func, sym_params = te.create_prim_func(short, [*tensors, *outputs], op.obligations())
         func_op = op.parent_op()
@@ -141,6 +153,27 @@ class LegalizeOperator(RewritePattern):
             func_op = func_op.parent_op()
         assert func_op is not None
         return self.kernels.add(func, func_op), sym_params
+
+
+def _widened(x: te.Tensor) -> te.Tensor:
+    """A bf16 tensor in f32 (exact); others as they are."""
+    if x.dtype != dtypes.BF16:
+        return x
+    return te.compute(x.shape, lambda *i: te.cast(x[i], dtypes.F32), f"{x.name}_f32")
+
+
+def _rounded(x: te.Tensor) -> te.Tensor:
+    """An f32 result rounded to bf16."""
+    return te.compute(x.shape, lambda *i: te.cast(x[i], dtypes.BF16), f"{x.name}_bf16")
+
+
+def _bf16_as_f32(type_: Attribute) -> Attribute:
+    """``type_`` with f32 for bf16 (a tensor, or the tensors of a tuple)."""
+    if isinstance(type_, TupleType):
+        return TupleType.of([_bf16_as_f32(t) for t in type_.types])
+    if isinstance(type_, TensorType) and type_.dtype == dtypes.BF16:
+        return TensorType(type_.shape, dtypes.F32)
+    return type_
 
 
 @dataclass(frozen=True)

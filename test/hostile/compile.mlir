@@ -3,8 +3,8 @@
 // compiles, or is a located error (diagnostics come before the output).
 
 // bf16 compiles (once refused: numpy has no bf16; ml_dtypes' is used now).
-// CHECK-LABEL: tir.prim_func @add(%x0: !tir.buffer<[n], bf16>, %x1: !tir.buffer<[n], bf16>, %out: !tir.buffer<[n], bf16>)
-// CHECK:         arith.addf %{{.*}}, %{{.*}} : bf16
+// CHECK-LABEL: tir.prim_func @add(%x0: !tir.buffer<[n], bf16>, %x1: !tir.buffer<[n], bf16>, %out_bf16: !tir.buffer<[n], bf16>)
+// CHECK:         arith.addf %{{.*}}, %{{.*}} : f32
 // CHECK-LABEL: vm.func @bf16(%x)
 relax.func @bf16(%x: !relax.tensor<[n], bf16>) -> !relax.tensor<[n], bf16> {
   %y = relax.add %x, %x : (!relax.tensor<[n], bf16>, !relax.tensor<[n], bf16>) -> !relax.tensor<[n], bf16>

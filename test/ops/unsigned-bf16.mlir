@@ -78,3 +78,21 @@ relax.func @casts(%a: !relax.tensor<[n], ui8>, %f: !relax.tensor<[n], f32>, %i: 
   %4 = relax.astype %f {dtype = bf16} : (!relax.tensor<[n], f32>)
   relax.return %0 : !relax.tensor<[n], f32>
 }
+
+// -----
+
+// bf16 is computed in f32 and each bf16 result rounded once: the operands widened
+// (exactly), the f32 kernel, the result truncated; an f32 result is not rounded.
+// TIR-LABEL: tir.prim_func @multiply(%x0: !tir.buffer<[n], bf16>, %x1: !tir.buffer<[n], bf16>, %out_bf16: !tir.buffer<[n], bf16>)
+// TIR:         arith.extf %{{.*}} : bf16 to f32
+// TIR:         arith.extf %{{.*}} : bf16 to f32
+// TIR:         arith.mulf %{{.*}}, %{{.*}} : f32
+// TIR:         arith.truncf %{{.*}} : f32 to bf16
+// TIR-LABEL: tir.prim_func @astype(%x0: !tir.buffer<[n], bf16>, %out: !tir.buffer<[n], f32>)
+// TIR-NOT:     arith.truncf
+// TIR-LABEL: relax.func @bf16
+relax.func @bf16(%a: !relax.tensor<[n], bf16>, %b: !relax.tensor<[n], bf16>) -> !relax.tensor<[n], f32> {
+  %p = relax.multiply %a, %b : (!relax.tensor<[n], bf16>, !relax.tensor<[n], bf16>)
+  %f = relax.astype %p {dtype = f32} : (!relax.tensor<[n], bf16>)
+  relax.return %f : !relax.tensor<[n], f32>
+}
