@@ -10,6 +10,7 @@ dot-product attention into ``matmul`` and ``softmax`` (its causal mask into ``on
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -627,6 +628,77 @@ class Emitter:
             padding=_padding_attr(before, after),
             dilation=_unless(dilation, 1),
         )
+
+    def max_pool_with_indices(
+        self,
+        x: SSAValue,
+        kernel: Sequence[int],
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilation: Sequence[int],
+        planes: bool,
+        column_major: bool = False,
+        nan_wins: bool = False,
+    ) -> tuple[SSAValue, SSAValue]:
+        """Max pooling and the position of each maximum, one comparison per window tap
+        over strided slices: the first element of a window inside the input, replaced
+        by each later greater one (or, with ``nan_wins`` as torch, each NaN). Positions
+        are i64 flat indices, per plane of N, C (torch) with ``planes``, else in the
+        whole input (ONNX; 2-d spatial axes column-major with ``column_major``)."""
+        batch, channels, *sizes = self.dims(x)
+        spatial = len(kernel)
+        before, after = _sides(padding, spatial)
+        padded = self.pad(x, [(0, 0), (0, 0), *zip(before, after, strict=True)])
+        out = [
+            symbolic.floordiv(size + before[a] + after[a] - dilation[a] * (kernel[a] - 1) - 1,
+                              strides[a]) + 1
+            for a, size in enumerate(sizes)
+        ]  # fmt: skip
+        steps = [sympy.expand(sympy.Mul(*sizes[a + 1 :])) for a in range(spatial)]
+        if column_major:
+            steps = [sympy.Integer(1), sizes[0]]
+        base = None
+        if not planes:
+            lanes = self.arange(batch * channels)
+            lanes = self.op("multiply", lanes, self.full([], sympy.Mul(*sizes), dtypes.I64))
+            base = self.reshape(lanes, [batch, channels] + [1] * spatial)
+        best = index = found = None
+        for tap in itertools.product(*(range(k) for k in kernel)):
+            value, valid, flat = padded, None, base
+            for axis, t in enumerate(tap):
+                start = t * dilation[axis]
+                end = start + (out[axis] - 1) * strides[axis] + 1
+                value = self.slice(value, 2 + axis, start, end, strides[axis])
+                positions = self.arange(out[axis])
+                positions = self.op("multiply", positions, self.scalar(strides[axis], positions))
+                positions = self.op("add", positions, self.scalar(start - before[axis], positions))
+                positions = self.reshape(
+                    positions, [1, 1] + [out[axis] if a == axis else 1 for a in range(spatial)]
+                )
+                inside = self.op(
+                    "bitwise_and",
+                    self.op("greater_equal", positions, self.scalar(0, positions)),
+                    self.op("less", positions, self.full([], sizes[axis], dtypes.I64)),
+                )
+                valid = inside if valid is None else self.op("bitwise_and", valid, inside)
+                term = self.op("multiply", positions, self.full([], steps[axis], dtypes.I64))
+                flat = term if flat is None else self.op("add", flat, term)
+            if best is None:
+                best, index, found = value, self.broadcast_to(flat, self.dims(value)), valid
+                continue
+            wins = self.op("greater", value, best)
+            if nan_wins and dtypes.is_float(self.dtype(x)):
+                wins = self.op("bitwise_or", wins, self.op("isnan", value))
+            unseen = self.op("equal", found, self.const(False, dtypes.I1))
+            take = self.op("bitwise_and", valid, self.op("bitwise_or", unseen, wins))
+            best = self.op("where", take, value, best)
+            index = self.op("where", take, flat, index)
+            found = self.op("bitwise_or", found, valid)
+        return best, index
+
+    def arange(self, size: int | sympy.Expr) -> SSAValue:
+        """``[0, 1, ..., size - 1]`` as i64."""
+        return self.op("arange", self.prim(0), self.prim(size), self.prim(1), dtype=dtypes.I64)
 
     def avg_pool(
         self,

@@ -3,7 +3,6 @@ normalisation beyond the core set in :mod:`xrelax.frontend.onnx` (registered on 
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -207,76 +206,11 @@ def _pool(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dic
     order = attrs.get("storage_order", 0)
     if order not in (0, 1) or (order == 1 and spatial != 2):
         raise FrontendError(f"storage_order is {order}, expected 0 (or 1 for 2-d pooling)")
-    return _max_with_indices(imp, x, kernel, strides, before, after, dilations, order == 1)
-
-
-def _max_with_indices(
-    imp: _Importer,
-    x: Any,
-    kernel: list[int],
-    strides: list[int],
-    before: list[int],
-    after: list[int],
-    dilations: list[int],
-    column_major: bool,
-) -> list[Any]:
-    """MaxPool with its indices, as onnx's reference computes them: in each window the
-    first element inside the input, replaced by each later one greater than it (so a
-    NaN first stays); the index is its position in the flattened input (batch and
-    channel included; the spatial axes of a 2-d pooling column-major with
-    ``column_major``). One comparison per window tap, over strided slices."""
-    em = imp.em
-    batch, channels, *sizes = em.dims(x)
-    spatial = len(kernel)
-    padded = em.pad(x, [(0, 0), (0, 0), *zip(before, after, strict=True)])
-    out = []
-    for axis, size in enumerate(sizes):
-        reach = dilations[axis] * (kernel[axis] - 1) + 1
-        extent = size + before[axis] + after[axis]
-        out.append(symbolic.floordiv(extent - reach, strides[axis]) + 1)
-    steps = [dims_product(sizes[axis + 1 :]) for axis in range(spatial)]
-    if column_major:
-        steps = [sympy.Integer(1), sizes[0]]
-    plane = dims_product(sizes)
-    lanes = em.op("arange", em.prim(0), em.prim(batch * channels), em.prim(1), dtype=dtypes.I64)
-    base = em.reshape(
-        em.op("multiply", lanes, em.scalar(plane, lanes)), [batch, channels] + [1] * spatial
-    )
-    best = index = found = None
-    for tap in itertools.product(*(range(k) for k in kernel)):
-        value = padded
-        valid = flat = None
-        for axis, t in enumerate(tap):
-            start = t * dilations[axis]
-            end = start + (out[axis] - 1) * strides[axis] + 1
-            value = em.slice(value, 2 + axis, start, end, strides[axis])
-            positions = em.op(
-                "arange", em.prim(0), em.prim(out[axis]), em.prim(1), dtype=dtypes.I64
-            )
-            positions = em.op("multiply", positions, em.scalar(strides[axis], positions))
-            positions = em.op("add", positions, em.scalar(start - before[axis], positions))
-            shape = [1, 1] + [out[axis] if a == axis else 1 for a in range(spatial)]
-            positions = em.reshape(positions, shape)
-            inside = em.op(
-                "bitwise_and",
-                em.op("greater_equal", positions, em.scalar(0, positions)),
-                em.op("less", positions, em.full([], sizes[axis], dtypes.I64)),
-            )
-            valid = inside if valid is None else em.op("bitwise_and", valid, inside)
-            term = em.op("multiply", positions, em.full([], steps[axis], dtypes.I64))
-            flat = term if flat is None else em.op("add", flat, term)
-        flat = em.op("add", base, flat)
-        if best is None:
-            best, index, found = value, em.broadcast_to(flat, em.dims(value)), valid
-            continue
-        unseen = em.op("equal", found, em.const(False, dtypes.I1))
-        take = em.op(
-            "bitwise_and", valid, em.op("bitwise_or", unseen, em.op("greater", value, best))
+    return list(
+        em.max_pool_with_indices(
+            x, kernel, strides, before + after, dilations, planes=False, column_major=order == 1
         )
-        best = em.op("where", take, value, best)
-        index = em.op("where", take, flat, index)
-        found = em.op("bitwise_or", found, valid)
-    return [best, index]
+    )
 
 
 @_converts("MaxUnpool")

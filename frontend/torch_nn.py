@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import sympy
 import torch
 from xdsl.dialects.builtin import StringAttr
 
+from xrelax.dialects import dtypes
 from xrelax.dialects.symbolic import floordiv
 from xrelax.frontend.common import Unsupported
 from xrelax.frontend.torch import (
@@ -18,8 +20,6 @@ from xrelax.frontend.torch import (
     _converts,
     _Importer,
     _items_used,
-    _target_name,
-    _Unconverted,
 )
 from xrelax.ops.base import dims_product
 
@@ -92,20 +92,59 @@ def _pool_spatial(node: torch.fx.Node) -> int:
     "aten.max_pool3d_with_indices",
 )
 def _max_pool(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """Max pooling; the indices (when used) are flat positions in each plane of N, C,
+    of the first maximum of a window (a NaN wins, as in torch)."""
+    em = imp.em
     spatial = _pool_spatial(node)
     kernel = _spatial(a["kernel_size"], spatial)
     strides = _spatial(a["stride"], spatial) if a["stride"] else kernel
     padding = _spatial(a["padding"], spatial)
     dilation = _spatial(a["dilation"], spatial)
-    y = _batched(
-        imp.em,
-        a["self"],
-        spatial + 2,
-        lambda x: imp.em.max_pool(x, kernel, strides, padding, dilation, a["ceil_mode"]),
-    )
-    if not _converter_key(node).endswith("_with_indices"):
-        return y
-    return [y, _Unconverted(f"the indices of {_target_name(node)}")]
+    with_indices = _converter_key(node).endswith("_with_indices")
+    if not with_indices or 1 not in _items_used(node):
+        y = _batched(
+            em,
+            a["self"],
+            spatial + 2,
+            lambda x: em.max_pool(x, kernel, strides, padding, dilation, a["ceil_mode"]),
+        )
+        return [y, None] if with_indices else y
+
+    def pooled(x: Any) -> Any:
+        after = padding
+        if a["ceil_mode"]:
+            after = em.ceil_padding(x, kernel, strides, dilation, padding, padding)
+        values, indices = em.max_pool_with_indices(
+            x, kernel, strides, padding + after, dilation, planes=True, nan_wins=True
+        )
+        return values, indices
+
+    x = a["self"]
+    if em.ndim(x) == spatial + 1:
+        values, indices = pooled(em.unsqueeze(x, [0]))
+        return [em.squeeze(values, [0]), em.squeeze(indices, [0])]
+    return list(pooled(x))
+
+
+@_converts("aten.max_unpool2d", "aten.max_unpool3d")
+def _max_unpool(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """The values placed at their indices (flat positions in each plane of N, C) of
+    zeros of ``output_size``."""
+    em = imp.em
+    spatial = len(a["output_size"])
+    out = [imp._expr(d) if not isinstance(d, sympy.Expr) else d for d in a["output_size"]]
+
+    def unpool(x: Any) -> Any:
+        batch, channels, *sizes = em.dims(x)
+        count = dims_product(sizes)
+        values = em.reshape(x, [batch, channels, count])
+        # (Unbatched, the indices have no batch axis: the same elements.)
+        indices = em.reshape(em.cast(a["indices"], dtypes.I64), [batch, channels, count])
+        zeros = em.full([batch, channels, dims_product(out)], 0, em.dtype(x))
+        scattered = em.op("scatter_elements", zeros, indices, values, axis=2)
+        return em.reshape(scattered, [batch, channels, *out])
+
+    return _batched(em, a["self"], spatial + 2, unpool)
 
 
 @_converts("aten.avg_pool1d", "aten.avg_pool2d", "aten.avg_pool3d", half_in_float=True)

@@ -156,3 +156,20 @@ def test_grid_sample() -> None:
 def test_grid_sample_volumetric() -> None:
     grid = torch.rand(1, 2, 3, 2, 3, generator=G) * 2.6 - 1.3
     check(lambda x, g: F.grid_sample(x, g, "bilinear", "border"), rand(1, 2, 3, 4, 5), grid)
+
+
+def test_max_pool_indices_and_unpool() -> None:
+    """The indices of the maxima (per plane, the first of equal ones, a NaN winning) and
+    max_unpool putting the maxima back."""
+    x = rand(2, 3, 6, 7)
+    x[0, 0, 1, 1] = float("nan")
+    x[1, 2, :2, :2] = 1.0
+
+    def fn(x):
+        values, indices = F.max_pool2d(x, 2, 2, return_indices=True)
+        wide, wide_indices = F.max_pool2d(x, 3, (2, 1), 1, dilation=(1, 2), return_indices=True)
+        volume, volume_indices = F.max_pool3d(x.unsqueeze(1), 2, return_indices=True)
+        unpooled = F.max_unpool2d(values, indices, 2, 2, output_size=(6, 7))
+        return values, indices, wide, wide_indices, volume_indices, unpooled
+
+    check(fn, x)

@@ -20,7 +20,7 @@ from xrelax.ops.resize import (
     ResizeOp,
 )
 
-FEW = settings(SETTINGS, max_examples=max(SETTINGS.max_examples // 2, 5))
+FEW = settings(SETTINGS, max_examples=max(SETTINGS.max_examples // 4, 5))
 """Fewer examples: each compiles a kernel of several stages."""
 
 
