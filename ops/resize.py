@@ -1,10 +1,13 @@
 """Resampling: ``relax.resize``, ONNX Resize's interpolation of a tensor to a new shape
-(nearest with its rounding modes, linear, cubic; every coordinate transformation).
+(nearest with its rounding modes, linear, cubic; every coordinate transformation), and
+``relax.grid_sample``, ONNX GridSample's sampling at the coordinates a grid gives.
 
-An axis is resampled on its own (the interpolations are separable): each output
-position ``y`` maps to a source coordinate ``x``, which gives the taps (source indices,
-clamped to the axis, and their weights). One set of formulas (:func:`_taps`) serves
-the numpy reference and the TE kernel, over numpy arrays or TE expressions.
+A resize resamples each axis on its own (the interpolations are separable): each
+output position ``y`` maps to a source coordinate ``x``, which gives the taps (source
+indices, clamped to the axis, and their weights). A grid sample takes the taps of
+every spatial axis at each output position and sums their products. One set of
+formulas (:func:`_taps`, :func:`_grid_taps`) serves the numpy reference and the TE
+kernel, over numpy arrays or TE expressions (:class:`_NumpyMath`, :class:`_TeMath`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import sympy
-from xdsl.dialects.builtin import BoolAttr, DenseArrayBase, FloatAttr, StringAttr, f64
+from xdsl.dialects.builtin import BoolAttr, FloatAttr, StringAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -63,7 +66,6 @@ COORDINATE_MODES = (
     "tf_crop_and_resize",
 )
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
-F64_ARRAY_PROP = DenseArrayBase.constr(f64)
 
 
 def _choice(props: Props, name: str, default: str | None, allowed: Sequence[str]) -> str:
@@ -116,7 +118,11 @@ class Sampling:
 
 
 class _NumpyMath:
-    """The operations :func:`_taps` uses, on numpy arrays (the reference)."""
+    """The operations of the tap formulas, on numpy arrays (the reference): ``real`` a
+    size or number as f64, ``wide`` a value as f64, ``single`` as f32, ``integer`` a size
+    as i64, ``to_int`` a value truncated to i64, ``times`` a value times a size in the
+    value's type, ``clip`` an index into ``[0, high]``; ``floor``, ``where``, ``rint``
+    (halves to even), ``trunc``."""
 
     floor = staticmethod(np.floor)
     where = staticmethod(np.where)
@@ -154,7 +160,8 @@ class _NumpyMath:
 
 
 class _TeMath:
-    """The operations :func:`_taps` uses, on TE expressions (the kernel)."""
+    """The operations of the tap formulas (see :class:`_NumpyMath`), on TE expressions
+    (the kernel)."""
 
     floor = staticmethod(te.floor)
     where = staticmethod(te.if_then_else)
