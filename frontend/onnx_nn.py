@@ -385,7 +385,7 @@ def _resize(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: d
     if mode != "nearest" and not dtypes.is_float(em.dtype(x)):
         raise Unsupported(f"{mode} resizing of integers")
     if imp.opset < 11:
-        return _upsample(imp, x, _given(inputs, 1), mode)
+        return _upsample(imp, x, _given(inputs, 1), mode, resize=True)
     if attrs.get("antialias", 0) and mode != "nearest":
         raise Unsupported("antialias")
     axes = [_axis(a, rank, "axes") for a in attrs.get("axes", range(rank))]
@@ -534,12 +534,20 @@ def _upsample_node(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], a
     return _upsample(imp, x, _given(inputs, 1), mode)
 
 
-def _upsample(imp: _Importer, x: Any, value: _Value, mode: str) -> Any:
-    """Upsample (and Resize before opset 11): the nearest element below ``y / scale``
-    (asymmetric coordinates), or linear between the two around it."""
+def _upsample(imp: _Importer, x: Any, value: _Value, mode: str, resize: bool = False) -> Any:
+    """Upsample (and Resize before opset 11, ``resize``): the nearest element below
+    ``y / scale`` (asymmetric coordinates), or linear between the two around it.
+    onnxruntime refuses an Upsample scale below 1 and rounds Resize-10's nearest
+    downsampling otherwise: both refused."""
     dims = list(imp.em.dims(x))
     if mode not in ("nearest", "linear"):
         raise FrontendError(f"mode is '{mode}', expected nearest or linear")
+    known = _floats(value, "scales")
+    if known is not None and any(s < 1 for s in known):
+        if not resize:
+            raise FrontendError(f"scales is {known}, expected values >= 1 (as onnxruntime)")
+        if mode == "nearest":
+            raise Unsupported("nearest downsampling before opset 11")
     out, scales, axes = _scaled_output(imp, dims, list(range(len(dims))), value, False)
     return imp.em.resize(x, out, mode, axes, scales, "asymmetric", "floor")
 

@@ -198,3 +198,32 @@ def test_batch_norm_in_training_mode() -> None:
         got = main(x, **imported.params)
         for value, want in zip(got, reference.run(None, {"x": x}), strict=True):
             np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("op", "opset", "mode", "scales"),
+    [
+        ("Resize", 10, "nearest", [1, 1, 1.5, 2.5]),
+        ("Resize", 10, "linear", [1, 1, 0.5, 0.6]),
+        ("Upsample", 9, "nearest", [1, 1, 2, 3]),
+        ("Upsample", 9, "linear", [1, 1, 1.5, 2.5]),
+    ],
+)
+def test_resize_before_opset_11(op: str, opset: int, mode: str, scales: list) -> None:
+    node = helper.make_node(op, ["x", "s"], ["y"], mode=mode)
+    model = _model(
+        [node], [("x", ["N", 2, "H", "W"])], ["y"], [("s", np.array(scales, np.float32))], opset
+    )
+    _check(model, [[(1, 2, 4, 5)], [(2, 2, 3, 6)]])
+
+
+def test_refused_downsampling_before_opset_11() -> None:
+    from xrelax.frontend import FrontendError, UnsupportedOperatorsError, from_onnx
+
+    scales = [("s", np.array([1, 1, 0.5, 1], np.float32))]
+    resize = helper.make_node("Resize", ["x", "s"], ["y"], mode="nearest")
+    with pytest.raises(UnsupportedOperatorsError, match="nearest downsampling before opset 11"):
+        from_onnx(_model([resize], [("x", [1, 2, 4, 4])], ["y"], scales, 10))
+    upsample = helper.make_node("Upsample", ["x", "s"], ["y"], mode="nearest")
+    with pytest.raises(FrontendError, match="expected values >= 1"):
+        from_onnx(_model([upsample], [("x", [1, 2, 4, 4])], ["y"], scales, 9))
