@@ -117,12 +117,12 @@ def _generate(func: PrimFuncOp, key: str) -> CompiledKernel:
     if blas:
         return _hybrid(func, blas, fallback)
     try:
-        return _native(func, key, fallback)
+        return _native(func, key)
     except NotLowerable as reason:
         return _with_note(fallback, f"native: {reason}")
 
 
-def _native(func: PrimFuncOp, key: str, fallback: CompiledKernel) -> CompiledKernel:
+def _native(func: PrimFuncOp, key: str) -> CompiledKernel:
     """The machine code of ``func`` wrapped (:class:`NotLowerable` if it cannot be)."""
     check_lowerable(func)
     symbol = "xrelax_" + hashlib.sha256(key.encode()).hexdigest()[:24]
@@ -136,7 +136,7 @@ def _native(func: PrimFuncOp, key: str, fallback: CompiledKernel) -> CompiledKer
         module = ModuleOp([clone])
         lower_module(module)
         address = jit().address(source, symbol, lambda: jit().ir(module))
-    return _wrap(func, address, fallback)
+    return _wrap(func, address)
 
 
 def _hybrid(func: PrimFuncOp, blas: set[int], fallback: CompiledKernel) -> CompiledKernel:
@@ -159,13 +159,13 @@ def _hybrid(func: PrimFuncOp, blas: set[int], fallback: CompiledKernel) -> Compi
         part = _segment(func, set(run), locals_)
         stream = StringIO()
         Printer(stream=stream).print_op(part)
-        numpy_part = numpy_kernels.compile_prim_func(part).compiled
         if run[0] in blas:
-            parts.append(numpy_part)
+            parts.append(numpy_kernels.compile_prim_func(part).compiled)
             continue
         try:
-            parts.append(_native(part, "part " + stream.getvalue(), numpy_part))
+            parts.append(_native(part, "part " + stream.getvalue()))
         except NotLowerable as reason:
+            numpy_part = numpy_kernels.compile_prim_func(part).compiled
             parts.append(_with_note(numpy_part, f"native: {reason}"))
     return _sequence(func, locals_, parts)
 
@@ -243,7 +243,7 @@ def _with_note(compiled: CompiledKernel, note: str) -> CompiledKernel:
     )
 
 
-def _wrap(func: PrimFuncOp, address: int, fallback: CompiledKernel) -> CompiledKernel:
+def _wrap(func: PrimFuncOp, address: int) -> CompiledKernel:
     """The Python entries around the machine code at ``address``."""
     args = func.body.block.args
     variables = signature_vars(func)
@@ -255,7 +255,7 @@ def _wrap(func: PrimFuncOp, address: int, fallback: CompiledKernel) -> CompiledK
     unchecked = src.fresh("kernel_unchecked")
     params = parameter_names(src, func)
     call = src.value("native", native)
-    numpy_entry = src.value("numpy_kernel", fallback.unchecked)
+    numpy_entry = src.value("numpy_kernel", _NumpyEntry(func))
     failure = src.value("native_failure", _native_failure)
     with src.indented(f"def {unchecked}({', '.join([kname, *params.all])}):"):
         entry = emit_bindings(src, func, params)
@@ -286,6 +286,17 @@ def _wrap(func: PrimFuncOp, address: int, fallback: CompiledKernel) -> CompiledK
         len(args),
         tuple(func.sym_param_names),
     )
+
+
+class _NumpyEntry:
+    """The numpy kernel's unchecked entry, compiled when first called (a native kernel
+    calls it only to report a failed check)."""
+
+    def __init__(self, func: PrimFuncOp) -> None:
+        self.func = func
+
+    def __call__(self, *args: object) -> None:
+        numpy_kernels.compile_prim_func(self.func).compiled.unchecked(*args)
 
 
 def _native_failure(name: str) -> None:
