@@ -3,6 +3,8 @@ normalisation beyond the core set in :mod:`xrelax.frontend.onnx` (registered on 
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -575,4 +577,40 @@ def _grid_sample(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], att
         mode=StringAttr(mode),
         padding_mode=StringAttr(padding),
         align_corners=_flag(attrs, "align_corners"),
+    )
+
+
+@_converts("Col2Im")
+def _col2im(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """The blocks (N, C * prod(block), L) summed into images (N, C, *image_shape): a
+    transposed convolution of the blocks laid out on their grid, with a kernel that
+    puts each block element at its place (one group per channel)."""
+    em, x = imp.em, imp.tensor(inputs[0])
+    image = imp.ints(inputs[1], "image_shape")
+    block = imp.ints(inputs[2], "block_shape")
+    spatial = len(image)
+    if len(block) != spatial or any(b < 1 for b in block) or any(s < 1 for s in image):
+        raise FrontendError(f"image_shape {image} and block_shape {block} do not match")
+    strides = list(attrs.get("strides", [1] * spatial))
+    dilations = list(attrs.get("dilations", [1] * spatial))
+    pads = list(attrs.get("pads", [0] * 2 * spatial))
+    grid = [
+        (size + pads[d] + pads[spatial + d] - dilations[d] * (block[d] - 1) - 1) // strides[d] + 1
+        for d, size in enumerate(image)
+    ]
+    batch, rows, count = em.dims(x)
+    taps = math.prod(block)
+    if not rows.is_Integer or int(rows) % taps:
+        raise FrontendError(f"input has {rows} rows, expected a multiple of {taps}")
+    if symbolic.prove_not_equal(count, math.prod(grid)):
+        raise FrontendError(f"input has {count} blocks, expected {math.prod(grid)}")
+    channels = int(rows) // taps
+    kernel = np.zeros([channels * taps, 1, *block], np.float32)
+    for c in range(channels):
+        for k, position in enumerate(itertools.product(*(range(b) for b in block))):
+            kernel[(c * taps + k, 0, *position)] = 1
+    blocks = em.reshape(x, [batch, rows, *grid])
+    weight = em.const(kernel, em.dtype(x))
+    return em.conv_transpose(
+        blocks, weight, None, strides, pads, [0] * spatial, dilations, channels
     )

@@ -227,3 +227,26 @@ def test_refused_downsampling_before_opset_11() -> None:
     upsample = helper.make_node("Upsample", ["x", "s"], ["y"], mode="nearest")
     with pytest.raises(FrontendError, match="expected values >= 1"):
         from_onnx(_model([upsample], [("x", [1, 2, 4, 4])], ["y"], scales, 9))
+
+
+@pytest.mark.parametrize(
+    ("attrs", "image", "block"),
+    [
+        ({}, [5, 5], [1, 5]),
+        ({"strides": [2, 1], "pads": [1, 0, 1, 1], "dilations": [1, 2]}, [6, 5], [2, 2]),
+        ({"strides": [2]}, [9], [3]),
+    ],
+)
+def test_col2im(attrs: dict, image: list, block: list) -> None:
+    node = helper.make_node("Col2Im", ["x", "image", "block"], ["y"], **attrs)
+    strides = attrs.get("strides", [1] * len(image))
+    dilations = attrs.get("dilations", [1] * len(image))
+    pads = attrs.get("pads", [0] * 2 * len(image))
+    count = 1
+    for d, size in enumerate(image):
+        reach = dilations[d] * (block[d] - 1) + 1
+        count *= (size + pads[d] + pads[len(image) + d] - reach) // strides[d] + 1
+    rows = 2 * int(np.prod(block))
+    initializers = [("image", np.array(image, np.int64)), ("block", np.array(block, np.int64))]
+    model = _model([node], [("x", ["N", rows, count])], ["y"], initializers)
+    _check(model, [[(1, rows, count)], [(3, rows, count)]])
