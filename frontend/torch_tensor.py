@@ -31,6 +31,9 @@ for _aten, _relax in {
     "atanh": "atanh",
     "log1p": "log1p",
     "expm1": "expm1",
+    "log2": "log2",
+    "log10": "log10",
+    "exp2": "exp2",
 }.items():
     _converts(f"aten.{_aten}")(_unary(_relax))
 
@@ -62,6 +65,36 @@ def truncated(imp: _Importer, x: SSAValue) -> SSAValue:
     em = imp.em
     negative = em.op("less", x, em.scalar(0, x))
     return em.op("where", negative, em.op("ceil", x), em.op("floor", x))
+
+
+@_converts("aten.sign", "aten.sgn")
+def _sign(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """1, -1 or 0 by the sign (torch: 0 also for NaN and -0.0); booleans as they are."""
+    em, x = imp.em, a["self"]
+    if dtypes.is_bool(em.dtype(x)):
+        return x
+    zero = em.scalar(0, x)
+    negative = em.op("where", em.op("less", x, zero), em.scalar(-1, x), zero)
+    return em.op("where", em.op("greater", x, zero), em.scalar(1, x), negative)
+
+
+@_converts("aten.reciprocal")
+def _reciprocal(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    x = imp.cast(a["self"], imp.out_dtype(node))
+    return imp.em.op("divide", imp.em.scalar(1, x), x)
+
+
+@_converts("aten.fmax", "aten.fmin")
+def _fmax(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    """The larger (smaller) of a and b, ignoring a NaN unless both are."""
+    em, dtype = imp.em, imp.out_dtype(node)
+    lhs, rhs = _operands(imp, a["self"], a["other"], dtype)
+    largest = str(node.target._overloadpacket) == "aten.fmax"
+    extreme = em.op("maximum" if largest else "minimum", lhs, rhs)
+    if not dtypes.is_float(dtype):
+        return extreme
+    extreme = em.op("where", em.op("isnan", lhs), rhs, extreme)
+    return em.op("where", em.op("isnan", rhs), lhs, extreme)
 
 
 @_converts("aten.clamp_min", "aten.clamp_max")

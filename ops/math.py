@@ -186,6 +186,33 @@ class Expm1Op(FloatUnaryOp):
 
 
 @irdl_op_definition
+class Log2Op(FloatUnaryOp):
+    """``relax.log2``: the logarithm of x to base 2."""
+
+    name = "relax.log2"
+    NUMPY_FN = staticmethod(np.log2)
+    TE_FN = staticmethod(te.log2)
+
+
+@irdl_op_definition
+class Log10Op(FloatUnaryOp):
+    """``relax.log10``: the logarithm of x to base 10."""
+
+    name = "relax.log10"
+    NUMPY_FN = staticmethod(np.log10)
+    TE_FN = staticmethod(te.log10)
+
+
+@irdl_op_definition
+class Exp2Op(FloatUnaryOp):
+    """``relax.exp2``: 2 to the power of x."""
+
+    name = "relax.exp2"
+    NUMPY_FN = staticmethod(np.exp2)
+    TE_FN = staticmethod(te.exp2)
+
+
+@irdl_op_definition
 class IsNanOp(FloatUnaryOp):
     """``relax.isnan``: whether x is NaN (an ``i1`` tensor of the shape of x)."""
 
@@ -250,7 +277,7 @@ class BitwiseXorOp(BitwiseOp):
 
 FLOAT_MAPS = (
     SinOp, CosOp, ErfOp, TanOp, SinhOp, CoshOp, AsinOp, AcosOp, AtanOp, AsinhOp, AcoshOp,
-    AtanhOp, FloorOp, CeilOp, RoundOp, Log1pOp, Expm1Op,
+    AtanhOp, FloorOp, CeilOp, RoundOp, Log1pOp, Expm1Op, Log2Op, Log10Op, Exp2Op,
 )  # fmt: skip
 """The float maps of this module (the same shape of tests applies to each)."""
 MATH_OPS = (*FLOAT_MAPS, IsNanOp, FmodOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp)

@@ -78,6 +78,7 @@ __all__ = [
     "create_prim_func",
     "erf",
     "exp",
+    "exp2",
     "expm1",
     "floor",
     "floordiv",
@@ -87,6 +88,8 @@ __all__ = [
     "index",
     "log",
     "log1p",
+    "log10",
+    "log2",
     "max",
     "maximum",
     "min",
@@ -432,6 +435,21 @@ def roundeven(x: Any) -> Expr:
 def log1p(x: Any) -> Expr:
     """log(1 + x), accurate for small x."""
     return _unary("log1p", x)
+
+
+def log2(x: Any) -> Expr:
+    """Logarithm to base 2."""
+    return _unary("log2", x)
+
+
+def log10(x: Any) -> Expr:
+    """Logarithm to base 10."""
+    return _unary("log10", x)
+
+
+def exp2(x: Any) -> Expr:
+    """2 ** x."""
+    return _unary("exp2", x)
 
 
 def expm1(x: Any) -> Expr:
@@ -1149,6 +1167,9 @@ _FLOAT_UNARY: dict[str, type[Operation]] = {
     "roundeven": math.RoundEvenOp,
     "log1p": math.Log1pOp,
     "expm1": math.ExpM1Op,
+    "exp2": math.Exp2Op,
+    "log10": math.Log10Op,
+    "log2": math.Log2Op,
     "abs": math.AbsFOp,
     "neg": arith.NegfOp,
 }

@@ -915,6 +915,9 @@ for _name, _function, _ulps in (
     ("relax.round", np.rint, 0),
     ("relax.log1p", np.log1p, 4),
     ("relax.expm1", np.expm1, 4),
+    ("relax.log2", np.log2, 4),
+    ("relax.log10", np.log10, 4),
+    ("relax.exp2", np.exp2, 4),
 ):
     _FLOAT_UNARY[_name] = (_function, _ulps)
     ORACLES[_name] = _float_unary(_name)

@@ -1648,7 +1648,7 @@ spec(
 
 MORE_FLOAT_MAPS = (
     "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "floor", "ceil",
-    "round", "log1p", "expm1",
+    "round", "log1p", "expm1", "log2", "log10", "exp2",
 )  # fmt: skip
 
 for _name in MORE_FLOAT_MAPS:

@@ -23,11 +23,17 @@ def _floats(*shape: int) -> torch.Tensor:
 
 def test_float_maps():
     """Each map in one program (one export and compilation)."""
-    maps = (torch.tan, torch.sinh, torch.cosh, torch.atan, torch.asinh, torch.log1p, torch.expm1)
+    maps = (
+        torch.tan, torch.sinh, torch.cosh, torch.atan, torch.asinh, torch.log1p, torch.expm1,
+        torch.exp2, torch.sign, torch.reciprocal,
+    )  # fmt: skip
     check(lambda t: tuple(f(t) for f in maps), _floats(3, 4) * 0.9)
     # outside the domain: NaN
     edges = torch.tensor([[-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 10.0]])
-    check(lambda t: tuple(f(t) for f in (torch.asin, torch.acos, torch.atanh, torch.acosh)), edges)
+    domain = (torch.asin, torch.acos, torch.atanh, torch.acosh, torch.log2, torch.log10)
+    check(lambda t: tuple(f(t) for f in domain), edges)
+    nans = torch.tensor([[float("nan"), 1.0, float("nan"), -0.0, 0.0, 2.0]])
+    check(lambda t: (torch.fmax(t, t.flip(1)), torch.fmin(t, t.flip(1) * 0.5), torch.sign(t)), nans)
 
 
 def test_rounding():

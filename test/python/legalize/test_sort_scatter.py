@@ -26,9 +26,12 @@ from xrelax.ops.math import (
     AtanOp,
     CeilOp,
     CoshOp,
+    Exp2Op,
     Expm1Op,
     FloorOp,
     Log1pOp,
+    Log2Op,
+    Log10Op,
     RoundOp,
     SinhOp,
     TanOp,
@@ -36,10 +39,20 @@ from xrelax.ops.math import (
 from xrelax.ops.scatter import REDUCTIONS, ScatterElementsOp
 from xrelax.ops.sort import ArgsortOp
 
-RANGES = {AcoshOp: (1, 6), AsinOp: (-1, 1), AcosOp: (-1, 1), AtanhOp: (-0.99, 0.99)}
+RANGES = {
+    Log2Op: (0.1, 9),
+    Log10Op: (0.1, 9),
+    AcoshOp: (1, 6),
+    AsinOp: (-1, 1),
+    AcosOp: (-1, 1),
+    AtanhOp: (-0.99, 0.99),
+}
 
 
-MAPS = (TanOp, SinhOp, CoshOp, AsinOp, AcosOp, AtanOp, AsinhOp, AcoshOp, AtanhOp, Log1pOp, Expm1Op)
+MAPS = (
+    TanOp, SinhOp, CoshOp, AsinOp, AcosOp, AtanOp, AsinhOp, AcoshOp, AtanhOp, Log1pOp, Expm1Op,
+    Log2Op, Log10Op, Exp2Op,
+)  # fmt: skip
 
 
 @SETTINGS

@@ -23,9 +23,12 @@ from xrelax.ops.math import (
     AtanOp,
     CeilOp,
     CoshOp,
+    Exp2Op,
     Expm1Op,
     FloorOp,
     Log1pOp,
+    Log2Op,
+    Log10Op,
     RoundOp,
     SinhOp,
     TanOp,
@@ -38,7 +41,7 @@ F32, I1, I32, I64 = dtypes.F32, dtypes.I1, dtypes.I32, dtypes.I64
 
 MAPS = (
     TanOp, SinhOp, CoshOp, AsinOp, AcosOp, AtanOp, AsinhOp, AcoshOp, AtanhOp, FloorOp, CeilOp,
-    RoundOp, Log1pOp, Expm1Op,
+    RoundOp, Log1pOp, Expm1Op, Log2Op, Log10Op, Exp2Op,
 )  # fmt: skip
 TESTED = {*MAPS, ArgsortOp, ScatterElementsOp, UniqueAllOp, NonzeroOp, NonMaxSuppressionOp}
 """The operators this module tests (test_every_operator_has_a_property_test)."""

@@ -151,7 +151,7 @@ EXAMPLES.update(
             name: ([T], "")
             for name in (
                 "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
-                "floor", "ceil", "round", "log1p", "expm1",
+                "floor", "ceil", "round", "log1p", "expm1", "log2", "log10", "exp2",
             )
         },
         "argsort": ([T], "{axis = 0 : i64, descending = true}"),
