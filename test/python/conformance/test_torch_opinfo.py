@@ -131,6 +131,8 @@ WITHOUT_OPINFO = {
     "aten.concatenate": "no OpInfo (an alias of cat, which torch.export writes)",
     "aten.lstm": "no OpInfo: nn.LSTM models in test/python/frontend",
     "aten.gru": "no OpInfo: nn.GRU models in test/python/frontend",
+    "aten.rnn_tanh": "no OpInfo: nn.RNN models in test/python/frontend",
+    "aten.rnn_relu": "no OpInfo: nn.RNN models in test/python/frontend",
 }
 """Converted operators that no exported OpInfo sample reaches, and why."""
 
