@@ -127,14 +127,21 @@ def _native(func: PrimFuncOp, key: str) -> CompiledKernel:
     check_lowerable(func)
     symbol = "xrelax_" + hashlib.sha256(key.encode()).hexdigest()[:24]
     # Keyed by the prim_func's text and the lowering's source: a cached kernel (which
-    # the lowering once covered) is loaded without lowering it again.
+    # the lowering once covered) is loaded without lowering it again, and a refusal
+    # of the lowering is remembered as well.
     source = f"{_LOWERING_VERSION}\n{key}"
     address = jit().cached(source, symbol)
     if address is None:
+        if (refusal := jit().refusal(source)) is not None:
+            raise NotLowerable(refusal)
         clone = func.clone()
         clone.sym_name = type(func.sym_name)(symbol)
         module = ModuleOp([clone])
-        lower_module(module)
+        try:
+            lower_module(module)
+        except NotLowerable as reason:
+            jit().refuse(source, str(reason))
+            raise
         address = jit().address(source, symbol, lambda: jit().ir(module))
     return _wrap(func, address)
 
@@ -163,7 +170,8 @@ def _hybrid(func: PrimFuncOp, blas: set[int], fallback: CompiledKernel) -> Compi
             parts.append(numpy_kernels.compile_prim_func(part).compiled)
             continue
         try:
-            parts.append(_native(part, "part " + stream.getvalue()))
+            text = stream.getvalue().replace(f"@{func.sym_name.data}(", "@kernel(", 1)
+            parts.append(_native(part, "part " + text))
         except NotLowerable as reason:
             numpy_part = numpy_kernels.compile_prim_func(part).compiled
             parts.append(_with_note(numpy_part, f"native: {reason}"))

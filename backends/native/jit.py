@@ -82,6 +82,20 @@ class _Jit:
         obj = self._load(key)
         return None if obj is None else self._link(key, obj, symbol)
 
+    def refusal(self, source: str) -> str | None:
+        """Why the lowering refused ``source`` before (kept on disk with the code)."""
+        directory = cache_dir()
+        if directory is None:
+            return None
+        try:
+            return (directory / f"{self._key(source)}.refused").read_text()
+        except OSError:
+            return None
+
+    def refuse(self, source: str, reason: str) -> None:
+        """Remember that the lowering refuses ``source``, and why."""
+        self._store(self._key(source), reason.encode(), ".refused")
+
     def _key(self, source: str) -> str:
         return hashlib.sha256(f"{self.host}\n{source}".encode()).hexdigest()
 
@@ -117,7 +131,7 @@ class _Jit:
         except OSError:
             return None
 
-    def _store(self, key: str, obj: bytes) -> None:
+    def _store(self, key: str, obj: bytes, suffix: str = ".o") -> None:
         directory = cache_dir()
         if directory is None:
             return
@@ -126,7 +140,7 @@ class _Jit:
             # Written whole then renamed: a concurrent reader sees no partial file.
             with tempfile.NamedTemporaryFile(dir=directory, delete=False) as file:
                 file.write(obj)
-            os.replace(file.name, directory / f"{key}.o")
+            os.replace(file.name, directory / f"{key}{suffix}")
         except OSError:
             pass  # an unwritable cache only costs the next process a compilation
 

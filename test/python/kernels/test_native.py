@@ -361,3 +361,33 @@ def test_relax_run_kernels_flag_selects_the_backend(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([str(example / "control_flow.mlir"), "--kernels", "cuda"])
     assert "invalid choice: 'cuda'" in capsys.readouterr().err
+
+
+UNPROVEN = """
+tir.prim_func @copy(%X: !tir.buffer<[m], f32>, %Y: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+    %x = tir.load %X[i] : f32
+    tir.store %Y[i], %x : f32
+  }
+}
+"""
+
+
+def test_a_refusal_of_the_lowering_is_cached_too(tmp_path, monkeypatch):
+    monkeypatch.setenv(native_jit.CACHE_ENV, str(tmp_path))
+    # The kernel runs as the numpy kernel, whose run-time check reports the index.
+    kernel = native.load_library(UNPROVEN)["copy"]
+    assert kernel.paths[0].path == "numpy"
+    with pytest.raises(KernelError):
+        kernel(np.zeros(2, np.float32), np.zeros(3, np.float32))
+    func = xrelax.parse(UNPROVEN).body.block.first_op
+    with pytest.raises(native.NotLowerable, match="index of X not proven inside"):
+        native._native(func, "unproven copy")
+    assert len(list(tmp_path.glob("*.refused"))) == 2
+
+    def no_lowering(module):
+        raise AssertionError("lowered again")
+
+    monkeypatch.setattr(native, "lower_module", no_lowering)
+    with pytest.raises(native.NotLowerable, match="index of X not proven inside"):
+        native._native(func, "unproven copy")
