@@ -14,11 +14,13 @@ converts, as torch's own functionalization (``run_decompositions``) does:
   a ``slice`` by ``slice_scatter``, a ``select`` by ``slice_scatter`` of the value with
   the axis put back, a reshaping view by a reshape, a permutation by its inverse, the
   pieces of a ``split``/``chunk``/``unbind`` by ``concat``.
-* Memory the program does not own (a model input, a parameter, a buffer, a constant)
-  holds state the caller sees after the call; writing it is reported as unsupported,
-  naming the operator and what it writes. So is writing through a view with no
-  inverse here (``expand``, ``as_strided``, ``diagonal``, ...), and an in-place change
-  of a tensor's shape (``unsqueeze_``, ``t_``, ...).
+* A model input that is written holds its new value from then on, and the importer
+  returns that value as a result (the caller sees the write as torch's functional
+  form reports it, a ``USER_INPUT_MUTATION`` output). A parameter, a buffer or a
+  constant holds state the model keeps between calls; writing it is reported as
+  unsupported, naming the operator and what it writes. So is writing through a view
+  with no inverse here (``expand``, ``as_strided``, ``diagonal``, ...), and an in-place
+  change of a tensor's shape (``unsqueeze_``, ``t_``, ...).
 
 Whether a composite operator that may or may not return a view does (``reshape`` of
 a non-contiguous tensor copies) is decided from the strides torch recorded.
