@@ -1,8 +1,9 @@
 """ATen converters of the reductions beyond ``sum``, ``mean``, ``amax`` and ``amin`` (in
 :mod:`xrelax.frontend.torch`): ``argmax``/``argmin``, ``prod``, ``var``/``std`` (and
-``var_mean``/``std_mean``) with a ``correction``, ``cumprod``; and the modes of ``pad``
-that take the input's own elements (``reflection_pad*d``, ``replication_pad*d``,
-circular). Registered on import."""
+``var_mean``/``std_mean``) with a ``correction``, ``cumprod``; and the modes of
+``aten.pad`` that take the input's own elements (reflect, replicate, circular; its
+decompositions are index arithmetic the importer converts as it is). Registered on
+import."""
 
 from __future__ import annotations
 
@@ -84,17 +85,6 @@ def _variance(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 
 
 _TORCH_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
-
-
-@_converts(
-    "aten.reflection_pad1d", "aten.reflection_pad2d", "aten.reflection_pad3d",
-    "aten.replication_pad1d", "aten.replication_pad2d", "aten.replication_pad3d",
-    "aten._pad_circular",
-)  # fmt: skip
-def _pad_with_own_elements(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    key = str(node.target._overloadpacket)
-    mode = "reflect" if "reflection" in key else "replicate" if "replication" in key else "circular"
-    return pad_like_torch(imp, a["self"], list(a["padding" if "padding" in a else "pad"]), mode)
 
 
 def pad_like_torch(imp: _Importer, x: SSAValue, pad: list[Any], mode: str) -> SSAValue:

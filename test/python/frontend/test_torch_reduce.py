@@ -74,3 +74,24 @@ def test_against_eager(name: str) -> None:
             w = w.numpy()
             assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
             np.testing.assert_allclose(g, w, rtol=2e-3 if dtype == torch.float16 else 1e-5)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_padding_after_run_decompositions(mode: str) -> None:
+    """torch.export writes ``aten.pad``; ``run_decompositions`` makes each mode index
+    arithmetic (``index`` of an ``arange`` clamped or mirrored) or slice copies."""
+
+    def fn(x):
+        return F.pad(x, (2, 1, 1, 2), mode=mode)
+
+    rng = np.random.default_rng(5)
+    example = torch.from_numpy(rng.standard_normal((2, 3, 4, 5)).astype(np.float32))
+    program = torch.export.export(_Module(fn), (example,), dynamic_shapes=({0: Dim("b")},))
+    program = program.run_decompositions()
+    targets = {str(n.target) for n in program.graph.nodes if n.op == "call_function"}
+    assert not any("aten.pad" in t for t in targets), targets
+    imported = frontend.from_exported_program(program)
+    main = xrelax.VirtualMachine(xrelax.compile(imported.module))["main"]
+    for batch in (1, 3):
+        x = torch.from_numpy(rng.standard_normal((batch, 3, 4, 5)).astype(np.float32))
+        np.testing.assert_array_equal(main(x.numpy(), **imported.params), fn(x).numpy())
