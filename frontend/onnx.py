@@ -1419,6 +1419,22 @@ def _cast(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dic
     return imp.em.cast(x, dtypes.from_numpy(_cast_target(attrs["to"])))
 
 
+@_converts("BitCast")
+def _bit_cast(imp: _Importer, node: onnx.NodeProto, inputs: list[_Value], attrs: dict) -> Any:
+    """The bits of x as another type of their width: between integers (and from i1, a
+    byte of 0 or 1), the cast, which keeps the bits; a float's bits have no relax
+    operator."""
+    x = imp.tensor(inputs[0])
+    source, target = imp.em.dtype(x), dtypes.from_numpy(_cast_target(attrs["to"]))
+    if dtypes.numpy_dtype(source).itemsize != dtypes.numpy_dtype(target).itemsize:
+        shown = f"{dtypes.NAME_OF[source]} to {dtypes.NAME_OF[target]}"
+        raise FrontendError(f"BitCast needs types of one width, got {shown}")
+    if source != target and not (dtypes.is_integer(target) and not dtypes.is_float(source)):
+        shown = f"{dtypes.NAME_OF[source]} to {dtypes.NAME_OF[target]}"
+        raise Unsupported(f"{shown}: a float's bits, which no relax operator reads")
+    return imp.em.cast(x, target)
+
+
 def _fold_cast_like(imp: _Importer, a: list[np.ndarray], attrs: dict) -> np.ndarray:
     target = np.int64 if a[1].dtype == object else a[1].dtype
     return _cast_known(a[0], helper.np_dtype_to_tensor_dtype(np.dtype(target)))
