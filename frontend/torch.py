@@ -164,22 +164,10 @@ def _target_name(node: torch.fx.Node) -> str:
     return f"{module}.{name}" if module else name
 
 
-_PRIMS_AS_ATEN = {
-    "prims.abs", "prims.ceil", "prims.cos", "prims.erf", "prims.exp", "prims.expm1",
-    "prims.floor", "prims.hypot", "prims.log", "prims.log10", "prims.log1p", "prims.log2",
-    "prims.neg", "prims.reciprocal", "prims.round", "prims.rsqrt", "prims.sign", "prims.sin",
-    "prims.sqrt", "prims.tan", "prims.tanh", "prims.trunc",
-}  # fmt: skip
-"""Element-wise primitives torch's decompositions of core ATen operators use, converted
-as the ATen operator of their name: the same function of the same arguments (``self``,
-``other``), on operands the decomposition already promoted."""
-
-
 def _converter_key(node: torch.fx.Node) -> str:
     target = node.target
     if isinstance(target, torch._ops.OpOverload):
-        key = str(target._overloadpacket)
-        return f"aten.{key.removeprefix('prims.')}" if key in _PRIMS_AS_ATEN else key
+        return str(target._overloadpacket)
     return _target_name(node)
 
 
