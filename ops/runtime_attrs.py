@@ -107,9 +107,16 @@ class _Spec:
         for key in ("op", "names"):
             if key not in properties:
                 raise RelaxError(f"expected a '{key}' property")
-        self.op_type = _operator(properties["op"].data)
-        names = [n.data for n in properties["names"].data]
+        op, given = properties["op"], properties["names"]
+        if not isinstance(op, StringAttr):
+            raise RelaxError("expected 'op' to be an operator's name as a string")
+        if not isinstance(given, ArrayAttr) or not all(isinstance(n, StringAttr) for n in given):
+            raise RelaxError("expected 'names' to be an array of attribute names (strings)")
+        self.op_type = _operator(op.data)
+        names = [n.data for n in given.data]
         attrs = properties.get("attrs")
+        if attrs is not None and not isinstance(attrs, DictionaryAttr):
+            raise RelaxError("expected 'attrs' to be a dictionary of attributes")
         self.static: Props = dict(attrs.data) if attrs is not None else {}
         declared = self.op_type.get_irdl_definition().properties
         if len(set(names)) != len(names):

@@ -78,3 +78,11 @@ relax.func @shape_of_matrix(%t: !relax.tensor<[2, 2], i64>) -> !relax.object {
   %0 = relax.tensor_to_shape %t : (!relax.tensor<[2, 2], i64>)
   relax.return %t : !relax.tensor<[2, 2], i64>
 }
+
+// -----
+
+relax.func @names_not_strings(%x: !relax.tensor<[n, 4], f32>, %a: !relax.tensor<[1], i64>) -> !relax.object {
+  // expected-error @+1 {{expected 'names' to be an array of attribute names (strings)}}
+  %y = relax.runtime_attrs %x, %a {op = "relax.sum", names = [0]} : (!relax.tensor<[n, 4], f32>, !relax.tensor<[1], i64>)
+  relax.return %x : !relax.tensor<[n, 4], f32>
+}
