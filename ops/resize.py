@@ -511,14 +511,16 @@ def _reflected(math: Any, v: Any, low: float | Any, high: float | Any) -> Any:
 
 
 def _grid_taps(
-    math: Any, mode: str, padding: str, align: bool, v: Any, size: Any
+    math: Any, mode: str, padding: str, align: bool, v: Any, size: Any, double: bool = False
 ) -> tuple[list[Any], list[Any] | None, list[Any] | None]:
     """For normalized coordinates ``v`` (in [-1, 1]) along an axis of ``size``: the taps'
     indices (clamped to the axis), their weights (None for nearest) and, for zeros
     padding, whether each tap lies inside the axis (else None). As onnx's reference:
-    the coordinate in float32, borders and reflection in float64."""
-    length = math.single(size)
-    v = math.single(v)
+    the coordinate in float32 (float64 when ``double``: f64 data), borders and
+    reflection in float64."""
+    coordinate = math.wide if double else math.single
+    length = math.real(size) if double else math.single(size)
+    v = coordinate(v)
     x = (v + 1) / 2 * (length - 1) if align else ((v + 1) * length - 1) / 2
     low = math.real(0) if align else math.real(-0.5)
     high = math.real(size) - (1 if align else 0.5)
@@ -532,9 +534,9 @@ def _grid_taps(
         clamped = math.where(
             wide < 0, wide * 0, math.where(wide > last_position, last_position, wide)
         )
-        x = math.single(math.where((wide < low) | (wide > high), clamped, wide))
+        x = coordinate(math.where((wide < low) | (wide > high), clamped, wide))
     elif padding == "reflection":
-        x = math.single(_reflected(math, wide, low, high))
+        x = coordinate(_reflected(math, wide, low, high))
     last = math.integer(size - 1)
     if mode == "nearest":
         taps, weights = [math.to_int(x)], None
@@ -563,7 +565,8 @@ class GridSampleOp(OperatorOp):
     last axis in reversed spatial order: x, y, z) as ONNX GridSample does: ``mode``
     nearest (halves to even), linear or cubic (absent: linear); ``padding_mode`` zeros,
     border or reflection (absent: zeros); ``align_corners`` (absent: false) maps -1 and
-    1 to the centres of the corner elements instead of their outer edges."""
+    1 to the centres of the corner elements instead of their outer edges. Coordinates,
+    weights and the weighted sum are computed in f32 (f64 for f64 x) and rounded once."""
 
     name = "relax.grid_sample"
 
@@ -627,7 +630,13 @@ class GridSampleOp(OperatorOp):
         with np.errstate(divide="ignore", invalid="ignore"):
             taps = [
                 _grid_taps(
-                    _NumpyMath, mode, padding, align, grid[..., spatial - 1 - d], x.shape[2 + d]
+                    _NumpyMath,
+                    mode,
+                    padding,
+                    align,
+                    grid[..., spatial - 1 - d],
+                    x.shape[2 + d],
+                    wide == np.float64,
                 )
                 for d in range(spatial)
             ]
@@ -657,7 +666,8 @@ class GridSampleOp(OperatorOp):
 
         def taps_at(d: int, i: Sequence[sympy.Expr]) -> tuple:
             v = grid[(*i, spatial - 1 - d)]
-            return _grid_taps(_TeMath, mode, padding, align, v, x.shape[2 + d])
+            double = wide == dtypes.F64
+            return _grid_taps(_TeMath, mode, padding, align, v, x.shape[2 + d], double)
 
         stages = []
         for d in range(spatial):
