@@ -582,14 +582,15 @@ def _conv(args: list[Any], props: dict[str, Any]) -> Expected:
 
 ORACLES["relax.conv1d"] = _conv
 ORACLES["relax.conv2d"] = _conv
+ORACLES["relax.conv3d"] = _conv
 
 
-def _pool(average: bool) -> Oracle:
+def _pool(average: bool, rank: int = 2) -> Oracle:
     def compute(args: list[Any], props: dict[str, Any]) -> Expected:
         (x,) = args
-        window = _spatial(props, "pool_size", 2, 1)
-        before, after = _padding(props, 2)
-        for axis in range(2):
+        window = _spatial(props, "pool_size", rank, 1)
+        before, after = _padding(props, rank)
+        for axis in range(rank):
             # every window holds an element of the input (docs/semantics.md)
             if max(before[axis], after[axis]) >= window[axis]:
                 raise Refused(
@@ -601,20 +602,22 @@ def _pool(average: bool) -> Oracle:
         floats = is_float(x)
         values = np.zeros((*x.shape[:2], *sizes), dtype=object)
         bound = np.zeros(values.shape)
+        axes = tuple(range(2, 2 + rank))
         for where in np.ndindex(*sizes):
-            rows = [p for _, p in taps[0][where[0]] if 0 <= p < x.shape[2]]
-            cols = [p for _, p in taps[1][where[1]] if 0 <= p < x.shape[3]]
-            block = x[:, :, rows][:, :, :, cols]
-            at, n = (slice(None), slice(None), *where), len(rows) * len(cols)
+            block = x
+            for a in range(rank):
+                inside = [p for _, p in taps[a][where[a]] if 0 <= p < x.shape[2 + a]]
+                block = np.take(block, inside, axis=2 + a)
+            at, n = (slice(None), slice(None), *where), math.prod(block.shape[2:])
             if not average:
-                values[at] = np.max(block, axis=(2, 3))
+                values[at] = np.max(block, axis=axes)
             elif floats:
                 data = block.astype(np.float64)
-                values[at] = np.sum(data, axis=(2, 3)) / n
-                magnitude = np.sum(finite_abs(data), axis=(2, 3))
+                values[at] = np.sum(data, axis=axes) / n
+                magnitude = np.sum(finite_abs(data), axis=axes)
                 bound[at] = accumulation_bound(n, x.dtype, magnitude) / n
             else:
-                values[at] = _truncated_means(np.sum(exact_ints(block), axis=(2, 3)), n)
+                values[at] = _truncated_means(np.sum(exact_ints(block), axis=axes), n)
         if average and floats:
             return Expected(rounded(values.astype(np.float64), x.dtype), 1, bound)
         return Expected(values.astype(x.dtype))
@@ -624,6 +627,9 @@ def _pool(average: bool) -> Oracle:
 
 ORACLES["relax.max_pool2d"] = _pool(average=False)
 ORACLES["relax.avg_pool2d"] = _pool(average=True)
+for _rank in (1, 3):
+    ORACLES[f"relax.max_pool{_rank}d"] = _pool(average=False, rank=_rank)
+    ORACLES[f"relax.avg_pool{_rank}d"] = _pool(average=True, rank=_rank)
 
 
 @oracle("relax.matmul")

@@ -1857,4 +1857,5 @@ spec(
 )  # fmt: skip
 
 # Families audited in modules of their own register their specs and oracles on import.
+import table_nn  # noqa: E402, F401
 import table_reduce  # noqa: E402, F401
