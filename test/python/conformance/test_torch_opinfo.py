@@ -107,6 +107,9 @@ order xrelax gives."""
 
 EXPECTED_FAILURES = Path(__file__).with_name("torch_opinfo_expected_failures.txt")
 
+INTERPOLATED = "no OpInfo of its name (interpolate's are not run): frontend test_interpolate"
+NOT_IN_TORCH = "no ATen operator of that name in this torch (converted for older or newer ones)"
+
 WITHOUT_OPINFO = {
     "aten.__and__": "torch.export writes Python's & of tensors as aten.bitwise_and",
     "aten.__or__": "torch.export writes Python's | of tensors as aten.bitwise_or",
@@ -133,6 +136,26 @@ WITHOUT_OPINFO = {
     "aten.gru": "no OpInfo: nn.GRU models in test/python/frontend",
     "aten.rnn_tanh": "no OpInfo: nn.RNN models in test/python/frontend",
     "aten.rnn_relu": "no OpInfo: nn.RNN models in test/python/frontend",
+    "aten._upsample_nearest_exact1d": INTERPOLATED,
+    "aten._upsample_nearest_exact2d": INTERPOLATED,
+    "aten._upsample_nearest_exact3d": INTERPOLATED,
+    "aten._weight_norm": "no OpInfo: test_torch_nn tests torch._weight_norm",
+    "aten.grid_sampler": "no OpInfo (torch.export writes grid_sampler_2d and _3d)",
+    "aten.upsample_bicubic1d": NOT_IN_TORCH,
+    "aten.upsample_bicubic2d": INTERPOLATED,
+    "aten.upsample_bicubic3d": NOT_IN_TORCH,
+    "aten.upsample_bilinear1d": NOT_IN_TORCH,
+    "aten.upsample_bilinear2d": INTERPOLATED,
+    "aten.upsample_bilinear3d": NOT_IN_TORCH,
+    "aten.upsample_linear1d": INTERPOLATED,
+    "aten.upsample_linear2d": NOT_IN_TORCH,
+    "aten.upsample_linear3d": NOT_IN_TORCH,
+    "aten.upsample_nearest1d": INTERPOLATED,
+    "aten.upsample_nearest2d": INTERPOLATED,
+    "aten.upsample_nearest3d": INTERPOLATED,
+    "aten.upsample_trilinear1d": NOT_IN_TORCH,
+    "aten.upsample_trilinear2d": NOT_IN_TORCH,
+    "aten.upsample_trilinear3d": INTERPOLATED,
 }
 """Converted operators that no exported OpInfo sample reaches, and why."""
 
