@@ -186,8 +186,7 @@ def same_dtype(types: Sequence[TensorType]) -> Attribute:
     if len(known) > 1:
         names = ", ".join(show_type(t) for t in types)
         raise RelaxError(
-            f"operands must have the same element type, got {names} (convert one with "
-            "relax.astype)"
+            f"operands must have the same element type, got {names} (convert one with relax.astype)"
         )
     if len(known) == 1 and all(t.dtype != UNKNOWN_DTYPE for t in types):
         return known.pop()

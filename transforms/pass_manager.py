@@ -81,8 +81,7 @@ def parse_passes(
             close = difflib.get_close_matches(arg_spec.name, available, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             raise PipelineError(
-                f"unknown pass '{arg_spec.name}'{hint} "
-                f"(available: {', '.join(sorted(available))})"
+                f"unknown pass '{arg_spec.name}'{hint} (available: {', '.join(sorted(available))})"
             )
         try:
             instance = factory().from_spec(arg_spec)

@@ -524,5 +524,7 @@ def test_every_operator_has_a_property_test():
         Conv2dOp, MaxPool2dOp, AvgPool2dOp, ZerosOp, OnesOp, FullOp, ArangeOp, TrilOp, TriuOp,
         UniqueOp, *LAYOUT_OPS,
     }  # fmt: skip
-    others = NN_TESTED | GATHER_SCAN_TESTED | RUNTIME_ATTRS_TESTED | TENSOR_TESTED | ARG_REDUCE_TESTED
+    others = (
+        NN_TESTED | GATHER_SCAN_TESTED | RUNTIME_ATTRS_TESTED | TENSOR_TESTED | ARG_REDUCE_TESTED
+    )
     assert tested | others == set(OPERATORS)
