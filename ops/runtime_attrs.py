@@ -99,6 +99,11 @@ def _rank_only(type_: Attribute) -> Attribute:
     return type_
 
 
+MAX_ATTRIBUTE_LENGTH = 1 << 10
+"""The longest attribute array a run-time tensor may give (axes, pads, starts: a few per
+axis); deduction builds stand-in values of that length."""
+
+
 class _Spec:
     """A ``runtime_attrs`` op read: its operator, its operand types, its static
     attributes and the attribute each trailing operand sets."""
@@ -156,7 +161,13 @@ class _Spec:
             if value.dims is None or not value.dims[0].is_Integer:
                 self.lengths_known = False
                 return 1
-            return int(value.dims[0])
+            length = int(value.dims[0])
+            if length > MAX_ATTRIBUTE_LENGTH:
+                raise RelaxError(
+                    f"{what} has {length} values: an attribute array holds at most "
+                    f"{MAX_ATTRIBUTE_LENGTH} (one per axis, or per axis and side)"
+                )
+            return length
         kinds = [
             kind
             for kind, sample in (("a 0-d", _SCALAR), ("a 1-D", _ARRAY))

@@ -86,3 +86,11 @@ relax.func @names_not_strings(%x: !relax.tensor<[n, 4], f32>, %a: !relax.tensor<
   %y = relax.runtime_attrs %x, %a {op = "relax.sum", names = [0]} : (!relax.tensor<[n, 4], f32>, !relax.tensor<[1], i64>)
   relax.return %x : !relax.tensor<[n, 4], f32>
 }
+
+// -----
+
+relax.func @huge_attribute_array(%x: !relax.tensor<[n, 4], f32>, %a: !relax.tensor<[4294967296], i64>) -> !relax.object {
+  // expected-error @+1 {{'axis' has 4294967296 values: an attribute array holds at most 1024 (one per axis, or per axis and side)}}
+  %y = relax.runtime_attrs %x, %a {op = "relax.sum", names = ["axis"]} : (!relax.tensor<[n, 4], f32>, !relax.tensor<[4294967296], i64>)
+  relax.return %x : !relax.tensor<[n, 4], f32>
+}
