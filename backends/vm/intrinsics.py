@@ -271,6 +271,9 @@ def list_heaps(
     }
     for pc, ins in enumerate(instrs):
         for reg in _registers_read(ins) & heaps:
+            if not isinstance(ins, Call):  # returned or tested: the heap escapes
+                heaps.discard(reg)
+                continue
             heap = Arg(ArgKind.REGISTER, reg)
             args = ins.args
             if targets[pc] in (builtins.make_shape, builtins.make_prim) and heap not in args[1:]:

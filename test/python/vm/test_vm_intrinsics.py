@@ -96,3 +96,13 @@ def test_inlined_checks_match_the_builtins(
         return
     result = run(value)
     assert result.shape == expected.shape and result.dtype == expected.dtype
+
+
+def test_a_returned_heap_stays_an_array() -> None:
+    """A heap the function returns (a corrupted executable may) escapes: not a list."""
+    ib = ExecBuilder()
+    with ib.function("main", num_inputs=0):
+        ib.emit_call("vm.builtin.alloc_shape_heap", [ib.imm(2)], dst=ib.r(0))
+        ib.emit_ret(ib.r(0))
+    heap = VirtualMachine(ib.get())["main"]()
+    assert isinstance(heap, np.ndarray) and heap.shape == (2,)
