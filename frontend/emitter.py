@@ -562,19 +562,9 @@ class Emitter:
     ) -> SSAValue:
         """``relax.conv1d`` / ``conv2d`` / ``conv3d`` (by the rank of x) plus a
         per-channel bias; attributes at their defaults are left out."""
-        spatial = self.ndim(x) - 2
-        if spatial not in (1, 2, 3):
-            raise Unsupported(f"{spatial}-d convolution")
-        y = self.op(
-            f"conv{spatial}d",
-            x,
-            weight,
-            strides=_unless(strides, 1),
-            padding=_unless(padding, 0),
-            dilation=_unless(dilation, 1),
-            groups=None if groups == 1 else groups,
+        return self._convolution(
+            "conv", "convolution", x, weight, bias, strides, padding, dilation, groups
         )
-        return y if bias is None else self.op("add", y, self.channel_vector(bias, spatial + 2))
 
     def conv_transpose(
         self,
@@ -589,18 +579,37 @@ class Emitter:
     ) -> SSAValue:
         """``relax.conv_transpose1d`` / ``2d`` / ``3d`` (by the rank of x) plus a
         per-channel bias; attributes at their defaults are left out."""
+        return self._convolution(
+            "conv_transpose", "transposed convolution", x, weight, bias, strides, padding,
+            dilation, groups, output_padding=_unless(output_padding, 0),
+        )  # fmt: skip
+
+    def _convolution(
+        self,
+        kind: str,
+        what: str,
+        x: SSAValue,
+        weight: SSAValue,
+        bias: SSAValue | None,
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilation: Sequence[int],
+        groups: int,
+        **extra: Any,
+    ) -> SSAValue:
+        """``relax.<kind>{1,2,3}d`` by the rank of x, plus a per-channel bias."""
         spatial = self.ndim(x) - 2
         if spatial not in (1, 2, 3):
-            raise Unsupported(f"{spatial}-d transposed convolution")
+            raise Unsupported(f"{spatial}-d {what}")
         y = self.op(
-            f"conv_transpose{spatial}d",
+            f"{kind}{spatial}d",
             x,
             weight,
             strides=_unless(strides, 1),
             padding=_unless(padding, 0),
-            output_padding=_unless(output_padding, 0),
             dilation=_unless(dilation, 1),
             groups=None if groups == 1 else groups,
+            **extra,
         )
         return y if bias is None else self.op("add", y, self.channel_vector(bias, spatial + 2))
 
