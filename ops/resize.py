@@ -231,7 +231,9 @@ def _taps(
         offset = n / 2 * (1 - m / width)
         x = offset + (y + 0.5) / factor - 0.5
     elif mode == "pytorch_half_pixel":
-        x = math.where(width == 1, y * 0 - 0.5, (y + 0.5) / factor - 0.5)
+        # The ONNX spec and onnxruntime sample an output axis of length 1 at 0; onnx's
+        # reference samples it at -0.5 (a different number with cubic or exclude_outside).
+        x = math.where(m == 1, y * 0, (y + 0.5) / factor - 0.5)
     elif mode == "align_corners":
         x = math.where(width == 1, y * 0, y * (n - 1) / (width - 1))
     elif mode == "asymmetric":

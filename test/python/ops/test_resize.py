@@ -97,6 +97,27 @@ def onnx_resize(x, attrs, axes, scales, sizes, roi) -> np.ndarray:
     return ReferenceEvaluator(model).run(None, feeds)[0]
 
 
+def spec_resize(x, attrs, axes, scales, sizes, roi) -> np.ndarray:
+    """Resize as the ONNX spec and onnxruntime define it: onnx's reference, except that
+    pytorch_half_pixel samples an output axis of length 1 at 0 (the reference: at -0.5).
+    There the axes are resized one at a time, such an axis with align_corners (which
+    also samples it at 0)."""
+    if attrs["coordinate_transformation_mode"] != "pytorch_half_pixel":
+        return onnx_resize(x, attrs, axes, scales, sizes, roi)
+    for i, axis in enumerate(axes):
+        size = sizes[i] if sizes else int(np.float64(scales[i]) * x.shape[axis])
+        mode = "align_corners" if size == 1 else "pytorch_half_pixel"
+        x = onnx_resize(
+            x,
+            {**attrs, "coordinate_transformation_mode": mode},
+            [axis],
+            [scales[i]] if scales else None,
+            [size] if sizes else None,
+            None,
+        )
+    return x
+
+
 def relax_props(attrs: dict, axes: list[int]) -> dict:
     return {
         "mode": StringAttr(attrs["mode"]),
@@ -123,7 +144,7 @@ def relax_parameters(x, axes, scales, out, roi) -> list[np.ndarray]:
 @given(case=resizes())
 def test_reference_is_onnx_reference(case):
     x, attrs, axes, scales, sizes, out, roi = case
-    expected = onnx_resize(x, attrs, axes, scales, sizes, roi)
+    expected = spec_resize(x, attrs, axes, scales, sizes, roi)
     parameters = relax_parameters(x, axes, scales, out, roi)
     got = ResizeOp.reference([x, tuple(out), *parameters], relax_props(attrs, axes))
     assert got.dtype == expected.dtype and got.shape == expected.shape
@@ -215,3 +236,21 @@ def test_grid_sample_deduction(data):
     grid_type, grid_value = data.draw(tensor_operand(grid.shape, F32, env, rng, -1.5, 1.5))
     case = Case(GridSampleOp, [x_type, grid_type], grid_props(attrs), [x_value, grid_value], env)
     run(case, data)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("exclude_outside", [False, True])
+def test_pytorch_half_pixel_samples_an_output_of_one_at_zero(mode, exclude_outside):
+    # The ONNX spec (x_original = 0 when length_resized is 1), as onnxruntime computes
+    # it: a 3x3 image resized to 1x1 is its first pixel in every mode.
+    x = np.arange(1, 10, dtype=np.float32).reshape(1, 1, 3, 3)
+    attrs = {
+        "mode": mode,
+        "coordinate_transformation_mode": "pytorch_half_pixel",
+        "nearest_mode": "round_prefer_floor",
+        "exclude_outside": int(exclude_outside),
+        "cubic_coeff_a": -0.75,
+        "extrapolation_value": 0.0,
+    }
+    got = ResizeOp.reference([x, (1, 1, 1, 1)], relax_props(attrs, [2, 3]))
+    np.testing.assert_array_equal(got, [[[[1.0]]]])
