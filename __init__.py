@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from xrelax.diagnostics import CompileError
-from xrelax.irdl_fast import install_fast_builder
+from xrelax.dialects.ir.diagnostics import CompileError
+from xrelax.dialects.ir.irdl_fast import install_fast_builder
 
 install_fast_builder()  # IRDL ops of a fixed arity are built without generic splitting
 
@@ -60,7 +60,7 @@ def parse(text: str, name: str = "<string>") -> ModuleOp:
     """Parse and verify a module; raises :class:`CompileError`."""
     from xdsl.utils.exceptions import ParseError, VerifyException
 
-    from xrelax.diagnostics import (
+    from xrelax.dialects.ir.diagnostics import (
         Diagnostic,
         IRError,
         LocatedParseError,
@@ -118,7 +118,7 @@ def _apply(
 ) -> ModuleOp:
     """:func:`apply`; ``original()`` (a module equal to the input) is compiled again with
     every pass verified when only the final verification fails."""
-    from xrelax.diagnostics import Diagnostic, op_diagnostic
+    from xrelax.dialects.ir.diagnostics import Diagnostic, op_diagnostic
     from xrelax.transforms.pass_manager import (
         PIPELINE_END,
         PassFailure,
@@ -171,7 +171,7 @@ def compile(  # noqa: A001
     def prepared() -> ModuleOp:
         copy = module.clone()
         if params:
-            from xrelax.diagnostics import IRError, op_diagnostic
+            from xrelax.dialects.ir.diagnostics import IRError, op_diagnostic
             from xrelax.transforms.bind_params import bind_params
 
             try:
@@ -221,7 +221,7 @@ def print_module(module: ModuleOp, generic: bool = False) -> str:
 
 def __getattr__(name: str) -> Any:
     if name == "BlockBuilder":
-        from xrelax.dialects.block_builder import BlockBuilder
+        from xrelax.frontend.block_builder import BlockBuilder
 
         return BlockBuilder
     if name == "Instrumentation":

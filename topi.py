@@ -20,7 +20,7 @@ shape depends on tensor values (``unique``) have none.
 A fact about the shapes the deduction relies on but cannot prove (``k == m`` for
 ``topi.matmul`` of ``[n, k]`` and ``[m, 2]``) becomes a ``tir.assert`` of the kernel
 ``BlockBuilder.emit_te`` builds; outside ``emit_te`` (nobody collecting the facts, see
-:func:`xrelax.dialects.obligations.collect`) it is an error.
+:func:`xrelax.dialects.shapes.obligations.collect`) it is an error.
 
 Errors: a ``TypeError`` for a call that does not fit the operator, a
 :class:`~xrelax.dialects.relax.RelaxError` when the deduction fails or cannot give the

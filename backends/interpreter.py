@@ -34,9 +34,10 @@ from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
 from xrelax.backends.vm.error import missing_arguments
-from xrelax.dialects import dtypes, relax, symbolic
+from xrelax.dialects import dtypes, relax
 from xrelax.dialects.relax import PrimType, ShapeType, TensorType, TupleType
-from xrelax.dialects.symbolic import Dims
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import Dims
 from xrelax.ops.base import OperatorOp
 
 

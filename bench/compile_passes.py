@@ -28,8 +28,8 @@ if __package__ in (None, ""):
 
 import xrelax
 from bench.run import generated_module
-from xrelax.diagnostics import verify_module
-from xrelax.gc_pause import paused_gc
+from xrelax.dialects.ir.diagnostics import verify_module
+from xrelax.dialects.ir.gc_pause import paused_gc
 from xrelax.transforms.pass_manager import Instrumentation, parse_passes, run_passes
 
 

@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import IntegerAttr
 
 from xrelax.backends.kernels import compile_prim_func
 from xrelax.dialects.dtypes import F32, I64
-from xrelax.dialects.symbolic import sym
+from xrelax.dialects.shapes.symbolic import sym
 from xrelax.ops import te
 from xrelax.ops.base import tensor
 from xrelax.ops.gather import TakeOp

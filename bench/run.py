@@ -411,8 +411,8 @@ def _ort_summary(results: list[dict]) -> list[tuple[str, str, str, bool]]:
 
 
 def memory() -> list[Row]:
-    from xrelax.dialects import symbolic
     from xrelax.dialects.relax import FuncOp
+    from xrelax.dialects.shapes import symbolic
     from xrelax.transforms.plan_memory import plan_block
 
     rows = []

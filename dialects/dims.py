@@ -2,7 +2,7 @@
 
 ``#sym.dims<[n, m * 2]>`` is a list of symbolic expressions (a shape pattern,
 a shape value, loop bounds, buffer indices). Its text is parsed with the fast
-expression parser of :mod:`xrelax.dialects.symbolic`, memoised by text, which
+expression parser of :mod:`xrelax.dialects.shapes.symbolic`, memoised by text, which
 bypasses xDSL's token-by-token lexer.
 """
 
@@ -18,8 +18,8 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from xrelax.dialects import symbolic
-from xrelax.dialects.symbolic import Dims, SymbolicError
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import Dims, SymbolicError
 
 
 def take_angle_body(parser: AttrParser) -> tuple[str, int]:

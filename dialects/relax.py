@@ -71,7 +71,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from xrelax.dialects import dtypes, obligations, symbolic
+from xrelax.dialects import dtypes
 from xrelax.dialects.dims import (
     DimsAttr,
     check_extents,
@@ -80,9 +80,8 @@ from xrelax.dialects.dims import (
     raise_symbolic_error,
     take_angle_body,
 )
-from xrelax.dialects.symbol_index import lookup_symbol, symbol_fact
-from xrelax.dialects.symbolic import Dims, Fact, SymbolicError
-from xrelax.dialects.syntax import (
+from xrelax.dialects.ir.symbol_index import lookup_symbol, symbol_fact
+from xrelax.dialects.ir.syntax import (
     parse_bracket_dims,
     parse_defined_operand,
     parse_operand_list,
@@ -97,6 +96,8 @@ from xrelax.dialects.syntax import (
     split_properties,
     symbol_ref,
 )
+from xrelax.dialects.shapes import obligations, symbolic
+from xrelax.dialects.shapes.symbolic import Dims, Fact, SymbolicError
 from xrelax.dialects.traits import BindsSymbolicVars
 
 # ----------------------------------------------------------------------------------- types

@@ -39,11 +39,10 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
 from xrelax.dialects.dims import DimsAttr
-from xrelax.dialects.relax import ObjectType, TensorType, show_type
-from xrelax.dialects.symbol_index import lookup_symbol
-from xrelax.dialects.syntax import (
+from xrelax.dialects.ir.symbol_index import lookup_symbol
+from xrelax.dialects.ir.syntax import (
     parse_bracket_dims,
     parse_defined_operand,
     parse_symbol_call,
@@ -52,6 +51,8 @@ from xrelax.dialects.syntax import (
     print_symbol_call,
     symbol_ref,
 )
+from xrelax.dialects.relax import ObjectType, TensorType, show_type
+from xrelax.dialects.shapes import symbolic
 
 
 @functools.lru_cache(maxsize=4096)

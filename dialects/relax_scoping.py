@@ -18,9 +18,8 @@ from collections.abc import Iterable
 
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from xrelax.diagnostics import IRError
-from xrelax.dialects import symbolic
 from xrelax.dialects.dims import DimsAttr
+from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.relax import (
     CallTIROp,
     DataflowOp,
@@ -35,6 +34,7 @@ from xrelax.dialects.relax import (
     show_type,
     type_free_vars,
 )
+from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.traits import BindsSymbolicVars
 
 

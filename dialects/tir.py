@@ -73,11 +73,12 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from xrelax.diagnostics import IRError
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
 from xrelax.dialects.dims import DimsAttr, check_extents, parse_dims_text, take_angle_body
-from xrelax.dialects.symbolic import Dims
-from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand, parse_type
+from xrelax.dialects.ir.diagnostics import IRError
+from xrelax.dialects.ir.syntax import parse_bracket_dims, parse_defined_operand, parse_type
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import Dims
 
 
 @irdl_attr_definition

@@ -79,13 +79,19 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from xrelax.diagnostics import IRError
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
 from xrelax.dialects.dims import DimsAttr
-from xrelax.dialects.dominance import check_dominance
+from xrelax.dialects.ir.diagnostics import IRError
+from xrelax.dialects.ir.dominance import check_dominance
+from xrelax.dialects.ir.syntax import (
+    parse_bracket_dims,
+    parse_defined_operand,
+    parse_type,
+    print_dims,
+)
 from xrelax.dialects.relax import PrimType
-from xrelax.dialects.symbolic import Dims
-from xrelax.dialects.syntax import parse_bracket_dims, parse_defined_operand, parse_type, print_dims
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import Dims
 from xrelax.dialects.traits import BindsSymbolicVars
 
 HEAP_SLOT_PREFIX = "h"

@@ -22,9 +22,10 @@ import sympy
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import Attribute, SSAValue
 
-from xrelax.dialects import dtypes, symbolic
-from xrelax.dialects.block_builder import BlockBuilder
+from xrelax.dialects import dtypes
 from xrelax.dialects.relax import FuncOp, RelaxError, TensorType
+from xrelax.dialects.shapes import symbolic
+from xrelax.frontend.block_builder import BlockBuilder
 
 # ----------------------------------------------------------------------------- errors
 
@@ -300,7 +301,7 @@ def _prune_unused_weights(module: ModuleOp, inputs: int) -> list[int]:
 
 
 def _verify(module: ModuleOp) -> None:
-    from xrelax.diagnostics import IRError, verify_module
+    from xrelax.dialects.ir.diagnostics import IRError, verify_module
 
     try:
         verify_module(module)

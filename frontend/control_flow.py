@@ -22,8 +22,7 @@ import sympy
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from xrelax.dialects import dtypes, symbolic
-from xrelax.dialects.block_builder import BlockBuilder
+from xrelax.dialects import dtypes
 from xrelax.dialects.relax import (
     CallOp,
     DataflowOp,
@@ -36,6 +35,8 @@ from xrelax.dialects.relax import (
     show_type,
     type_relation,
 )
+from xrelax.dialects.shapes import symbolic
+from xrelax.frontend.block_builder import BlockBuilder
 from xrelax.frontend.common import FrontendError, Names, Unsupported
 from xrelax.frontend.emitter import Emitter
 

@@ -1,6 +1,6 @@
 """Framework operators as compositions of relax operators, shared by the importers.
 
-:class:`Emitter` wraps a :class:`~xrelax.dialects.block_builder.BlockBuilder` positioned
+:class:`Emitter` wraps a :class:`~xrelax.frontend.block_builder.BlockBuilder` positioned
 in a dataflow region. Operators the relax library has are one call (:meth:`Emitter.op`);
 the others are decomposed here: ``linear`` and ``Gemm`` into ``permute_dims``, ``matmul``
 and ``add``, batch normalisation in inference mode into per-channel arithmetic, scaled
@@ -20,10 +20,11 @@ import sympy
 from xdsl.dialects.builtin import FloatAttr, StringAttr, f64
 from xdsl.ir import Attribute, SSAValue
 
-from xrelax.dialects import dtypes, symbolic
-from xrelax.dialects.block_builder import BlockBuilder
+from xrelax.dialects import dtypes
 from xrelax.dialects.relax import GetItemOp, TensorType
-from xrelax.dialects.symbolic import Dims
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import Dims
+from xrelax.frontend.block_builder import BlockBuilder
 from xrelax.frontend.common import FrontendError, Unsupported
 from xrelax.ops.base import broadcast_shape
 

@@ -47,9 +47,10 @@ from onnx import helper, numpy_helper
 from xdsl.ir import Attribute, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from xrelax.dialects import dtypes, symbolic
-from xrelax.dialects.block_builder import BlockBuilder
+from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType
+from xrelax.dialects.shapes import symbolic
+from xrelax.frontend.block_builder import BlockBuilder
 from xrelax.frontend.common import (
     FrontendError,
     ImportedModel,

@@ -14,7 +14,8 @@ import onnx
 import sympy
 from xdsl.dialects.builtin import StringAttr
 
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
+from xrelax.dialects.shapes import symbolic
 from xrelax.frontend.common import FrontendError, Unsupported
 from xrelax.frontend.onnx import (
     _axis,

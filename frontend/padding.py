@@ -22,7 +22,8 @@ from typing import Any
 import sympy
 from xdsl.ir import SSAValue
 
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
+from xrelax.dialects.shapes import symbolic
 from xrelax.frontend.common import FrontendError
 from xrelax.frontend.emitter import Emitter
 

@@ -42,10 +42,11 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind, OutputKind
 from xdsl.ir import Attribute, SSAValue
 
-from xrelax.dialects import dtypes, symbolic
-from xrelax.dialects.block_builder import BlockBuilder
+from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType
+from xrelax.dialects.shapes import symbolic
 from xrelax.frontend import torch_decompose, torch_inplace
+from xrelax.frontend.block_builder import BlockBuilder
 from xrelax.frontend.common import (
     FrontendError,
     ImportedModel,

@@ -19,7 +19,8 @@ import sympy
 import torch
 from xdsl.ir import SSAValue
 
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
+from xrelax.dialects.shapes import symbolic
 from xrelax.frontend.common import Unsupported
 from xrelax.frontend.control_flow import Loop, emit_if, emit_loop
 from xrelax.frontend.emitter import Emitter

@@ -35,7 +35,7 @@ import sympy
 import torch
 from xdsl.ir import SSAValue
 
-from xrelax.dialects import symbolic
+from xrelax.dialects.shapes import symbolic
 from xrelax.frontend.common import Unsupported
 from xrelax.frontend.emitter import Emitter
 

@@ -12,7 +12,7 @@ import torch
 from xdsl.dialects.builtin import StringAttr
 
 from xrelax.dialects import dtypes
-from xrelax.dialects.symbolic import floordiv
+from xrelax.dialects.shapes.symbolic import floordiv
 from xrelax.frontend.common import Unsupported
 from xrelax.frontend.torch import (
     _batched,

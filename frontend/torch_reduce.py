@@ -13,7 +13,8 @@ import sympy
 import torch
 from xdsl.ir import SSAValue
 
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
+from xrelax.dialects.shapes import symbolic
 from xrelax.frontend.common import FrontendError, Unsupported
 from xrelax.frontend.padding import pad_from_edges
 from xrelax.frontend.torch import _converts, _Importer, _reduce, _reduced_axes

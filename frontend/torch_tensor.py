@@ -13,7 +13,8 @@ import torch
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import SSAValue
 
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
+from xrelax.dialects.shapes import symbolic
 from xrelax.frontend.common import FrontendError, Unsupported
 from xrelax.frontend.torch import _converts, _Importer, _operands, _unary
 

@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from xrelax.dialects import dtypes, obligations, symbolic
+from xrelax.dialects import dtypes
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.relax import (
     UNKNOWN_DTYPE,
@@ -48,7 +48,8 @@ from xrelax.dialects.relax import (
     TupleType,
     show_type,
 )
-from xrelax.dialects.symbolic import Dims, Fact
+from xrelax.dialects.shapes import obligations, symbolic
+from xrelax.dialects.shapes.symbolic import Dims, Fact
 from xrelax.ops import te
 
 Props = dict[str, Attribute]

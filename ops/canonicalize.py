@@ -17,8 +17,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import HasCanonicalizationPatternsTrait
 
-from xrelax.dialects import symbolic
 from xrelax.dialects.relax import ConstOp, DeducedResultOp, TensorType, type_relation
+from xrelax.dialects.shapes import symbolic
 from xrelax.ops.base import prop_ints
 
 

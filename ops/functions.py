@@ -23,7 +23,7 @@ from xdsl.irdl import VarOperandDef
 from xdsl.irdl.constraints import AttrConstraint, VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
-from xrelax.dialects import dtypes, obligations, symbolic
+from xrelax.dialects import dtypes
 from xrelax.dialects.relax import (
     DeducedResultOp,
     PrimValueOp,
@@ -34,6 +34,7 @@ from xrelax.dialects.relax import (
     TupleType,
     show_type,
 )
+from xrelax.dialects.shapes import obligations, symbolic
 from xrelax.ops import te
 from xrelax.ops.base import OperatorOp
 
@@ -217,7 +218,7 @@ def operand_value(value: Any, what: str) -> SSAValue:
             raise TypeError(f"{what}: {value.name} has {len(value.results)} results, not one")
         return value.results[0]
     if isinstance(value, np.ndarray | np.generic):
-        from xrelax.dialects.block_builder import const_op
+        from xrelax.frontend.block_builder import const_op
 
         return const_op(value).results[0]
     if isinstance(value, list | tuple) and all(_is_dim(v) for v in value):

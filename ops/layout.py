@@ -19,9 +19,9 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 
-from xrelax.dialects import symbolic
 from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, show_type
-from xrelax.dialects.symbolic import Fact
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import Fact
 from xrelax.ops import te
 from xrelax.ops.base import (
     I64_ARRAY_PROP,

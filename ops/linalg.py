@@ -11,8 +11,8 @@ from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from xrelax.dialects import symbolic
 from xrelax.dialects.relax import RelaxError, TensorType, show_type
+from xrelax.dialects.shapes import symbolic
 from xrelax.ops import te
 from xrelax.ops.base import (
     NUMERIC,

@@ -22,7 +22,6 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 
-from xrelax.dialects import symbolic
 from xrelax.dialects.relax import (
     PrimType,
     RelaxError,
@@ -31,7 +30,8 @@ from xrelax.dialects.relax import (
     TupleType,
     show_type,
 )
-from xrelax.dialects.symbolic import Dims
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import Dims
 from xrelax.ops import te
 from xrelax.ops.base import (
     I64_ARRAY_PROP,

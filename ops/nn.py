@@ -20,9 +20,10 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType, show_type
-from xrelax.dialects.symbolic import Dims
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import Dims
 from xrelax.ops import te
 from xrelax.ops.base import (
     FLOAT,

@@ -32,8 +32,9 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, show_type
+from xrelax.dialects.shapes import symbolic
 from xrelax.ops import te
 from xrelax.ops.base import (
     FLOAT,

@@ -52,7 +52,6 @@ from xdsl.irdl.constraints import VerificationContext
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from xrelax.dialects import obligations
 from xrelax.dialects.relax import (
     PrimType,
     RelaxError,
@@ -61,6 +60,7 @@ from xrelax.dialects.relax import (
     TupleType,
     show_type,
 )
+from xrelax.dialects.shapes import obligations
 from xrelax.ops.base import INTEGER, OperatorOp, Props, expect_tensor, runtime_type
 
 _SCALAR = IntegerAttr(0, i64)

@@ -39,9 +39,10 @@ from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
 from xrelax.dialects.dims import DimsAttr
-from xrelax.dialects.symbolic import Fact, as_expr, sym
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import Fact, as_expr, sym
 from xrelax.dialects.tir import (
     AllocBufferOp,
     AssertOp,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from xrelax.diagnostics import Diagnostic, Location
+from xrelax.dialects.ir.diagnostics import Diagnostic, Location
 
 _HEAD = re.compile(
     r"expected-(?P<severity>error|warning|note|remark)"

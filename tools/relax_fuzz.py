@@ -1,4 +1,4 @@
-"""``relax-fuzz``: run mutants of the corpus (see :mod:`xrelax.fuzz`) and print a table of
+"""``relax-fuzz``: run mutants of the corpus (see :mod:`xrelax.tools.fuzz`) and print a table of
 outcomes and the failing mutants.
 
     relax-fuzz --count 1000                                  # in-process, seed 0
@@ -27,7 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from xrelax.fuzz import (
+from xrelax.tools.cli import int_in, one_line_errors, seconds_up_to, stdout_closed
+from xrelax.tools.fuzz import (
     DEFAULT_CORPUS,
     FAILURES,
     CorpusError,
@@ -37,7 +38,6 @@ from xrelax.fuzz import (
     load_corpus,
     peak_rss_mb,
 )
-from xrelax.tools.cli import int_in, one_line_errors, seconds_up_to, stdout_closed
 
 MAX_JOBS = 256
 MAX_TIMEOUT = 1e6

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from xrelax.diagnostics import (
+from xrelax.dialects.ir.diagnostics import (
     Diagnostic,
     IRError,
     LocatedParseError,
@@ -34,7 +34,6 @@ from xrelax.diagnostics import (
     parse_error_diagnostic,
     verify_module,
 )
-from xrelax.plugins import PluginError
 from xrelax.tools.cli import one_line_errors, stdout_closed
 from xrelax.tools.expected_diagnostics import check_diagnostics, parse_expectations
 from xrelax.transforms.pass_manager import (
@@ -44,6 +43,7 @@ from xrelax.transforms.pass_manager import (
     parse_passes,
     run_passes,
 )
+from xrelax.transforms.plugins import PluginError
 
 SPLIT_MARKER = "// -----"
 

@@ -164,7 +164,7 @@ def _load_executable(
 
 
 def _bind(module: Any, relax: bool, entry: str, weights: dict[str, np.ndarray]) -> None:
-    from xrelax.diagnostics import CompileError, IRError, op_diagnostic
+    from xrelax.dialects.ir.diagnostics import CompileError, IRError, op_diagnostic
     from xrelax.transforms.bind_params import bind_params
 
     if not relax:
@@ -178,7 +178,7 @@ def _bind(module: Any, relax: bool, entry: str, weights: dict[str, np.ndarray]) 
 def _parse(data: bytes, path: str) -> Any:
     """The module in ``data``; a file holding no program is an error of its own."""
     import xrelax
-    from xrelax.diagnostics import decode_source
+    from xrelax.dialects.ir.diagnostics import decode_source
 
     text = decode_source(data, path)
     if all(not line.strip() or line.lstrip().startswith("//") for line in text.splitlines()):
@@ -354,7 +354,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     import xrelax
     from xrelax.backends.vm import VMError
-    from xrelax.plugins import load_python_file
+    from xrelax.transforms.plugins import load_python_file
 
     for path in args.load_packed:
         load_python_file(path, "packed functions")
@@ -420,8 +420,8 @@ def _writing(path: str, write: Any) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point."""
     from xrelax.backends.vm import VMError
-    from xrelax.diagnostics import CompileError, SourceError
-    from xrelax.plugins import PluginError
+    from xrelax.dialects.ir.diagnostics import CompileError, SourceError
+    from xrelax.transforms.plugins import PluginError
 
     try:
         return run(argv)

@@ -94,8 +94,8 @@ def user_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 def load_pass_plugin(path: str) -> list[str]:
     """Run the Python file ``path``, which registers passes (``@xrelax.register_pass``);
     returns their names. A file that fails, or registers nothing, is a
-    :class:`~xrelax.plugins.PluginError` with a one-line message."""
-    from xrelax.plugins import PluginError, load_python_file
+    :class:`~xrelax.transforms.plugins.PluginError` with a one-line message."""
+    from xrelax.transforms.plugins import PluginError, load_python_file
 
     before = dict(_USER_PASSES)
     load_python_file(path, "pass plugin")

@@ -23,8 +23,8 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes
+from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.relax import FuncOp, TensorType, show_type
 from xrelax.transforms.fold_constant import make_const
 

@@ -45,8 +45,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes, relax, vm
+from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.relax import show_type
 from xrelax.dialects.relax_memory import CallDPSOp
 from xrelax.dialects.tir import PrimFuncOp

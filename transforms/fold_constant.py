@@ -37,8 +37,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
-from xrelax.diagnostics import IRError
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
+from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.relax import (
     CallTIROp,
     ConstOp,
@@ -50,6 +50,7 @@ from xrelax.dialects.relax import (
     type_relation,
 )
 from xrelax.dialects.relax_scoping import defined_by_pattern
+from xrelax.dialects.shapes import symbolic
 from xrelax.ops.base import OperatorOp
 from xrelax.ops.elementwise import AddOp, MultiplyOp
 from xrelax.ops.linalg import MatmulOp

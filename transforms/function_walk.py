@@ -17,7 +17,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
-from xrelax.diagnostics import IRError
+from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.relax import FuncOp
 
 

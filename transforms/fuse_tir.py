@@ -35,10 +35,10 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xrelax.diagnostics import IRError
-from xrelax.dialects import symbolic, tir
+from xrelax.dialects import tir
 from xrelax.dialects.dims import DimsAttr
-from xrelax.dialects.kernel_table import KernelTable
+from xrelax.dialects.ir.diagnostics import IRError
+from xrelax.dialects.ir.symbol_index import module_symbols
 from xrelax.dialects.relax import (
     CallOp,
     CallTIROp,
@@ -49,8 +49,9 @@ from xrelax.dialects.relax import (
     TupleOp,
     type_free_vars,
 )
-from xrelax.dialects.symbol_index import module_symbols
+from xrelax.dialects.shapes import symbolic
 from xrelax.transforms.function_walk import rewrite_function_bodies
+from xrelax.transforms.kernel_table import KernelTable
 
 
 @lru_cache(maxsize=4096)

@@ -25,9 +25,8 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from xrelax.diagnostics import IRError
 from xrelax.dialects import dtypes
-from xrelax.dialects.kernel_table import KernelTable
+from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.relax import (
     CallPackedOp,
     CallTIROp,
@@ -40,6 +39,7 @@ from xrelax.dialects.relax import (
 from xrelax.ops import te
 from xrelax.ops.base import OperatorOp
 from xrelax.transforms.function_walk import lower_function_bodies
+from xrelax.transforms.kernel_table import KernelTable
 
 RUNTIME_PREFIX = "relax.op."
 

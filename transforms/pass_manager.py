@@ -18,8 +18,8 @@ from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
-from xrelax.diagnostics import IRError, verify_module
-from xrelax.gc_pause import paused_gc
+from xrelax.dialects.ir.diagnostics import IRError, verify_module
+from xrelax.dialects.ir.gc_pause import paused_gc
 
 
 class PipelineError(ValueError):
@@ -285,7 +285,7 @@ def _is_builtin(pass_: ModulePass) -> bool:
 
 def _user_pass_error(err: Exception) -> Exception:
     """What a user's pass raised, as one line naming the user's file and line."""
-    from xrelax.plugins import describe_exception
+    from xrelax.transforms.plugins import describe_exception
 
     return RuntimeError(f"raised {describe_exception(err)}")
 

@@ -36,8 +36,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from xrelax.diagnostics import emit_remark
-from xrelax.dialects import symbolic
+from xrelax.dialects.ir.diagnostics import emit_remark
 from xrelax.dialects.relax import FuncOp, MatchShapeOp, type_free_vars
 from xrelax.dialects.relax_memory import (
     AllocStorageOp,
@@ -47,6 +46,7 @@ from xrelax.dialects.relax_memory import (
     KillStorageOp,
     tensor_bytes,
 )
+from xrelax.dialects.shapes import symbolic
 from xrelax.transforms.function_walk import rewrite_functions
 
 _NON_ESCAPING = (CallDPSOp,)

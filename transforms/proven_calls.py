@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import sympy
 from xdsl.ir import Attribute
 
-from xrelax.dialects import symbolic
 from xrelax.dialects.relax import TensorType
+from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import PrimFuncOp
 
 PROVEN_ATTR = "proven"

@@ -41,8 +41,9 @@ from xdsl.pattern_rewriter import (
 )
 
 from xrelax.backends.kernels.affine import proven_inside
-from xrelax.dialects import symbolic, tir
+from xrelax.dialects import tir
 from xrelax.dialects.dims import DimsAttr
+from xrelax.dialects.shapes import symbolic
 from xrelax.transforms.function_walk import rewrite_functions
 
 

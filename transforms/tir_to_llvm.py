@@ -62,9 +62,10 @@ from xdsl.pattern_rewriter import (
 )
 
 from xrelax.backends.kernels.affine import proven_inside
-from xrelax.diagnostics import IRError
-from xrelax.dialects import dtypes, symbolic
-from xrelax.dialects.symbolic import FloorDiv, FloorMod
+from xrelax.dialects import dtypes
+from xrelax.dialects.ir.diagnostics import IRError
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import FloorDiv, FloorMod
 from xrelax.dialects.tir import (
     AllocBufferOp,
     AssertOp,

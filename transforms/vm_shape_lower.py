@@ -36,9 +36,9 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
-from xrelax.diagnostics import IRError
-from xrelax.dialects import dtypes, symbolic, tir, vm
+from xrelax.dialects import dtypes, tir, vm
 from xrelax.dialects.dims import DimsAttr
+from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.relax import (
     CallOp,
     CallPackedOp,
@@ -54,7 +54,8 @@ from xrelax.dialects.relax import (
     TupleType,
 )
 from xrelax.dialects.relax_memory import CallDPSOp
-from xrelax.dialects.symbolic import Dims
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import Dims
 from xrelax.transforms.function_walk import rewrite_functions
 
 HEAP_DTYPE = dtypes.I64

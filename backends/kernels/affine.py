@@ -1,7 +1,7 @@
 """Affine index functions: ``index = sum(coeff[v] * v) + rest`` over loop variables.
 
 The coefficients and ``rest`` may use symbolic variables (known when the kernel
-runs) but no loop variable. :func:`~xrelax.dialects.symbolic.flat_offset` turns a
+runs) but no loop variable. :func:`~xrelax.dialects.shapes.symbolic.flat_offset` turns a
 multi-dimensional access into its row-major element offset and cancels
 ``floordiv``/``floormod`` pairs, so the index functions of reshape-like accesses
 become affine again.
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from xrelax.dialects.symbolic import FloorDiv, FloorMod, prove_le, prove_lt
+from xrelax.dialects.shapes.symbolic import FloorDiv, FloorMod, prove_le, prove_lt
 
 
 @dataclass(frozen=True)

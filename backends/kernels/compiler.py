@@ -42,9 +42,10 @@ from xrelax.backends.kernels.signature import (
 from xrelax.backends.kernels.source import GLOBAL_NAMES, Source
 from xrelax.backends.kernels.tree import Scalar
 from xrelax.backends.kernels.vectorize import vectorize_nest
-from xrelax.diagnostics import LocatingParser, verify_module
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
 from xrelax.dialects.dims import Sym
+from xrelax.dialects.ir.diagnostics import LocatingParser, verify_module
+from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import AllocBufferOp, ForOp, PrimFuncOp, StoreOp, Tir
 
 if TYPE_CHECKING:

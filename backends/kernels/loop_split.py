@@ -13,7 +13,7 @@ import sympy
 
 from xrelax.backends.kernels.affine import drop_vanishing_floors
 from xrelax.backends.kernels.tree import Index, Load, Loop, Node, Statement, map_indices, walk
-from xrelax.dialects.symbolic import FloorDiv, FloorMod, sym
+from xrelax.dialects.shapes.symbolic import FloorDiv, FloorMod, sym
 
 
 def split_divided_loops(statement: Statement, lets: dict[str, Node]) -> Statement:

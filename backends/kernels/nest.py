@@ -29,7 +29,7 @@ from xrelax.backends.kernels.tree import (
     walk,
 )
 from xrelax.dialects import dtypes
-from xrelax.dialects.symbolic import sym
+from xrelax.dialects.shapes.symbolic import sym
 from xrelax.dialects.tir import AllocBufferOp, AssertOp, ForOp, IndexOp, LetOp, LoadOp, StoreOp
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from xrelax.backends.vm.error import VMError
 from xrelax.dialects import dtypes
-from xrelax.dialects.symbolic import Fact
+from xrelax.dialects.shapes.symbolic import Fact
 
 bfloat16 = dtypes.BFLOAT16.type
 """The bf16 scalar type (``ml_dtypes.bfloat16``) as the generated code names it."""

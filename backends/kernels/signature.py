@@ -26,7 +26,8 @@ from xdsl.ir import SSAValue
 
 from xrelax.backends.kernels.buffers import Buffer
 from xrelax.backends.kernels.source import Source
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
+from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import PrimFuncOp, StoreOp
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from xrelax.dialects import symbolic
+from xrelax.dialects.shapes import symbolic
 
 GLOBAL_NAMES = frozenset({"np", "ndarray", "rt", "pool", "FP_STATE", "FP_IGNORE"})
 """The module-level names every kernel's code reads (the compiler's namespace)."""

@@ -15,7 +15,7 @@ import sympy
 from xrelax.backends.kernels.affine import affine
 from xrelax.backends.kernels.numpy_ops import SELECT
 from xrelax.backends.kernels.tree import Apply, Const, Index, Load, Loop, Node
-from xrelax.dialects.symbolic import floordiv
+from xrelax.dialects.shapes.symbolic import floordiv
 
 _COMPARISONS = {"np.less", "np.less_equal", "np.greater", "np.greater_equal"}
 _LOGICAL = {"np.bitwise_and", "np.bitwise_or", "np.bitwise_xor"}

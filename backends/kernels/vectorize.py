@@ -41,7 +41,7 @@ from xrelax.backends.kernels.tree import (
     walk,
 )
 from xrelax.dialects import dtypes
-from xrelax.dialects.symbolic import prove_le, prove_lt
+from xrelax.dialects.shapes.symbolic import prove_le, prove_lt
 
 _MAX_UNROLLED_POINTS = 16
 """Reductions over at most this many static points are unrolled into ufunc calls..."""

@@ -28,7 +28,7 @@ from xrelax.backends.kernels.affine import (
 from xrelax.backends.kernels.buffers import Array, Buffer, Domain, Whole
 from xrelax.backends.kernels.nest import NotVectorizable
 from xrelax.backends.kernels.tree import Const, Load, Scalar
-from xrelax.dialects.symbolic import (
+from xrelax.dialects.shapes.symbolic import (
     flat_offset,
     prove_equal,
     prove_le,

@@ -42,9 +42,9 @@ from xrelax.backends.kernels.signature import (
 )
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.native.jit import jit
-from xrelax.diagnostics import LocatingParser, verify_module
 from xrelax.dialects import dtypes
 from xrelax.dialects.dims import Sym
+from xrelax.dialects.ir.diagnostics import LocatingParser, verify_module
 from xrelax.dialects.tir import AllocBufferOp, ForOp, PrimFuncOp, StoreOp, Tir
 from xrelax.transforms import tir_to_llvm
 from xrelax.transforms.tir_to_llvm import (

@@ -28,7 +28,7 @@ from xdsl.printer import Printer
 from xrelax.backends.vm.exec_builder import ExecBuilder
 from xrelax.backends.vm.executable import Arg, ArgKind, Executable
 from xrelax.dialects import dtypes, tir, vm
-from xrelax.gc_pause import paused_gc
+from xrelax.dialects.ir.gc_pause import paused_gc
 
 
 def constant_value(attr: Attribute) -> Any:

@@ -8,9 +8,9 @@ import pytest
 import xrelax
 from xrelax import CompileError
 from xrelax.backends.interpreter import InterpreterError
-from xrelax.dialects.block_builder import BlockBuilder, BuilderError
 from xrelax.dialects.dtypes import F32
 from xrelax.dialects.relax import ObjectType, ShapeType, TensorType
+from xrelax.frontend.block_builder import BlockBuilder, BuilderError
 
 PROGRAM = """\
 relax.func @main(%x: !relax.tensor<[n, 4], f32>, %w: !relax.tensor<ndim=2, f32>) -> !relax.tensor<ndim=2, f32> {

@@ -12,11 +12,11 @@ import pytest
 
 import xrelax
 from xrelax import op, te, topi
-from xrelax.dialects.block_builder import BlockBuilder, BuilderError
 from xrelax.dialects.dtypes import F32
-from xrelax.dialects.kernel_table import structure_key
 from xrelax.dialects.relax import RelaxError, ShapeType, TensorType
 from xrelax.dialects.tir import PrimFuncOp
+from xrelax.frontend.block_builder import BlockBuilder, BuilderError
+from xrelax.transforms.kernel_table import structure_key
 
 n, m = te.var("n"), te.var("m")
 RNG = np.random.default_rng(0)

@@ -28,8 +28,8 @@ from xdsl.ir import Attribute
 import xrelax
 from xrelax.backends.interpreter import InterpreterError
 from xrelax.backends.vm.assembler import assemble
-from xrelax.diagnostics import LocatingParser
 from xrelax.dialects import dtypes
+from xrelax.dialects.ir.diagnostics import LocatingParser
 from xrelax.dialects.relax import (
     CallPackedOp,
     CallTIROp,

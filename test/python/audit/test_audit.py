@@ -27,8 +27,8 @@ from programs import (
 from table import ALL, SPECS
 
 import xrelax
-from xrelax.diagnostics import LocatingParser
 from xrelax.dialects import dtypes
+from xrelax.dialects.ir.diagnostics import LocatingParser
 from xrelax.dialects.relax import RelaxError
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # edge values on purpose

@@ -1,4 +1,4 @@
-"""xrelax.irdl_fast: ops built and verified on the fast paths end as xDSL's own
+"""xrelax.dialects.ir.irdl_fast: ops built and verified on the fast paths end as xDSL's own
 builder and verifier make and judge them, errors word for word."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from xdsl.irdl.operations import IRDLOperation, irdl_op_init
 from xdsl.utils.exceptions import VerifyException
 
 import xrelax
-from xrelax import irdl_fast
 from xrelax.dialects import vm
+from xrelax.dialects.ir import irdl_fast
 
 EXAMPLE = """
 relax.func @main(%x: !relax.tensor<[n, 4], f32>, %y: !relax.tensor<[n, 4], f32>)

@@ -7,9 +7,9 @@ from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
 from xdsl.traits import SymbolTable
 
 import xrelax
-from xrelax.diagnostics import IRError, verify_module
+from xrelax.dialects.ir.diagnostics import IRError, verify_module
+from xrelax.dialects.ir.symbol_index import indexed, lookup_symbol, symbol_fact
 from xrelax.dialects.relax import CallTIROp
-from xrelax.dialects.symbol_index import indexed, lookup_symbol, symbol_fact
 
 TEXT = """
 tir.prim_func @k(%a: !tir.buffer<[n], f32>, %b: !tir.buffer<[n], f32>) {

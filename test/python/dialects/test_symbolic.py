@@ -7,8 +7,8 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xrelax.dialects import symbolic
-from xrelax.dialects.symbolic import (
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import (
     SymbolicError,
     evaluate,
     floordiv,

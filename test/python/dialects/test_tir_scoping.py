@@ -7,8 +7,8 @@ import pytest
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, f32
 
-from xrelax.diagnostics import IRError, verify_module
 from xrelax.dialects import tir
+from xrelax.dialects.ir.diagnostics import IRError, verify_module
 
 
 def _copy_kernel() -> tuple[tir.PrimFuncOp, tir.ForOp]:

@@ -18,8 +18,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
 from xrelax.dialects import dtypes
-from xrelax.dialects.block_builder import BlockBuilder
 from xrelax.dialects.relax import RelaxError, TensorType
+from xrelax.frontend.block_builder import BlockBuilder
 
 UNARY = ("exp", "negative", "abs", "tanh", "sigmoid", "relu", "silu", "gelu")
 BINARY = ("add", "subtract", "multiply", "maximum", "minimum")

@@ -21,8 +21,8 @@ import numpy as np
 
 import xrelax
 from xrelax.backends.interpreter import InterpreterError
-from xrelax.diagnostics import CompileError
 from xrelax.dialects import dtypes
+from xrelax.dialects.ir.diagnostics import CompileError
 from xrelax.dialects.relax import FuncOp, ShapeType, TensorType, TupleType
 
 REPO = Path(__file__).resolve().parents[3]
@@ -87,7 +87,7 @@ def _value(type_: Any, sizes: dict[str, int], rng: np.random.Generator, break_it
         return tuple(_value(t, sizes, rng, break_it) for t in type_.types)
     if isinstance(type_, TensorType | ShapeType):
         if type_.dims is not None:
-            shape = [max(xrelax.dialects.symbolic.evaluate(d, sizes), 0) for d in type_.dims]
+            shape = [max(xrelax.dialects.shapes.symbolic.evaluate(d, sizes), 0) for d in type_.dims]
         else:
             shape = list(rng.integers(0, 4, size=type_.ndim if type_.ndim is not None else 2))
         if break_it and shape:
@@ -139,7 +139,7 @@ def run_one(target: Target, rng: np.random.Generator) -> tuple[str, str]:
     break_it = bool(rng.random() < 0.3)
     try:
         args = [_value(t, sizes, rng, break_it) for t in params]
-    except xrelax.dialects.symbolic.SymbolicError:
+    except xrelax.dialects.shapes.symbolic.SymbolicError:
         return "skipped", "a parameter dimension is not computable from the sizes"
     except _TooLarge:
         return "skipped", f"an argument of more than {MAX_ELEMENTS} elements"

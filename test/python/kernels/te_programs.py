@@ -15,7 +15,7 @@ import sympy
 
 from xrelax.backends.kernels import Kernel, compile_prim_func
 from xrelax.dialects import dtypes
-from xrelax.dialects.symbolic import floordiv, floormod, smax, smin, sym
+from xrelax.dialects.shapes.symbolic import floordiv, floormod, smax, smin, sym
 from xrelax.ops import te
 
 F32 = dtypes.F32

@@ -9,8 +9,9 @@ import pytest
 
 import xrelax
 from xrelax.backends.kernels import KernelError, compile_prim_func
-from xrelax.dialects import dtypes, symbolic
-from xrelax.dialects.symbolic import Fact, sym
+from xrelax.dialects import dtypes
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import Fact, sym
 from xrelax.dialects.tir import AssertOp, PrimFuncOp
 from xrelax.ops import te
 

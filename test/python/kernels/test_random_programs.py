@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from xrelax.backends.kernels import KernelError, compile_prim_func
 from xrelax.dialects import dtypes
-from xrelax.dialects.symbolic import floordiv, floormod, sym
+from xrelax.dialects.shapes.symbolic import floordiv, floormod, sym
 from xrelax.ops import te
 
 F32, I32, I64 = dtypes.F32, dtypes.I32, dtypes.I64

@@ -10,9 +10,9 @@ from xdsl.dialects.builtin import ModuleOp
 
 import xrelax
 from xrelax.backends.kernels import compile_prim_func
-from xrelax.diagnostics import verify_module
 from xrelax.dialects import dtypes
-from xrelax.dialects.symbolic import floordiv, sym
+from xrelax.dialects.ir.diagnostics import verify_module
+from xrelax.dialects.shapes.symbolic import floordiv, sym
 from xrelax.dialects.tir import AllocBufferOp, PrimFuncOp
 from xrelax.ops import te
 

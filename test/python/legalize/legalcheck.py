@@ -23,10 +23,10 @@ from xdsl.ir import Attribute
 import xrelax
 from xrelax.backends.kernels import Kernel, compile_prim_func
 from xrelax.dialects import dtypes
-from xrelax.dialects.block_builder import BlockBuilder
 from xrelax.dialects.relax import CallTIROp, PrimType, ShapeType, TensorType
-from xrelax.dialects.symbolic import sym
+from xrelax.dialects.shapes.symbolic import sym
 from xrelax.dialects.tir import PrimFuncOp
+from xrelax.frontend.block_builder import BlockBuilder
 from xrelax.ops.base import OperatorOp
 
 F32, F64, I1, I8, I32, I64 = dtypes.F32, dtypes.F64, dtypes.I1, dtypes.I8, dtypes.I32, dtypes.I64

@@ -12,9 +12,9 @@ from legalcheck import F32, I64, build, check, kernels, shape, tensor
 
 import xrelax
 from xrelax.backends.kernels import DEBUG_ENV, compile_prim_func
-from xrelax.dialects.block_builder import BlockBuilder
 from xrelax.dialects.relax import CallPackedOp, CallTIROp, TensorType, show_type
-from xrelax.dialects.symbolic import sym
+from xrelax.dialects.shapes.symbolic import sym
+from xrelax.frontend.block_builder import BlockBuilder
 from xrelax.ops import OPERATORS
 from xrelax.ops.base import OperatorOp
 from xrelax.ops.create import ArangeOp

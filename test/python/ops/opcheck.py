@@ -14,9 +14,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, DenseArrayBase, IntegerAttr, ModuleOp, i64
 from xdsl.ir import Attribute
 
-from xrelax.diagnostics import LocatingParser, verify_module
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
 from xrelax.dialects.dims import Sym
+from xrelax.dialects.ir.diagnostics import LocatingParser, verify_module
 from xrelax.dialects.relax import (
     ShapeType,
     TensorType,
@@ -25,6 +25,7 @@ from xrelax.dialects.relax import (
     show_type,
     type_relation,
 )
+from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import Tir
 from xrelax.ops.base import OperatorOp
 

@@ -9,9 +9,10 @@ from xdsl.dialects.builtin import FloatAttr, IndexType, f32
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
-from xrelax.diagnostics import LocatingParser
-from xrelax.dialects import dtypes, obligations
+from xrelax.dialects import dtypes
+from xrelax.dialects.ir.diagnostics import LocatingParser
 from xrelax.dialects.relax import RelaxError, show_type
+from xrelax.dialects.shapes import obligations
 from xrelax.ops.create import ArangeOp, FullOp, OnesOp, TrilOp, TriuOp, ZerosOp
 from xrelax.ops.elementwise import (
     AddOp,

@@ -20,9 +20,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block
 
 from xrelax import op
-from xrelax.dialects import dtypes, symbolic
-from xrelax.dialects.block_builder import BlockBuilder, BuilderError
+from xrelax.dialects import dtypes
 from xrelax.dialects.relax import FuncOp, PrimType, RelaxError, ShapeType, TensorType
+from xrelax.dialects.shapes import symbolic
+from xrelax.frontend.block_builder import BlockBuilder, BuilderError
 from xrelax.ops import OPERATORS
 
 # The attributes of each EXAMPLES entry, as Python values (absent: none).

@@ -16,8 +16,8 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
 
 import xrelax
 from xrelax.dialects import dtypes
-from xrelax.dialects.block_builder import BlockBuilder
 from xrelax.dialects.relax import ShapeType, TensorType
+from xrelax.frontend.block_builder import BlockBuilder
 from xrelax.ops.runtime_attrs import RuntimeAttrsOp, TensorToShapeOp, runtime_attrs
 
 TESTED = {RuntimeAttrsOp, TensorToShapeOp}

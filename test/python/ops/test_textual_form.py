@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Block, Region
 from xdsl.printer import Printer
 
-from xrelax.diagnostics import IRError, LocatingParser, op_diagnostic, verify_module
+from xrelax.dialects.ir.diagnostics import IRError, LocatingParser, op_diagnostic, verify_module
 from xrelax.dialects.relax import FuncOp, ReturnOp, TensorType
 from xrelax.ops import OPERATORS
 from xrelax.ops.manipulate import ConcatOp

@@ -9,8 +9,8 @@ import random
 import pytest
 
 import xrelax
-from xrelax.fuzz import FAILURES, Fuzzer, check_program, load_corpus
 from xrelax.tools import relax_fuzz
+from xrelax.tools.fuzz import FAILURES, Fuzzer, check_program, load_corpus
 
 SLICE = 1500
 

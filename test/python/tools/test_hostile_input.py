@@ -15,7 +15,7 @@ import pytest
 import xrelax
 from xrelax.backends.vm import Executable, VMError
 from xrelax.backends.vm.executable import FORMAT_VERSION, MAGIC, _Writer
-from xrelax.dialects import symbolic
+from xrelax.dialects.shapes import symbolic
 from xrelax.tools.relax_opt import main as relax_opt
 from xrelax.tools.relax_run import main as relax_run
 

@@ -15,8 +15,8 @@ from xdsl.passes import ModulePass
 
 import xrelax
 from xrelax import transforms
-from xrelax.plugins import load_python_file
 from xrelax.tools import relax_opt, relax_run
+from xrelax.transforms.plugins import load_python_file
 
 REPO = Path(__file__).resolve().parents[3]
 PLUGIN = REPO / "test" / "transforms" / "Inputs" / "fuse_silu.py"

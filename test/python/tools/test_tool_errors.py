@@ -15,7 +15,7 @@ import pytest
 
 import xrelax
 from xrelax.backends.vm import list_funcs
-from xrelax.fuzz import DEFAULT_CORPUS, load_corpus
+from xrelax.tools.fuzz import DEFAULT_CORPUS, load_corpus
 from xrelax.tools.relax_fuzz import main as relax_fuzz
 from xrelax.tools.relax_import import main as relax_import
 from xrelax.tools.relax_run import main as relax_run

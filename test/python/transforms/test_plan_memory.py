@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import xrelax
-from xrelax.dialects import symbolic
 from xrelax.dialects.relax import FuncOp
+from xrelax.dialects.shapes import symbolic
 from xrelax.transforms.plan_memory import plan_block
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"

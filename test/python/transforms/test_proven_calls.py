@@ -11,8 +11,9 @@ import pytest
 
 import xrelax
 from xrelax.backends.kernels import KernelError, compile_prim_func
-from xrelax.dialects import dtypes, symbolic
+from xrelax.dialects import dtypes
 from xrelax.dialects.relax import TensorType
+from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import PrimFuncOp
 from xrelax.transforms.proven_calls import matches_signature
 

@@ -50,7 +50,7 @@ import numpy as np
 
 OUTCOMES = ("ok", "error", "internal", "mismatch", "roundtrip", "hang", "memory", "crash")
 FAILURES = frozenset(OUTCOMES) - {"ok", "error"}
-REPO = Path(__file__).resolve().parent
+REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = (REPO / "examples", REPO / "test")
 MEMORY_LIMIT_MB = 512
 """A mutant that raises the process's peak resident memory by more than this fails."""
@@ -347,7 +347,7 @@ def random_inputs(
     """Random values of relax ``types`` (symbolic variables get one value each, 0-4);
     ``consistent=False`` breaks one dimension, rank or dtype. None when a type has no
     value to make (an unknown dtype of a tensor is f32)."""
-    from xrelax.dialects import symbolic
+    from xrelax.dialects.shapes import symbolic
 
     env: dict[str, int] = {}
     names = sorted({n for t in types for n in _type_vars(t)})
@@ -374,8 +374,9 @@ def _type_vars(type_: Any) -> set[str]:
 
 
 def _value(type_: Any, env: dict[str, int], rng: random.Random) -> Any:
-    from xrelax.dialects import dtypes, symbolic
+    from xrelax.dialects import dtypes
     from xrelax.dialects.relax import ObjectType, ShapeType, TensorType, TupleType
+    from xrelax.dialects.shapes import symbolic
 
     if isinstance(type_, TupleType):
         return tuple(_value(t, env, rng) for t in type_.types)
@@ -463,7 +464,7 @@ def _quiet() -> Iterator[None]:
 def _clean_errors() -> tuple[type[BaseException], ...]:
     from xrelax.backends.interpreter import InterpreterError
     from xrelax.backends.vm import VMError
-    from xrelax.diagnostics import CompileError
+    from xrelax.dialects.ir.diagnostics import CompileError
 
     return (CompileError, VMError, InterpreterError)
 
@@ -506,7 +507,7 @@ class _RoundTrip(Exception):
 def _check_program(text: str, rng: random.Random, name: str, step: _Step) -> Outcome:
     import xrelax
     from xrelax.backends.vm import Executable
-    from xrelax.diagnostics import CompileError
+    from xrelax.dialects.ir.diagnostics import CompileError
     from xrelax.dialects.relax import FuncOp
 
     module = xrelax.parse(text, name)

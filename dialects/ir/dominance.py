@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from xdsl.ir import Block, Region, SSAValue
 
-from xrelax.diagnostics import IRError
+from xrelax.dialects.ir.diagnostics import IRError
 
 
 def check_dominance(region: Region) -> None:

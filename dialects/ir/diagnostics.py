@@ -28,9 +28,9 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
-from xrelax.dialects.symbol_index import indexed
-from xrelax.gc_pause import paused_gc
-from xrelax.irdl_fast import install_fast_verifier
+from xrelax.dialects.ir.gc_pause import paused_gc
+from xrelax.dialects.ir.irdl_fast import install_fast_verifier
+from xrelax.dialects.ir.symbol_index import indexed
 
 
 @dataclass(frozen=True)
@@ -419,7 +419,7 @@ def verify_module(module: Operation) -> None:
 
     Ops are verified in pre-order (an op before the ops nested in it), as MLIR's
     verifier does, so a function's signature is checked before its body. Ops of a
-    fixed arity are checked against their IRDL definition by :mod:`xrelax.irdl_fast`
+    fixed arity are checked against their IRDL definition by :mod:`xrelax.dialects.ir.irdl_fast`
     (xDSL's checks, faster; its errors).
     """
     with indexed(module):

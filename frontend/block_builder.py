@@ -41,8 +41,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from xrelax.dialects import dtypes, obligations, symbolic
-from xrelax.dialects.kernel_table import KernelTable
+from xrelax.dialects import dtypes
 from xrelax.dialects.relax import (
     CallPackedOp,
     CallTIROp,
@@ -62,7 +61,9 @@ from xrelax.dialects.relax import (
     type_free_vars,
 )
 from xrelax.dialects.relax_scoping import type_binds
+from xrelax.dialects.shapes import obligations, symbolic
 from xrelax.dialects.traits import BindsSymbolicVars
+from xrelax.transforms.kernel_table import KernelTable
 
 if TYPE_CHECKING:
     from xrelax.ops import te

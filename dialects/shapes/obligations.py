@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from xrelax.dialects.symbolic import Fact
+from xrelax.dialects.shapes.symbolic import Fact
 
 T = TypeVar("T")
 

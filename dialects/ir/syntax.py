@@ -12,9 +12,9 @@ from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
-from xrelax.dialects import symbolic
 from xrelax.dialects.dims import parse_dims_text
-from xrelax.dialects.symbolic import Dims
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import Dims
 
 
 def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
