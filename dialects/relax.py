@@ -80,6 +80,7 @@ from xrelax.dialects.dims import (
     raise_symbolic_error,
     take_angle_body,
 )
+from xrelax.dialects.ir.operation import XrelaxOperation
 from xrelax.dialects.ir.symbol_index import lookup_symbol, symbol_fact
 from xrelax.dialects.ir.syntax import (
     parse_bracket_dims,
@@ -564,7 +565,7 @@ class RelaxFunctionCallable(CallableOpInterface):
 
 
 @irdl_op_definition
-class FuncOp(IRDLOperation):
+class FuncOp(XrelaxOperation):
     """``relax.func @f(%x: T, ...) -> R { ... relax.return %y : R }``: a relax function."""
 
     name = "relax.func"
@@ -650,7 +651,7 @@ class FuncOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReturnOp(IRDLOperation):
+class ReturnOp(XrelaxOperation):
     """``relax.return %v : T``: the function result (equal to or more specific than declared)."""
 
     name = "relax.return"
@@ -669,7 +670,7 @@ class ReturnOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DataflowOp(IRDLOperation):
+class DataflowOp(XrelaxOperation):
     """``%a, %b = relax.dataflow -> (T1, T2) { ... relax.output %p, %q : T1, T2 }``.
 
     A pure region: its values are dataflow vars (invisible outside), its results are the
@@ -714,7 +715,7 @@ class DataflowOp(IRDLOperation):
 
 
 @irdl_op_definition
-class OutputOp(IRDLOperation):
+class OutputOp(XrelaxOperation):
     """``relax.output %p, %q : T1, T2``: the output vars of a dataflow region."""
 
     name = "relax.output"
@@ -736,7 +737,7 @@ class _PatternDefinesVars(MemoryEffect):
 
 
 @irdl_op_definition
-class MatchShapeOp(IRDLOperation):
+class MatchShapeOp(XrelaxOperation):
     """``%y = relax.match_shape %x [n, m] : (T) -> T2``.
 
     Matches the shape of a tensor (or a shape value) against a pattern: the first
@@ -825,7 +826,7 @@ class MatchShapeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ShapeOp(IRDLOperation):
+class ShapeOp(XrelaxOperation):
     """``%s = relax.shape [n * 4, 2] : !relax.shape<[n * 4, 2]>``: a shape value."""
 
     name = "relax.shape"
@@ -865,7 +866,7 @@ class ShapeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class PrimValueOp(IRDLOperation):
+class PrimValueOp(XrelaxOperation):
     """``%k = relax.prim_value n * 2 : !relax.prim<i64, n * 2>``: a symbolic integer as a
     value (TVM's ``R.prim_value``); the expression uses defined variables only."""
 
@@ -942,7 +943,7 @@ def _print_functional_type(
         print_result_types(printer, [r.type for r in results])
 
 
-class DeducedResultOp(IRDLOperation):
+class DeducedResultOp(XrelaxOperation):
     """An op written ``relax.NAME %a, %b {attrs} : (types) -> result`` whose result type
     can be deduced from its operand types and properties (the ``-> result`` part may be
     left out). Subclasses implement :meth:`deduce`.
@@ -1093,7 +1094,7 @@ class TupleOp(DeducedResultOp):
 
 
 @irdl_op_definition
-class GetItemOp(IRDLOperation):
+class GetItemOp(XrelaxOperation):
     """``%e = relax.get_item %t[1] : (!relax.tuple<T1, T2>) -> T2``."""
 
     name = "relax.get_item"
@@ -1160,7 +1161,7 @@ class GetItemOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ConstOp(IRDLOperation):
+class ConstOp(XrelaxOperation):
     """``%c = relax.const dense<[1.0, 2.0]> : !relax.tensor<[2], f32>``."""
 
     name = "relax.const"
@@ -1255,7 +1256,7 @@ class CallTIRSymbolUser(SymbolUserOpInterface):
 
 
 @irdl_op_definition
-class CallTIROp(IRDLOperation):
+class CallTIROp(XrelaxOperation):
     """``%y = relax.call_tir @kernel(%a, %b) sym [m] : (T1, T2) -> T``.
 
     A pure call of a destination-passing tir function: the output buffers (one per
@@ -1372,7 +1373,7 @@ class _CallPackedEffects(MemoryEffect):
 
 
 @irdl_op_definition
-class CallPackedOp(IRDLOperation):
+class CallPackedOp(XrelaxOperation):
     """``%r = relax.call_packed "name"(%a) {pure} : (T1) -> T2``: a call of a registered
     packed function; effectful (not allowed in a dataflow region) unless ``pure``."""
 
@@ -1515,7 +1516,7 @@ def _erase_dims(type_: Attribute) -> Attribute:
 
 
 @irdl_op_definition
-class CallOp(IRDLOperation):
+class CallOp(XrelaxOperation):
     """``%r = relax.call @g(%a, %b) : (T1, T2) -> T3``: a call of a relax function."""
 
     name = "relax.call"
@@ -1576,7 +1577,7 @@ class CallOp(IRDLOperation):
 
 
 @irdl_op_definition
-class IfOp(IRDLOperation):
+class IfOp(XrelaxOperation):
     """``%r = relax.if %c -> T { ... relax.yield %u : T } else { ... relax.yield %v : T }``.
 
     Control flow on a scalar boolean tensor; outside dataflow regions only.
@@ -1644,7 +1645,7 @@ class IfOp(IRDLOperation):
 
 
 @irdl_op_definition
-class YieldOp(IRDLOperation):
+class YieldOp(XrelaxOperation):
     """``relax.yield %v : T``: the result of a ``relax.if`` branch."""
 
     name = "relax.yield"

@@ -19,7 +19,6 @@ import sympy
 from xdsl.dialects.builtin import SymbolRefAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -41,6 +40,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.dims import DimsAttr
+from xrelax.dialects.ir.operation import XrelaxOperation
 from xrelax.dialects.ir.symbol_index import lookup_symbol
 from xrelax.dialects.ir.syntax import (
     parse_bracket_dims,
@@ -75,7 +75,7 @@ def _check_allocatable(type_: Attribute) -> TensorType:
 
 
 @irdl_op_definition
-class BuiltinAllocTensorOp(IRDLOperation):
+class BuiltinAllocTensorOp(XrelaxOperation):
     """``%t = relax.builtin.alloc_tensor : !relax.tensor<[n, 4], f32>``: a fresh tensor of
     the result type's shape and dtype (not yet placed in a storage)."""
 
@@ -93,7 +93,7 @@ class BuiltinAllocTensorOp(IRDLOperation):
 
 
 @irdl_op_definition
-class AllocStorageOp(IRDLOperation):
+class AllocStorageOp(XrelaxOperation):
     """``%s = relax.memory.alloc_storage [bytes] : !relax.object``: a byte storage of a
     symbolic size that tensors are placed in."""
 
@@ -133,7 +133,7 @@ class AllocStorageOp(IRDLOperation):
 
 
 @irdl_op_definition
-class AllocTensorOp(IRDLOperation):
+class AllocTensorOp(XrelaxOperation):
     """``%t = relax.memory.alloc_tensor %s [offset] : T``: a tensor placed in a storage."""
 
     name = "relax.memory.alloc_tensor"
@@ -179,7 +179,7 @@ class AllocTensorOp(IRDLOperation):
             raise VerifyException("relax.memory.alloc_tensor takes one offset")
 
 
-class _KillOp(IRDLOperation):
+class _KillOp(XrelaxOperation):
     value = operand_def()
     traits = traits_def(MemoryFreeEffect())
     assembly_format = "$value attr-dict `:` type($value)"
@@ -222,7 +222,7 @@ class CallDPSSymbolUser(SymbolUserOpInterface):
 
 
 @irdl_op_definition
-class CallDPSOp(IRDLOperation):
+class CallDPSOp(XrelaxOperation):
     """``relax.call_dps @k(%in, %out) sym [m] : (T1, T2)``: call a tir function in
     destination-passing style; the trailing arguments are written."""
 

@@ -48,7 +48,6 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
-    IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -76,6 +75,7 @@ from xdsl.utils.exceptions import VerifyException
 from xrelax.dialects import dtypes
 from xrelax.dialects.dims import DimsAttr, check_extents, parse_dims_text, take_angle_body
 from xrelax.dialects.ir.diagnostics import IRError
+from xrelax.dialects.ir.operation import XrelaxOperation
 from xrelax.dialects.ir.syntax import parse_bracket_dims, parse_defined_operand, parse_type
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.shapes.symbolic import Dims
@@ -132,7 +132,7 @@ class _IsolatedFromAbove(IsolatedFromAbove):
 
 
 @irdl_op_definition
-class PrimFuncOp(IRDLOperation):
+class PrimFuncOp(XrelaxOperation):
     """``tir.prim_func @f(%A: !tir.buffer<...>, ...) sym [m] { ... }``."""
 
     name = "tir.prim_func"
@@ -309,7 +309,7 @@ def _walk(
 
 
 @irdl_op_definition
-class AllocBufferOp(IRDLOperation):
+class AllocBufferOp(XrelaxOperation):
     """``%T = tir.alloc_buffer : !tir.buffer<[n], f32>``: a buffer local to the function."""
 
     name = "tir.alloc_buffer"
@@ -323,7 +323,7 @@ class AllocBufferOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ForOp(IRDLOperation):
+class ForOp(XrelaxOperation):
     """``tir.for i in [lo, hi) { ... }`` (``parallel`` marks a parallel loop)."""
 
     name = "tir.for"
@@ -429,7 +429,7 @@ def _check_indices(op: Operation, buffer: SSAValue, indices: Dims) -> BufferType
 
 
 @irdl_op_definition
-class LoadOp(IRDLOperation):
+class LoadOp(XrelaxOperation):
     """``%v = tir.load %A[i, j] : f32``; with ``pad %p`` an out-of-bounds index reads ``%p``."""
 
     name = "tir.load"
@@ -493,7 +493,7 @@ class LoadOp(IRDLOperation):
 
 
 @irdl_op_definition
-class StoreOp(IRDLOperation):
+class StoreOp(XrelaxOperation):
     """``tir.store %B[i, j], %v : f32``."""
 
     name = "tir.store"
@@ -542,7 +542,7 @@ class StoreOp(IRDLOperation):
 
 
 @irdl_op_definition
-class IndexOp(IRDLOperation):
+class IndexOp(XrelaxOperation):
     """``%v = tir.index i * 2 + j : i64``: the value of a symbolic index expression."""
 
     name = "tir.index"
@@ -589,7 +589,7 @@ class IndexOp(IRDLOperation):
 
 
 @irdl_op_definition
-class LetOp(IRDLOperation):
+class LetOp(XrelaxOperation):
     """``tir.let t = %v : i64``: the symbolic variable ``t`` holds the integer ``%v`` in the
     ops after it in its block (a data-dependent index, e.g. the positions ``take`` reads)."""
 
@@ -629,7 +629,7 @@ class LetOp(IRDLOperation):
 
 
 @irdl_op_definition
-class AssertOp(IRDLOperation):
+class AssertOp(XrelaxOperation):
     """``tir.assert [k, floormod(n, 4)] == [m, 0], "why"``: the kernel checks, when it
     reaches this op, that each pair of expressions stands in the relation (``==``, ``<=``
     or ``<``) and otherwise fails with the message and the values involved."""

@@ -54,7 +54,6 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
-    IRDLOperation,
     ParsePropInAttrDict,
     irdl_attr_definition,
     irdl_op_definition,
@@ -83,6 +82,7 @@ from xrelax.dialects import dtypes
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.ir.dominance import check_dominance
+from xrelax.dialects.ir.operation import XrelaxOperation
 from xrelax.dialects.ir.syntax import (
     parse_bracket_dims,
     parse_defined_operand,
@@ -173,7 +173,7 @@ def const_arg(value: Any) -> CallArg:
     return CallArg("const", value)
 
 
-class VMBuiltinOp(IRDLOperation):
+class VMBuiltinOp(XrelaxOperation):
     """A builtin of the VM's library, lowered by codegen to ``vm.call "vm.builtin.*"``."""
 
     BUILTIN: ClassVar[str] = ""
@@ -863,7 +863,7 @@ def _shape_arg(dims: Dims, op: Operation) -> CallArg:
 
 
 @irdl_op_definition
-class FuncOp(IRDLOperation):
+class FuncOp(XrelaxOperation):
     """``vm.func @name(%a, %b) { ... }``: a VM function over untyped registers."""
 
     name = "vm.func"
@@ -935,7 +935,7 @@ def _parse_ref_list(parser: Parser) -> list[SSAValue]:
 
 
 @irdl_op_definition
-class CallOp(IRDLOperation):
+class CallOp(XrelaxOperation):
     """``%r = vm.call "name"(%a, %b)``: call a packed function, kernel or VM function."""
 
     name = "vm.call"
@@ -976,7 +976,7 @@ class CallOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ConstOp(IRDLOperation):
+class ConstOp(XrelaxOperation):
     """``%c = vm.const <attr>``: an entry of the constant pool (dense tensor, int, float,
     string, or an array of those for a tuple)."""
 
@@ -1023,7 +1023,7 @@ def _check_constant(value: Attribute) -> None:
 
 
 @irdl_op_definition
-class ImmOp(IRDLOperation):
+class ImmOp(XrelaxOperation):
     """``%i = vm.imm 3``: an immediate integer argument."""
 
     name = "vm.imm"
@@ -1044,7 +1044,7 @@ class ImmOp(IRDLOperation):
 
 
 @irdl_op_definition
-class FuncRefOp(IRDLOperation):
+class FuncRefOp(XrelaxOperation):
     """``%f = vm.func_ref "name"``: a function as a value (e.g. for call_tir_dyn)."""
 
     name = "vm.func_ref"
@@ -1066,7 +1066,7 @@ class FuncRefOp(IRDLOperation):
 
 
 @irdl_op_definition
-class RetOp(IRDLOperation):
+class RetOp(XrelaxOperation):
     """``vm.ret %v``: return a register."""
 
     name = "vm.ret"
@@ -1087,7 +1087,7 @@ class RetOp(IRDLOperation):
 
 
 @irdl_op_definition
-class IfOp(IRDLOperation):
+class IfOp(XrelaxOperation):
     """``vm.if %c, ^then, ^else``: continue into ``^then`` (the next block) when ``%c`` is
     true, else jump to ``^else`` (the instruction's false offset)."""
 
@@ -1126,7 +1126,7 @@ class IfOp(IRDLOperation):
 
 
 @irdl_op_definition
-class GotoOp(IRDLOperation):
+class GotoOp(XrelaxOperation):
     """``vm.goto ^bb(%a)``: jump, passing values to the target block's arguments."""
 
     name = "vm.goto"
