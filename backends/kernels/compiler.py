@@ -16,7 +16,6 @@ import linecache
 import os
 import sys
 from io import StringIO
-from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.context import Context
@@ -42,14 +41,13 @@ from xrelax.backends.kernels.signature import (
 from xrelax.backends.kernels.source import GLOBAL_NAMES, Source
 from xrelax.backends.kernels.tree import Scalar
 from xrelax.backends.kernels.vectorize import vectorize_nest
+from xrelax.backends.vm.assembler import AssembledKernels
+from xrelax.backends.vm.executable import Executable
 from xrelax.dialects import dtypes
 from xrelax.dialects.dims import Sym
 from xrelax.dialects.ir.diagnostics import LocatingParser, verify_module
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import AllocBufferOp, ForOp, PrimFuncOp, StoreOp, Tir
-
-if TYPE_CHECKING:
-    from xrelax.backends.vm.executable import Executable
 
 DEBUG_ENV = "XRELAX_KERNEL_DEBUG"
 """Set to ``1`` to print, for each compiled kernel, which path each store took."""
@@ -94,8 +92,8 @@ def load_library(mlir_text: str) -> dict[str, Kernel]:
 def load_executable_kernels(exe: Executable) -> dict[str, Kernel]:
     """The kernels of an ``Executable``: its in-memory ``tir.prim_func`` ops when it was
     assembled in this process (no printing and re-parsing), else its library text."""
-    if exe.kernels:
-        return {op.sym_name.data: compile_prim_func(op) for op in exe.kernels}
+    if isinstance(exe.unprinted, AssembledKernels):
+        return {op.sym_name.data: compile_prim_func(op) for op in exe.unprinted.ops}
     return load_library(exe.library) if exe.library else {}
 
 

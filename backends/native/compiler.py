@@ -21,7 +21,6 @@ import os
 import sys
 from io import StringIO
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from cffi import FFI
@@ -42,6 +41,8 @@ from xrelax.backends.kernels.signature import (
 )
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.native.jit import jit
+from xrelax.backends.vm.assembler import AssembledKernels
+from xrelax.backends.vm.executable import Executable
 from xrelax.dialects import dtypes
 from xrelax.dialects.dims import Sym
 from xrelax.dialects.ir.diagnostics import LocatingParser, verify_module
@@ -53,9 +54,6 @@ from xrelax.transforms.tir_to_llvm import (
     lower_module,
     signature_vars,
 )
-
-if TYPE_CHECKING:
-    from xrelax.backends.vm.executable import Executable
 
 __all__ = ["compile_prim_func", "load_executable_kernels", "load_library"]
 
@@ -106,8 +104,8 @@ def load_library(mlir_text: str) -> dict[str, Kernel]:
 
 def load_executable_kernels(exe: Executable) -> dict[str, Kernel]:
     """The native kernels of an ``Executable`` (as the numpy backend's function)."""
-    if exe.kernels:
-        return {op.sym_name.data: compile_prim_func(op) for op in exe.kernels}
+    if isinstance(exe.unprinted, AssembledKernels):
+        return {op.sym_name.data: compile_prim_func(op) for op in exe.unprinted.ops}
     return load_library(exe.library) if exe.library else {}
 
 

@@ -5,12 +5,13 @@ formalises their numbering), ``vm.imm`` / ``vm.const`` / ``vm.func_ref`` become
 immediate, constant-pool and function arguments, blocks are laid out in region order
 with ``vm.if`` / ``vm.goto`` offsets patched once their targets are placed, and
 values passed to a block's arguments are moved into its registers. The module's
-``tir.prim_func`` kernels are printed into the executable's library.
+``tir.prim_func`` kernels become the executable's library, printed when its text is
+first needed (the kernel loaders of this process compile the ops as they are).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 from io import StringIO
 from typing import Any
 
@@ -46,18 +47,23 @@ def constant_value(attr: Attribute) -> Any:
     raise TypeError(f"unsupported constant {attr}")
 
 
-def print_kernels(kernels: Sequence[tir.PrimFuncOp]) -> str:
-    """The kernel library text of ``kernels``: a printed module (empty without any)."""
-    if not kernels:
-        return ""
-    stream = StringIO()
-    printer = Printer(stream=stream)
-    stream.write("builtin.module {\n")
-    for kernel in kernels:
-        printer.print_op(kernel)
-        stream.write("\n")
-    stream.write("}\n")
-    return stream.getvalue()
+@dataclass(frozen=True)
+class AssembledKernels:
+    """The ``tir.prim_func`` ops of a module assembled in this process, as an executable's
+    library: kernel loaders compile them as they are (no printing and re-parsing)."""
+
+    ops: tuple[tir.PrimFuncOp, ...]
+
+    def text(self) -> str:
+        """The library text: the kernels printed as a module."""
+        stream = StringIO()
+        printer = Printer(stream=stream)
+        stream.write("builtin.module {\n")
+        for kernel in self.ops:
+            printer.print_op(kernel)
+            stream.write("\n")
+        stream.write("}\n")
+        return stream.getvalue()
 
 
 class _FunctionAssembler:
@@ -141,5 +147,7 @@ def assemble(module: ModuleOp) -> Executable:
         for op in module.ops:
             if isinstance(op, vm.FuncOp):
                 _FunctionAssembler(builder, op).run()
-        builder.set_kernels([op for op in module.ops if isinstance(op, tir.PrimFuncOp)])
+        kernels = tuple(op for op in module.ops if isinstance(op, tir.PrimFuncOp))
+        if kernels:
+            builder.set_unprinted_library(AssembledKernels(kernels))
     return builder.get()

@@ -22,6 +22,7 @@ from .executable import (
     If,
     Instruction,
     Ret,
+    UnprintedLibrary,
     VMFunction,
     _constant_key,
 )
@@ -90,10 +91,9 @@ class ExecBuilder:
         """Set the opaque kernel library text handed to the VM's kernel loader."""
         self._exe.library = text
 
-    def set_kernels(self, kernels: Sequence[Any]) -> None:
-        """Set the library to these ``tir.prim_func`` ops (printed when needed)."""
-        self._exe.kernels = tuple(kernels)
-        self._exe._library = None if kernels else ""
+    def set_unprinted_library(self, library: UnprintedLibrary) -> None:
+        """Set the kernel library to one printed only when its text is needed."""
+        self._exe.unprinted = library
 
     # -- functions and instructions -----------------------------------------------------
 

@@ -41,7 +41,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -64,6 +64,7 @@ __all__ = [
     "Instruction",
     "Opcode",
     "Ret",
+    "UnprintedLibrary",
     "VMFunction",
 ]
 
@@ -208,6 +209,14 @@ class VMFunction:
             )
 
 
+class UnprintedLibrary(Protocol):
+    """A kernel library held in the form its producer made it; printed on demand."""
+
+    def text(self) -> str:
+        """The library text (a printed module of ``tir.prim_func`` ops)."""
+        ...
+
+
 @dataclass(eq=False)
 class Executable:
     """Everything the VM needs: function table, constant pool, packed names, bytecode.
@@ -223,25 +232,24 @@ class Executable:
     instr_offset: list[int] = field(default_factory=list)
     value_names: dict[int, str] = field(default_factory=dict)
     """Instruction index -> source name of the value it defines (for error messages)."""
-    kernels: tuple[Any, ...] = field(default=(), repr=False)
-    """The library's ``tir.prim_func`` ops when this process assembled them: the
-    default kernel loader compiles them as they are, and :attr:`library` is printed
-    from them only when asked for (saving, a custom loader)."""
-    _library: str | None = field(default="", repr=False)
+    unprinted: UnprintedLibrary | None = field(default=None, repr=False)
+    """The library as the assembler of this process handed it over, not printed yet:
+    the kernel loaders that know it compile its kernels as they are, and
+    :attr:`library` is printed from it only when asked for (saving, a custom loader)."""
+    _library: str = field(default="", repr=False)
 
     @property
     def library(self) -> str:
         """The kernel library: a printed module of ``tir.prim_func`` ops (or empty)."""
-        if self._library is None:
-            from xrelax.backends.vm.assembler import print_kernels
-
-            self._library = print_kernels(self.kernels)
+        if self.unprinted is not None:
+            self._library = self.unprinted.text()
+            self.unprinted = None
         return self._library
 
     @library.setter
     def library(self, text: str) -> None:
         self._library = text
-        self.kernels = ()
+        self.unprinted = None
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Executable):
