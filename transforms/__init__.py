@@ -7,6 +7,8 @@ from importlib import import_module
 
 from xdsl.passes import ModulePass
 
+from xrelax.transforms.plugins import PluginError, load_python_file
+
 # CLI name -> "module:class" of each pass xrelax defines.
 _PROJECT_PASSES: dict[str, str] = {
     "relax-normalize": "xrelax.transforms.normalize:NormalizePass",
@@ -95,8 +97,6 @@ def load_pass_plugin(path: str) -> list[str]:
     """Run the Python file ``path``, which registers passes (``@xrelax.register_pass``);
     returns their names. A file that fails, or registers nothing, is a
     :class:`~xrelax.transforms.plugins.PluginError` with a one-line message."""
-    from xrelax.transforms.plugins import PluginError, load_python_file
-
     before = dict(_USER_PASSES)
     load_python_file(path, "pass plugin")
     added = [name for name, cls in _USER_PASSES.items() if before.get(name) is not cls]

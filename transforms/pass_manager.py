@@ -20,6 +20,8 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from xrelax.dialects.ir.diagnostics import IRError, verify_module
 from xrelax.dialects.ir.gc_pause import paused_gc
+from xrelax.transforms import all_passes
+from xrelax.transforms.plugins import describe_exception
 
 
 class PipelineError(ValueError):
@@ -56,8 +58,6 @@ def parse_passes(
 ) -> list[ModulePass]:
     """The passes of a pipeline string ``a,b{opt=1},c``, named pipelines expanded."""
     if available is None:
-        from xrelax.transforms import all_passes
-
         available = all_passes()
     spec = flatten_anchors(spec)
     if not spec.strip():
@@ -285,8 +285,6 @@ def _is_builtin(pass_: ModulePass) -> bool:
 
 def _user_pass_error(err: Exception) -> Exception:
     """What a user's pass raised, as one line naming the user's file and line."""
-    from xrelax.transforms.plugins import describe_exception
-
     return RuntimeError(f"raised {describe_exception(err)}")
 
 

@@ -14,8 +14,6 @@ from types import ModuleType
 
 import xdsl
 
-import xrelax
-
 
 class PluginError(Exception):
     """A file that cannot be loaded; the message is one line."""
@@ -63,8 +61,10 @@ def describe_exception(err: Exception, filename: str | None = None) -> str:
     return f"{text} ({os.path.basename(user[-1].filename)}:{user[-1].lineno})" if user else text
 
 
-_LIBRARY_DIRS = tuple(
-    os.path.dirname(os.path.realpath(str(package.__file__))) + os.sep for package in (xrelax, xdsl)
+_XRELAX_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+_LIBRARY_DIRS = (
+    _XRELAX_DIR + os.sep,
+    os.path.dirname(os.path.realpath(str(xdsl.__file__))) + os.sep,
 )
 
 
