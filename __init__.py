@@ -50,7 +50,7 @@ def context() -> Context:
     """The shared xDSL context with every xrelax dialect registered."""
     global _CONTEXT
     if _CONTEXT is None:
-        from xrelax.dialects import make_context
+        from xrelax.ops.registry import make_context
 
         _CONTEXT = make_context()
     return _CONTEXT

@@ -37,20 +37,9 @@ from collections.abc import Callable
 
 from xdsl.ir import Operation
 
-from xrelax.dialects.relax import DeducedResultOp, get_dialect
-from xrelax.ops import OPERATORS
-from xrelax.ops.functions import OperatorSignature, operator_function
+from xrelax.ops.library import operator_functions
 
-_STRUCTURAL = tuple(
-    op_type
-    for op_type in get_dialect().operations
-    if issubclass(op_type, DeducedResultOp) and op_type not in OPERATORS
-)
-
-FUNCTIONS: dict[str, Callable[..., Operation]] = {
-    OperatorSignature.of(op_type).function_name: operator_function(op_type)
-    for op_type in (*OPERATORS, *_STRUCTURAL)
-}
+FUNCTIONS: dict[str, Callable[..., Operation]] = operator_functions()
 """The function of each operator (and of ``shape_of``, ``tuple``), by its name
 without ``relax.``."""
 

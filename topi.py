@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xrelax.ops import OPERATORS
 from xrelax.ops.functions import ComputeResult, OperatorSignature, compute_function
+from xrelax.ops.library import OPERATORS
 
 FUNCTIONS: dict[str, Callable[..., ComputeResult]] = {
     OperatorSignature.of(op_type).function_name: compute_function(op_type)

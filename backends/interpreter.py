@@ -455,7 +455,7 @@ def _one_line(err: BaseException) -> str:
 @cache
 def _functions_class() -> type[RelaxFunctions]:
     """The structural ops' implementations plus every operator's."""
-    from xrelax.ops import OPERATORS
+    from xrelax.ops.library import OPERATORS
 
     namespace = {f"run_{cls.__name__}": impl(cls)(run_operator) for cls in OPERATORS}
     return register_impls(type("InterpreterFunctions", (RelaxFunctions,), namespace))

@@ -1,7 +1,7 @@
 """The relax dialect: types and structural ops (DESIGN §3).
 
 Operators (``relax.add``, ``relax.matmul``, ...) live in :mod:`xrelax.ops`;
-:func:`get_dialect` assembles them with the structural ops defined here.
+:mod:`xrelax.ops.registry` assembles them with the structural ops defined here.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.utils.format import parse_func_op_like, print_func_op_like
 from xdsl.ir import (
     Attribute,
-    Dialect,
     Operation,
     ParametrizedAttribute,
     Region,
@@ -1692,11 +1691,3 @@ STRUCTURAL_OPS: tuple[type[Operation], ...] = (
     GetItemOp,
     ConstOp,
 )
-
-
-def get_dialect() -> Dialect:
-    """The relax dialect: structural ops, every operator of :mod:`xrelax.ops`, the types."""
-    from xrelax.dialects.relax_memory import MEMORY_OPS
-    from xrelax.ops import OPERATORS
-
-    return Dialect("relax", [*STRUCTURAL_OPS, *MEMORY_OPS, *OPERATORS], list(RELAX_TYPES))

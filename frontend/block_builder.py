@@ -27,25 +27,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import count
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import sympy
 from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
     FunctionType,
     ModuleOp,
 )
-from xdsl.dialects.builtin import (
-    TensorType as BuiltinTensorType,
-)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from xrelax.dialects import dtypes
 from xrelax.dialects.relax import (
     CallPackedOp,
     CallTIROp,
-    ConstOp,
     DataflowOp,
     FuncOp,
     MatchShapeOp,
@@ -63,23 +57,14 @@ from xrelax.dialects.relax import (
 from xrelax.dialects.relax_scoping import type_binds
 from xrelax.dialects.shapes import obligations, symbolic
 from xrelax.dialects.traits import BindsSymbolicVars
+from xrelax.ops import te
+from xrelax.ops.functions import const_op
+from xrelax.ops.library import operator_functions
 from xrelax.transforms.kernel_table import KernelTable
-
-if TYPE_CHECKING:
-    from xrelax.ops import te
 
 
 class BuilderError(ValueError):
     """Misuse of the builder (e.g. emitting outside a function)."""
-
-
-def const_op(value: np.ndarray | np.generic) -> ConstOp:
-    """A (not yet inserted) ``relax.const`` of a numpy array."""
-    array = np.asarray(value)
-    dtype = dtypes.from_numpy(array.dtype)
-    builtin_type = BuiltinTensorType(dtype, list(array.shape))
-    attr = DenseIntOrFPElementsAttr.from_list(builtin_type, array.ravel().tolist())
-    return ConstOp(attr, TensorType.of(list(array.shape), dtype))
 
 
 def _erase_local_vars(type_: Attribute, allowed: set[str]) -> Attribute:
@@ -212,8 +197,6 @@ class BlockBuilder:
         """``value`` as an inserted SSA value: an operation (or a value of one, or a
         computed ``te.Tensor``) that was built but not emitted yet is emitted here, as
         :meth:`emit` would."""
-        from xrelax.ops import te
-
         if isinstance(value, SSAValue):
             owner = value.owner
             if isinstance(owner, Operation) and owner.parent is None:
@@ -254,9 +237,7 @@ class BlockBuilder:
     ) -> SSAValue:
         """Emit an operator by name (``"relax.add"`` or ``"add"``): the function
         :mod:`xrelax.op` has for it, called with ``operands`` and ``props``."""
-        from xrelax.op import FUNCTIONS
-
-        function = FUNCTIONS.get(op_name.removeprefix("relax."))
+        function = operator_functions().get(op_name.removeprefix("relax."))
         if function is None:
             raise BuilderError(f"'{op_name}' is not a relax operator")
         result = self.emit(function(*operands, **props), name)
@@ -268,8 +249,6 @@ class BlockBuilder:
     def te_tensor(self, value: SSAValue, name: str | None = None) -> te.Tensor:
         """A TE placeholder standing for the relax tensor ``value``, of its symbolic
         shape and element type (both must be known: ``match_shape`` it first)."""
-        from xrelax.ops import te
-
         type_ = value.type
         if not (
             isinstance(type_, TensorType)
@@ -308,8 +287,6 @@ class BlockBuilder:
         symbolic variables no buffer binds are passed as ``sym [...]`` arguments and
         must be defined in the function (by a parameter or a ``match_shape``).
         """
-        from xrelax.ops import te
-
         if self._func is None:
             raise BuilderError("emit_te outside a function")
         arguments: list[te.Tensor] = []

@@ -17,7 +17,14 @@ from typing import Any
 
 import numpy as np
 import sympy
-from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, IntegerAttr, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    i64,
+)
+from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import VarOperandDef
 from xdsl.irdl.constraints import AttrConstraint, VerificationContext
@@ -25,6 +32,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import (
+    ConstOp,
     DeducedResultOp,
     PrimValueOp,
     RelaxError,
@@ -207,6 +215,15 @@ def _describe(constraint: AttrConstraint) -> str:
     return " or ".join(accepted) or str(constraint)
 
 
+def const_op(value: np.ndarray | np.generic) -> ConstOp:
+    """A (not yet inserted) ``relax.const`` of a numpy array."""
+    array = np.asarray(value)
+    dtype = dtypes.from_numpy(array.dtype)
+    builtin_type = BuiltinTensorType(dtype, list(array.shape))
+    attr = DenseIntOrFPElementsAttr.from_list(builtin_type, array.ravel().tolist())
+    return ConstOp(attr, TensorType.of(list(array.shape), dtype))
+
+
 def operand_value(value: Any, what: str) -> SSAValue:
     """A relax value for an operand given as a value, an operation, a list of dims
     (a ``relax.shape``), an integer or symbolic expression (a ``relax.prim_value``) or a
@@ -218,8 +235,6 @@ def operand_value(value: Any, what: str) -> SSAValue:
             raise TypeError(f"{what}: {value.name} has {len(value.results)} results, not one")
         return value.results[0]
     if isinstance(value, np.ndarray | np.generic):
-        from xrelax.frontend.block_builder import const_op
-
         return const_op(value).results[0]
     if isinstance(value, list | tuple) and all(_is_dim(v) for v in value):
         return ShapeOp(_dims(value)).results[0]

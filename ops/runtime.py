@@ -21,7 +21,7 @@ from xdsl.ir import Attribute
 from xrelax.backends.vm.builtins import register_func
 from xrelax.backends.vm.error import VMError
 from xrelax.dialects.ir.diagnostics import LocatingParser
-from xrelax.ops import OPERATORS
+from xrelax.ops.library import OPERATORS
 from xrelax.ops.base import OperatorOp
 
 PREFIX = "relax.op."

@@ -62,6 +62,8 @@ from xrelax.dialects.relax import (
 )
 from xrelax.dialects.shapes import obligations
 from xrelax.ops.base import INTEGER, OperatorOp, Props, expect_tensor, runtime_type
+from xrelax.ops.catalog import STATIC_ATTRS_OPS
+from xrelax.ops.functions import OperatorSignature
 
 _SCALAR = IntegerAttr(0, i64)
 _ARRAY = DenseArrayBase.from_list(i64, [0])
@@ -69,10 +71,8 @@ _ARRAY = DenseArrayBase.from_list(i64, [0])
 
 def _operator(name: str) -> type[OperatorOp]:
     """The relax operator called ``name`` (``relax.sum``)."""
-    from xrelax.ops import OPERATORS
-
-    for op_type in OPERATORS:
-        if op_type.name == name and op_type is not RuntimeAttrsOp:
+    for op_type in STATIC_ATTRS_OPS:
+        if op_type.name == name:
             return op_type
     raise RelaxError(f"expected 'op' to name a relax operator, got '{name}'")
 
@@ -294,8 +294,6 @@ def runtime_attrs(
     """``relax.runtime_attrs`` of operator ``op_name`` (``"sum"`` or ``"relax.sum"``) on
     ``operands``, the attributes ``given`` from tensors and ``static`` as Python values
     (converted as :mod:`xrelax.op` converts them); the result type deduced."""
-    from xrelax.ops.functions import OperatorSignature
-
     inner = _operator(op_name if op_name.startswith("relax.") else f"relax.{op_name}")
     signature = OperatorSignature.of(inner)
     constraints = dict(signature.attributes)

@@ -60,7 +60,7 @@ class RelaxOptMain(xDSLOptMain):
         super().__init__(description="xrelax modular optimizer driver", args=args)
 
     def register_all_dialects(self) -> None:
-        from xrelax.dialects import all_dialects
+        from xrelax.ops.registry import all_dialects
 
         for name, factory in all_dialects().items():
             self.ctx.register_dialect(name, factory)

@@ -2,7 +2,7 @@
 
 from xdsl.universe import Universe
 
-from xrelax.dialects import project_dialects
+from xrelax.ops.registry import project_dialects
 from xrelax.transforms import project_passes
 
 UNIVERSE = Universe(all_dialects=project_dialects(), all_passes=project_passes())

@@ -21,13 +21,13 @@ from xrelax.dialects.relax import (
     ShapeType,
     TensorType,
     TupleType,
-    get_dialect,
     show_type,
     type_relation,
 )
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import Tir
 from xrelax.ops.base import OperatorOp
+from xrelax.ops.registry import relax_dialect
 
 VARIABLES = ("n", "m", "k")
 
@@ -35,7 +35,7 @@ VARIABLES = ("n", "m", "k")
 def make_context() -> Context:
     """A context with the builtin, sym, relax and tir dialects."""
     ctx = Context()
-    for dialect in (Builtin, Sym, get_dialect(), Tir):
+    for dialect in (Builtin, Sym, relax_dialect(), Tir):
         ctx.load_dialect(dialect)
     return ctx
 

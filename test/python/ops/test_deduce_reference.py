@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import FloatAttr, f32
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import ShapeType, TensorType
-from xrelax.ops import OPERATORS
+from xrelax.ops.library import OPERATORS
 from xrelax.ops.base import NUMERIC
 from xrelax.ops.create import ArangeOp, FullOp, OnesOp, TrilOp, TriuOp, ZerosOp
 from xrelax.ops.elementwise import (

@@ -24,7 +24,7 @@ from xrelax.dialects import dtypes
 from xrelax.dialects.relax import FuncOp, PrimType, RelaxError, ShapeType, TensorType
 from xrelax.dialects.shapes import symbolic
 from xrelax.frontend.block_builder import BlockBuilder, BuilderError
-from xrelax.ops import OPERATORS
+from xrelax.ops.library import OPERATORS
 
 # The attributes of each EXAMPLES entry, as Python values (absent: none).
 PYTHON_ATTRIBUTES: dict[str, dict] = {

@@ -14,7 +14,7 @@ from xdsl.printer import Printer
 
 from xrelax.dialects.ir.diagnostics import IRError, LocatingParser, op_diagnostic, verify_module
 from xrelax.dialects.relax import FuncOp, ReturnOp, TensorType
-from xrelax.ops import OPERATORS
+from xrelax.ops.library import OPERATORS
 from xrelax.ops.manipulate import ConcatOp
 
 T = "!relax.tensor<[n, 4], f32>"
