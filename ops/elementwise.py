@@ -13,7 +13,6 @@ from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from xrelax.backends.kernels.runtime import erf
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType, show_type
 from xrelax.ops import te
@@ -43,6 +42,7 @@ from xrelax.ops.canonicalize import (
     NeutralElementCanonicalization,
     ShapeOperatorCanonicalization,
 )
+from xrelax.ops.erf import erf
 
 # ------------------------------------------------------------------------------ numerics
 

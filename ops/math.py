@@ -13,7 +13,6 @@ import numpy as np
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition
 
-from xrelax.backends.kernels.runtime import erf
 from xrelax.dialects import dtypes
 from xrelax.ops import te
 from xrelax.ops.base import (
@@ -27,6 +26,7 @@ from xrelax.ops.base import (
     tensor,
 )
 from xrelax.ops.elementwise import BinaryOp, FloatUnaryOp
+from xrelax.ops.erf import erf
 
 INTEGER_OR_BOOL = DtypeKind("an integer or i1", INTEGER.members | {dtypes.I1})
 

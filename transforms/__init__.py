@@ -20,7 +20,7 @@ _PROJECT_PASSES: dict[str, str] = {
     "relax-fuse-tir": "xrelax.transforms.fuse_tir:FuseTIRPass",
     "tir-inline-copies": "xrelax.transforms.tir_inline_copies:InlineCopiesPass",
     "tir-reuse-buffers": "xrelax.transforms.tir_reuse_buffers:ReuseBuffersPass",
-    "tir-to-llvm": "xrelax.transforms.tir_to_llvm:TirToLlvmPass",
+    "tir-to-llvm": "xrelax.backends.native.tir_to_llvm:TirToLlvmPass",
     "relax-dce": "xrelax.transforms.relax_dce:RelaxDCEPass",
     "relax-to-non-dataflow": "xrelax.transforms.to_non_dataflow:ToNonDataflowPass",
     "relax-call-tir-rewrite": "xrelax.transforms.call_tir_rewrite:CallTIRRewritePass",

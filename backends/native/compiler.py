@@ -9,7 +9,7 @@ buffers' addresses and the variables. When the machine code reports a failed
 ``tir.assert``, the numpy kernel runs on the same arguments and raises its error.
 
 A prim_func keeps the numpy kernel when the lowering does not cover it
-(:class:`~xrelax.transforms.tir_to_llvm.NotLowerable`) or when the numpy kernel hands a
+(:class:`~xrelax.backends.native.tir_to_llvm.NotLowerable`) or when the numpy kernel hands a
 nest to BLAS (a ``matmul`` or ``einsum`` path), which naive loops would not match.
 ``Kernel.paths`` says which, as ``XRELAX_KERNEL_DEBUG=1`` prints.
 """
@@ -40,20 +40,20 @@ from xrelax.backends.kernels.signature import (
     parameter_names,
 )
 from xrelax.backends.kernels.source import Source
+from xrelax.backends.native import tir_to_llvm
 from xrelax.backends.native.jit import jit
+from xrelax.backends.native.tir_to_llvm import (
+    NotLowerable,
+    check_lowerable,
+    lower_module,
+    signature_vars,
+)
 from xrelax.backends.vm.assembler import AssembledKernels
 from xrelax.backends.vm.executable import Executable
 from xrelax.dialects import dtypes
 from xrelax.dialects.dims import Sym
 from xrelax.dialects.ir.diagnostics import LocatingParser, verify_module
 from xrelax.dialects.tir import AllocBufferOp, ForOp, PrimFuncOp, StoreOp, Tir
-from xrelax.transforms import tir_to_llvm
-from xrelax.transforms.tir_to_llvm import (
-    NotLowerable,
-    check_lowerable,
-    lower_module,
-    signature_vars,
-)
 
 __all__ = ["compile_prim_func", "load_executable_kernels", "load_library"]
 

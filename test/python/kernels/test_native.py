@@ -25,9 +25,9 @@ from xrelax.backends.kernels import KernelError  # noqa: E402
 from xrelax.backends.kernels import compiler as numpy_kernels  # noqa: E402
 from xrelax.backends.native import compiler as native  # noqa: E402
 from xrelax.backends.native import jit as native_jit  # noqa: E402
+from xrelax.backends.native.tir_to_llvm import lower_module  # noqa: E402
 from xrelax.dialects import dtypes  # noqa: E402
 from xrelax.ops import te  # noqa: E402
-from xrelax.transforms.tir_to_llvm import lower_module  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
 from random_programs import PACKED_COPY, programs  # noqa: E402

@@ -76,6 +76,7 @@ from xrelax.dialects.tir import (
     RemFOp,
     StoreOp,
 )
+from xrelax.ops.erf import ERF_DENOMINATOR, ERF_NUMERATOR
 
 __all__ = [
     "LowerPrimFunc",
@@ -322,13 +323,11 @@ def _erff(x: SSAValue) -> list[Operation]:
     """erf in f32 by the rational approximation the numpy kernels use
     (``runtime.erf``, Eigen's): the same operations in the same order, so the same
     values; NaN stays NaN."""
-    from xrelax.backends.kernels.runtime import _ERF_DENOMINATOR, _ERF_NUMERATOR
-
     seq = _Sequence()
     clipped = seq.call("llvm.maxnum", seq.call("llvm.minnum", x, seq.f32(4.0)), seq.f32(-4.0))
     x2 = seq.add(llvm.FMulOp(clipped, clipped))
-    p = seq.add(llvm.FMulOp(seq.horner(x2, [float(c) for c in _ERF_NUMERATOR]), clipped))
-    q = seq.horner(x2, [float(c) for c in _ERF_DENOMINATOR])
+    p = seq.add(llvm.FMulOp(seq.horner(x2, [float(c) for c in ERF_NUMERATOR]), clipped))
+    q = seq.horner(x2, [float(c) for c in ERF_DENOMINATOR])
     value = seq.add(llvm.FDivOp(p, q))
     nan = seq.add(llvm.FCmpOp(x, x, "uno"))
     seq.add(llvm.SelectOp(nan, x, value))
