@@ -18,16 +18,9 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from xrelax.dialects.ir.xdsl_workarounds import take_angle_body
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.shapes.symbolic import Dims, SymbolicError
-
-
-def take_angle_body(parser: AttrParser) -> tuple[str, int]:
-    """Consume ``<...>`` and return its text and the offset of its first character."""
-    start = parser._current_token.span.start + 1  # noqa: SLF001 - positioned on '<'
-    if parser._current_token.text != "<":  # noqa: SLF001
-        parser.raise_error("expected '<'")
-    return parser._parse_dialect_symbol_body(), start  # noqa: SLF001
 
 
 def raise_symbolic_error(parser: AttrParser, err: SymbolicError, start: int) -> None:

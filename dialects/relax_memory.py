@@ -27,8 +27,6 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.traits import (
     MemoryAllocEffect,
     MemoryFreeEffect,
@@ -42,15 +40,7 @@ from xrelax.dialects import dtypes
 from xrelax.dialects.dims import DimsAttr
 from xrelax.dialects.ir.operation import XrelaxOperation
 from xrelax.dialects.ir.symbol_index import lookup_symbol
-from xrelax.dialects.ir.syntax import (
-    parse_bracket_dims,
-    parse_defined_operand,
-    parse_symbol_call,
-    parse_type,
-    print_dims,
-    print_symbol_call,
-    symbol_ref,
-)
+from xrelax.dialects.ir.syntax import SymbolicDims, symbol_ref
 from xrelax.dialects.relax import ObjectType, TensorType, show_type
 from xrelax.dialects.shapes import symbolic
 
@@ -102,6 +92,8 @@ class AllocStorageOp(XrelaxOperation):
     size = prop_def(DimsAttr)
     storage = result_def(ObjectType)
     traits = traits_def(MemoryAllocEffect())
+    assembly_format = "custom<SymbolicDims>($size) attr-dict `:` type($storage)"
+    custom_directives = (SymbolicDims,)
 
     def __init__(self, size: sympy.Expr) -> None:
         super().__init__(properties={"size": DimsAttr((size,))}, result_types=[ObjectType()])
@@ -110,22 +102,6 @@ class AllocStorageOp(XrelaxOperation):
     def bytes(self) -> sympy.Expr:
         """The size in bytes."""
         return self.size.data[0]
-
-    @classmethod
-    def parse(cls, parser: Parser) -> AllocStorageOp:
-        size = parse_bracket_dims(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.create(properties={"size": DimsAttr(size)}, result_types=[parse_type(parser)])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        print_dims(printer, self.size.data)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.storage.type)
 
     def verify_(self) -> None:
         if len(self.size.data) != 1:
@@ -142,6 +118,8 @@ class AllocTensorOp(XrelaxOperation):
     offset = prop_def(DimsAttr)
     result = result_def(TensorType)
     traits = traits_def(MemoryAllocEffect())
+    assembly_format = "$storage custom<SymbolicDims>($offset) attr-dict `:` type($result)"
+    custom_directives = (SymbolicDims,)
 
     def __init__(self, storage: SSAValue, offset: int | sympy.Expr, type_: TensorType) -> None:
         super().__init__(
@@ -149,29 +127,6 @@ class AllocTensorOp(XrelaxOperation):
             properties={"offset": DimsAttr.of([offset])},
             result_types=[type_],
         )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> AllocTensorOp:
-        storage = parse_defined_operand(parser)
-        offset = parse_bracket_dims(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.create(
-            operands=[storage],
-            properties={"offset": DimsAttr(offset)},
-            result_types=[parse_type(parser)],
-        )
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.storage)
-        printer.print_string(" ")
-        print_dims(printer, self.offset.data)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         _check_allocatable(self.result.type)
@@ -232,6 +187,11 @@ class CallDPSOp(XrelaxOperation):
     args = var_operand_def()
     sym_args = opt_prop_def(DimsAttr)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect(), CallDPSSymbolUser())
+    assembly_format = (
+        "$callee `(` $args `)` (`sym` custom<SymbolicDims>($sym_args)^)? attr-dict "
+        "`:` `(` type($args) `)`"
+    )
+    custom_directives = (SymbolicDims,)
 
     def __init__(
         self,
@@ -244,16 +204,6 @@ class CallDPSOp(XrelaxOperation):
             operands=[args],
             properties={"callee": symbol_ref(callee), "sym_args": sym},
         )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> CallDPSOp:
-        props, values, attrs = parse_symbol_call(parser)
-        op = cls.create(operands=values, properties=props)
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        print_symbol_call(printer, self.callee, self.args, self.sym_args, self.attributes)
 
 
 MEMORY_OPS = (

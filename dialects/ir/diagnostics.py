@@ -8,29 +8,24 @@ A diagnostic prints MLIR-style, one line first::
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
-    AnyFloat,
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
     FileLineColLoc,
     IntAttr,
     ModuleOp,
     StringAttr,
-    TensorType,
 )
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute
-from xdsl.parser import Parser
+from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
 from xrelax.dialects.ir.gc_pause import paused_gc
 from xrelax.dialects.ir.irdl_fast import install_fast_verifier
 from xrelax.dialects.ir.symbol_index import indexed
+from xrelax.dialects.ir.xdsl_workarounds import WorkaroundParser
 
 
 @dataclass(frozen=True)
@@ -105,19 +100,18 @@ def _is_blank(text: str) -> bool:
     return all(not line.strip() or line.lstrip().startswith("//") for line in text.splitlines())
 
 
-class LocatingParser(Parser):
-    """An xDSL parser that records each parsed op's ``file:line:col``.
+class LocatingParser(WorkaroundParser):
+    """An xDSL parser that records each parsed op's ``file:line:col`` and reports errors
+    at their location (xDSL's faults it needs fixed are in :class:`WorkaroundParser`).
 
     ``line_offset`` shifts line numbers for chunks of a split input file.
     """
 
     def __init__(self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0):
         super().__init__(ctx, text, name)
-        self.lexer._unescaped_characters_regex = _STRING_LITERAL  # noqa: SLF001
         self.file_name = name
         self.line_offset = line_offset
         self._line_starts = _line_starts(text)
-        self._attribute_names: list[tuple[str, bool]] = []
 
     def location_of(self, position: int) -> Location:
         """The location of a character offset in the input."""
@@ -199,48 +193,14 @@ class LocatingParser(Parser):
             "relax.match_shape"
         )
 
-    def _parse_builtin_densearray_attr(self) -> Attribute | None:
-        """xDSL's, with a located error for an element type it cannot store (``i128``)."""
+    def parse_dense_int_or_fp_elements_attr(self, type):  # noqa: A002 - xDSL's signature
+        """xDSL's (a splat stored once: :class:`WorkaroundParser`); a value the element
+        type cannot hold is a located error rather than a ValueError or OverflowError."""
         start = self.pos
         try:
-            return super()._parse_builtin_densearray_attr()
-        except NotImplementedError:
-            self.raise_error("dense array element type wider than 64 bits", start, self.pos)
-
-    def parse_dense_int_or_fp_elements_attr(self, type):  # noqa: A002 - xDSL's signature
-        """xDSL's, but a splat (one value, or the hex of one element) stores that one
-        value whatever the shape: ``dense<0.0> : tensor<1073741824xf32>`` costs bytes,
-        not gigabytes (MLIR's DenseElementsAttr stores splats the same way)."""
-        start = self._current_token.span.start
-        try:
-            return self._parse_dense(type, start)
+            return super().parse_dense_int_or_fp_elements_attr(type)
         except (ValueError, OverflowError) as err:  # xDSL's range checks of the values
             self.raise_error(str(err), start, self.pos)
-
-    def _parse_dense(self, type, start: int):  # noqa: A002 - xDSL's name
-        self.parse_punctuation("<", " in dense attribute")
-        hex_text = self.parse_optional_str_literal()
-        if hex_text is None and self._current_token.text in ("[", ">"):
-            self._resume_from(start)
-            return super().parse_dense_int_or_fp_elements_attr(type)
-        if hex_text is None:
-            self._parse_tensor_literal()
-        self.parse_punctuation(">", " in dense attribute")
-        full_type = type
-        if full_type is None:
-            self.parse_punctuation(":", " in dense attribute")
-            full_type = self._parse_dense_literal_type()
-        end = self.pos
-        element_type = full_type.get_element_type()
-        is_splat = hex_text is None or len(hex_text) == 2 + 2 * element_type.compile_time_size
-        if not is_splat or any(d < 0 for d in full_type.get_shape()):
-            self._resume_from(start)
-            return super().parse_dense_int_or_fp_elements_attr(type)
-        self._resume_from(start)
-        one = super().parse_dense_int_or_fp_elements_attr(TensorType(element_type, []))
-        self._resume_from(end)
-        data = one.data if math.prod(full_type.get_shape()) else BytesAttr(b"")
-        return DenseIntOrFPElementsAttr(full_type, data)
 
     def parse_optional_attribute(self) -> Attribute | None:
         """xDSL's; a value an attribute cannot hold (``1e40 : f16``, ``300 : i8``) is a
@@ -250,6 +210,11 @@ class LocatingParser(Parser):
             return super().parse_optional_attribute()
         except (ValueError, OverflowError) as err:
             self.raise_error(str(err).split("\n", 1)[0], start, max(self.pos, start + 1))
+        except NotImplementedError:
+            # xDSL's dense array cannot store an element type wider than 64 bits (i128)
+            if not self.lexer.input.content.startswith("array<", start):
+                raise
+            self.raise_error("dense array element type wider than 64 bits", start, self.pos)
 
     def parse_optional_type(self) -> Attribute | None:
         """xDSL's, with the same located errors as :meth:`parse_optional_attribute`."""
@@ -258,50 +223,6 @@ class LocatingParser(Parser):
             return super().parse_optional_type()
         except (ValueError, OverflowError) as err:
             self.raise_error(str(err).split("\n", 1)[0], start, max(self.pos, start + 1))
-
-    def _parse_block(self):
-        """xDSL's, with a block defined twice after a forward reference reported (xDSL
-        forgets that the first definition resolved the reference and fails)."""
-        token = self._current_token
-        name = token.text[1:]
-        known = self.blocks.get(name)
-        if known is not None and known[1] is None and name not in self.forward_block_references:
-            self.raise_error(f"re-declaration of block '{name}'", token.span)
-        return super()._parse_block()
-
-    def _parse_dialect_type_or_attribute_body(self, attr_name, is_type, *rest):
-        """xDSL's; remembers which attribute is parsed, for the parameter count check."""
-        self._attribute_names.append((attr_name, is_type))
-        try:
-            return super()._parse_dialect_type_or_attribute_body(attr_name, is_type, *rest)
-        finally:
-            self._attribute_names.pop()
-
-    def parse_paramattr_parameters(self, skip_white_space: bool = True) -> list[Attribute]:
-        """xDSL's generic ``<p0, p1>`` parameters, with their number checked against the
-        attribute's definition (xDSL would fail on a mismatch when building it)."""
-        start = self.pos
-        params = super().parse_paramattr_parameters(skip_white_space)
-        if not self._attribute_names:
-            return params
-        name, is_type = self._attribute_names[-1]
-        lookup = self.ctx.get_optional_type if is_type else self.ctx.get_optional_attr
-        definition = lookup(name) if "." in name else None
-        if definition is not None and issubclass(definition, ParametrizedAttribute):
-            expected = len(definition.get_irdl_definition().parameters)
-            if len(params) != expected:
-                self.raise_error(
-                    f"'{name}' takes {expected} parameter(s), got {len(params)}", start, self.pos
-                )
-        return params
-
-    def _parse_tensor_literal_element(self):
-        """xDSL's; a hexadecimal integer given for a float is its bit pattern, as in MLIR
-        (xDSL prints NaN, infinities and some f32 values that way)."""
-        element = super()._parse_tensor_literal_element()
-        if element.span.text.lower().startswith("0x"):
-            return _BitPatternElement(element.is_negative, element.value, element.span)
-        return element
 
     def parse_operation(self) -> Operation:
         start = self.pos
@@ -313,22 +234,6 @@ class LocatingParser(Parser):
             )
         return op
 
-
-class _BitPatternElement(Parser._TensorLiteralElement):
-    """A ``0x...`` tensor literal element: for a float type, the bits of the value."""
-
-    def to_type(self, parser, type):  # noqa: A002 - xDSL's signature
-        if isinstance(type, AnyFloat) and isinstance(self.value, int):
-            size = type.compile_time_size
-            if self.value >= 1 << (8 * size):
-                parser.raise_error(f"hexadecimal float literal too wide for {type}", self.span)
-            return type.unpack(self.value.to_bytes(size, "little"), 1)[0]
-        return super().to_type(parser, type)
-
-
-_STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
-"""xDSL's string literal pattern without its nested repetition, which backtracks
-exponentially on an unterminated string (30 characters took minutes)."""
 
 MAX_NESTING = 64
 """How deeply regions, types, attributes and expressions may nest in textual IR

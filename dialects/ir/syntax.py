@@ -9,10 +9,18 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import FlatSymbolRefAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
+)
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
-from xrelax.dialects.dims import parse_dims_text
+from xrelax.dialects.dims import DimsAttr, parse_dims_text
+from xrelax.dialects.ir.xdsl_workarounds import skip_to
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.shapes.symbolic import Dims
 
@@ -30,6 +38,7 @@ def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
 
 
 _FAST_TYPES = ("!relax.tensor", "!relax.shape", "!relax.prim", "!tir.buffer")
+_LONGEST_FAST_TYPE = max(len(name) for name in _FAST_TYPES)
 _TYPE_CACHE: dict[str, Attribute] = {}
 
 
@@ -38,19 +47,19 @@ def parse_type(parser: Parser) -> Attribute:
     (``!relax.tensor<...>``, ``!relax.shape<...>``, ``!relax.prim<...>``,
     ``!tir.buffer<...>``): their whole
     text is looked up before xDSL's lexer touches it (parsing speed, DESIGN §8)."""
-    token = parser._current_token  # noqa: SLF001
-    if token.text not in _FAST_TYPES:
-        return parser.parse_type()
     content = parser.lexer.input.content
-    start = token.span.start
-    end = content.find(">", token.span.end)
+    start = parser.pos
+    name_end = content.find("<", start, start + _LONGEST_FAST_TYPE + 1)
+    if name_end == -1 or content[start:name_end] not in _FAST_TYPES:
+        return parser.parse_type()
+    end = content.find(">", name_end)
     text = content[start : end + 1]
     cached = _TYPE_CACHE.get(text)
     if cached is not None and end != -1:
-        parser._resume_from(end + 1)  # noqa: SLF001
+        skip_to(parser, end + 1)
         return cached
     type_ = parser.parse_type()
-    if end != -1 and parser._current_token.span.start >= end + 1:  # noqa: SLF001
+    if end != -1 and parser.pos >= end + 1:
         _TYPE_CACHE[text] = type_
     return type_
 
@@ -62,9 +71,10 @@ def parse_paren_types(parser: Parser) -> list[Attribute]:
 
 def parse_result_types(parser: Parser) -> list[Attribute]:
     """``T`` or ``(T1, T2)`` or ``()`` after a ``->``."""
-    if parser._current_token.text == "(":  # noqa: SLF001
-        return parse_paren_types(parser)
-    return [parse_type(parser)]
+    types = parser.parse_optional_comma_separated_list(
+        parser.Delimiter.PAREN, lambda: parse_type(parser)
+    )
+    return [parse_type(parser)] if types is None else types
 
 
 def print_result_types(printer: Printer, types: Sequence[Attribute]) -> None:
@@ -99,12 +109,12 @@ def parse_defined_operand(parser: Parser) -> SSAValue:
 
 def parse_bracket_dims(parser: Parser) -> Dims:
     """A ``[d0, d1, ...]`` list of symbolic expressions at the current token."""
-    if parser._current_token.text != "[":  # noqa: SLF001
-        parser.raise_error("expected '[' starting a list of symbolic dimensions")
     start = parser.pos
+    if not parser.lexer.input.content.startswith("[", start):
+        parser.raise_error("expected '[' starting a list of symbolic dimensions")
     end = _matching_bracket(parser, start)
     text = parser.lexer.input.content[start : end + 1]
-    parser._resume_from(end + 1)  # noqa: SLF001
+    skip_to(parser, end + 1)
     return parse_dims_text(parser, text, start)
 
 
@@ -146,42 +156,22 @@ def symbol_ref(name: str) -> FlatSymbolRefAttr:
     return FlatSymbolRefAttr(name)
 
 
-def parse_symbol_call(
-    parser: Parser,
-) -> tuple[dict[str, Attribute], list[SSAValue], dict[str, Attribute]]:
-    """``@callee(%a, %b) sym [m] {attrs} : (T1, T2)``: (properties, operands, attributes);
-    the properties are ``callee`` and, when written, ``sym_args``."""
-    from xrelax.dialects.dims import DimsAttr
+@irdl_custom_directive
+class SymbolicDims(CustomDirective):
+    """``custom<SymbolicDims>($prop)``: a ``#sym.dims`` property written as its bare
+    ``[d0, d1, ...]`` list."""
 
-    props: dict[str, Attribute] = {"callee": symbol_ref(parser.parse_symbol_name())}
-    operands = parser.parse_comma_separated_list(
-        parser.Delimiter.PAREN, parser.parse_unresolved_operand
-    )
-    if parser.parse_optional_keyword("sym") is not None:
-        props["sym_args"] = DimsAttr(parse_bracket_dims(parser))
-    attrs = parser.parse_optional_attr_dict()
-    parser.parse_punctuation(":")
-    pos = parser.pos
-    return props, resolve_operands(parser, operands, parse_paren_types(parser), pos), attrs
+    dims: AttributeVariable
 
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        self.dims.set(state, DimsAttr(parse_bracket_dims(parser)))
 
-def print_symbol_call(
-    printer: Printer,
-    callee: Attribute,
-    args: Sequence[SSAValue],
-    sym_args: Attribute | None,
-    attributes: dict[str, Attribute],
-) -> None:
-    """The inverse of :func:`parse_symbol_call`."""
-    printer.print_string(" ")
-    printer.print_attribute(callee)
-    printer.print_string("(")
-    printer.print_list(args, printer.print_operand)
-    printer.print_string(")")
-    if sym_args is not None:
-        printer.print_string(" sym ")
-        print_dims(printer, sym_args.data)  # type: ignore[attr-defined]
-    printer.print_op_attributes(attributes)
-    printer.print_string(" : (")
-    printer.print_list([a.type for a in args], printer.print_attribute)
-    printer.print_string(")")
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        print_dims(printer, self.dims.get(op).data)  # type: ignore[union-attr]
+
+    def is_anchorable(self) -> bool:
+        return self.dims.is_anchorable()
+
+    def is_present(self, op: IRDLOperation) -> bool:
+        return self.dims.is_present(op)
