@@ -32,9 +32,6 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from xrelax.dialects.ir.diagnostics import CompileError
-from xrelax.dialects.ir.irdl_fast import install_fast_builder
-
-install_fast_builder()  # IRDL ops of a fixed arity are built without generic splitting
 
 if TYPE_CHECKING:
     from xdsl.context import Context

@@ -23,7 +23,6 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Span
 
 from xrelax.dialects.ir.gc_pause import paused_gc
-from xrelax.dialects.ir.irdl_fast import install_fast_verifier
 from xrelax.dialects.ir.symbol_index import indexed
 from xrelax.dialects.ir.xdsl_workarounds import WorkaroundParser
 
@@ -323,13 +322,10 @@ def verify_module(module: Operation) -> None:
     """Verify ``module``, raising :class:`IRError` that names the first failing op.
 
     Ops are verified in pre-order (an op before the ops nested in it), as MLIR's
-    verifier does, so a function's signature is checked before its body. Ops of a
-    fixed arity are checked against their IRDL definition by :mod:`xrelax.dialects.ir.irdl_fast`
-    (xDSL's checks, faster; its errors).
+    verifier does, so a function's signature is checked before its body.
     """
     with indexed(module):
         for op in module.walk():
-            install_fast_verifier(type(op))
             _verify_op(op)
 
 

@@ -1,4 +1,4 @@
-"""Faster building and verifying of IRDL ops, with xDSL's exact outcome.
+"""Faster building and verifying of xrelax's IRDL ops, with xDSL's exact outcome.
 
 Most ops have no variadic or optional operand, result, region or successor and no
 segment-size option, so how their constructs split among their definitions is fixed;
@@ -7,16 +7,19 @@ construct, for every op it builds or verifies: about a fifth of compiling a modu
 of 1,000 independent operators, and a third of verifying a compiled one. For ops of a
 fixed arity:
 
-* :func:`install_fast_builder` lets ``IRDLOperation.__init__`` pass plain arguments
-  (one ``SSAValue`` per operand, one type per result, one ``Region`` per region, one
-  ``Block`` per successor, in the right numbers) straight to ``Operation.__init__``,
-  which is what xDSL's builder ends up doing with them; any other call goes through
-  xDSL's builder, with its conversions and errors;
-* :func:`install_fast_verifier` gives the op definition a verifier that checks the
-  same counts, constraints (in the same order, with one constraint context),
+* :func:`build_plain` initialises an op from plain arguments (one ``SSAValue`` per
+  operand, one type per result, one ``Region`` per region, one ``Block`` per
+  successor, in the right numbers) straight through ``Operation.__init__``, which is
+  what xDSL's builder ends up doing with them; it declines any other call, which then
+  goes through xDSL's builder, with its conversions and errors;
+* :func:`definition_verifier` makes a check of the op's IRDL definition that verifies
+  the same counts, constraints (in the same order, with one constraint context),
   properties, attributes and traits directly. When any check fails it runs xDSL's own
   ``OpDef.verify``, so the error raised is xDSL's, word for word, and an op the fast
   check accepts is one xDSL accepts.
+
+Both serve :class:`xrelax.dialects.ir.operation.XrelaxOperation` only: xDSL's classes and
+op definitions are never modified.
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.irdl.constraints import VerificationContext
+from xdsl.irdl.constraints import (
+    AttrConstraint,
+    EqIntConstraint,
+    RangeConstraint,
+    RangeLengthConstraint,
+    RangeOf,
+    VerificationContext,
+)
 from xdsl.irdl.operations import (
     IRDLOperation,
     OpDef,
@@ -36,9 +46,6 @@ from xdsl.irdl.operations import (
     SingleBlockRegionDef,
     VariadicDef,
 )
-
-_generic_verify = OpDef.verify
-_generic_init = IRDLOperation.__init__
 
 SINGLE, VARIADIC, OPTIONAL = 0, 1, 2
 
@@ -101,73 +108,65 @@ def _single(value_type: type) -> bool:
     return single
 
 
-def _fast_init(
-    self: IRDLOperation,
-    *,
-    operands: Sequence[Any] | None = None,
-    result_types: Sequence[Any] | None = None,
-    properties: Mapping[str, Attribute | None] | None = None,
-    attributes: Mapping[str, Attribute | None] | None = None,
-    successors: Sequence[Any] | None = None,
-    regions: Sequence[Any] | None = None,
-) -> None:
-    shapes = _construct_shapes(type(self))
-    if shapes is not None:
-        built_operands = _flatten(operands, shapes[0], SSAValue)
-        built_results = _flatten(result_types, shapes[1], Attribute)
-        built_regions = _flatten(regions, shapes[2], Region)
-        built_successors = _flatten(successors, shapes[3], Block)
-        if not (
-            built_operands is None
-            or built_results is None
-            or built_regions is None
-            or built_successors is None
-        ):
-            Operation.__init__(
-                self,
-                operands=built_operands,
-                result_types=built_results,
-                properties={k: v for k, v in (properties or {}).items() if v is not None},
-                attributes={k: v for k, v in (attributes or {}).items() if v is not None},
-                successors=built_successors,
-                regions=built_regions,
-            )
-            return
-    _generic_init(
-        self,
-        operands=operands,
-        result_types=result_types,
-        properties=properties,
-        attributes=attributes,
-        successors=successors,
-        regions=regions,
+def build_plain(
+    op: IRDLOperation,
+    operands: Sequence[Any] | None,
+    result_types: Sequence[Any] | None,
+    properties: Mapping[str, Attribute | None] | None,
+    attributes: Mapping[str, Attribute | None] | None,
+    successors: Sequence[Any] | None,
+    regions: Sequence[Any] | None,
+) -> bool:
+    """Initialise ``op`` as xDSL's builder would from these arguments, when they are
+    plain and its class has a fixed arity; False (``op`` untouched) otherwise."""
+    shapes = _construct_shapes(type(op))
+    if shapes is None:
+        return False
+    built_operands = _flatten(operands, shapes[0], SSAValue)
+    built_results = _flatten(result_types, shapes[1], Attribute)
+    built_regions = _flatten(regions, shapes[2], Region)
+    built_successors = _flatten(successors, shapes[3], Block)
+    if (
+        built_operands is None
+        or built_results is None
+        or built_regions is None
+        or built_successors is None
+    ):
+        return False
+    Operation.__init__(
+        op,
+        operands=built_operands,
+        result_types=built_results,
+        properties={k: v for k, v in (properties or {}).items() if v is not None},
+        attributes={k: v for k, v in (attributes or {}).items() if v is not None},
+        successors=built_successors,
+        regions=built_regions,
     )
+    return True
 
 
-def install_fast_builder() -> None:
-    """Build IRDL ops of a fixed arity without xDSL's generic argument splitting."""
-    IRDLOperation.__init__ = _fast_init  # type: ignore[method-assign]
-
-
-_verified: set[type[Operation]] = set()
-
-
-def install_fast_verifier(op_class: type[Operation]) -> None:
-    """Give ``op_class``'s IRDL definition the fast verifier when the split of its
-    constructs is fixed or has one variadic (or optional) operand and result at most
-    (once per class; other classes keep xDSL's)."""
-    if op_class in _verified:
-        return
-    _verified.add(op_class)
-    if not issubclass(op_class, IRDLOperation):
-        return
+def definition_verifier(op_class: type[IRDLOperation]) -> Callable[[Operation], None] | None:
+    """``op_class``'s IRDL definition check (what ``OpDef.verify`` checks, with its
+    errors) when the split of its constructs is fixed or has one variadic (or
+    optional) operand and result at most; None for other classes."""
     shapes = _construct_shapes(op_class)
     if shapes is None or any(kind != SINGLE for kinds in shapes[2:] for kind in kinds):
-        return
+        return None
     if any(len(kinds) - kinds.count(SINGLE) > 1 for kinds in shapes[:2]):
-        return
-    op_def = op_class.get_irdl_definition()
-    op_def.verify = _fast_verifier(op_def, shapes)  # type: ignore[method-assign]
+        return None
+    return _fast_verifier(op_class.get_irdl_definition(), shapes)
+
+
+def _element_constraint(constraint: RangeConstraint) -> AttrConstraint | None:
+    """The constraint on the one element of a range of exactly one element, which
+    ``constraint`` checks as this constraint on it alone; None for other ranges."""
+    if (
+        type(constraint) is RangeLengthConstraint
+        and constraint.length == EqIntConstraint(1)
+        and type(constraint.constraint) is RangeOf
+    ):
+        return constraint.constraint.constr
+    return None
 
 
 @dataclass(frozen=True)
@@ -175,7 +174,9 @@ class _Layout:
     """How a group of operands (or results) splits among its definitions: the
     constraints in order, and where the one variadic or optional definition is."""
 
-    constraints: list[Any]
+    constraints: list[tuple[AttrConstraint | None, RangeConstraint]]
+    """Each definition's range constraint, after the constraint on its one element
+    where that is all the range constraint checks (a single operand or result)."""
     variadic: int | None
     """The index of the variadic or optional definition."""
     optional: bool
@@ -184,21 +185,27 @@ class _Layout:
     def of(defs: list[tuple[str, Any]], kinds: tuple[int, ...]) -> _Layout:
         variadic = next((i for i, kind in enumerate(kinds) if kind != SINGLE), None)
         optional = variadic is not None and kinds[variadic] == OPTIONAL
-        return _Layout([d.constr for _, d in defs], variadic, optional)
+        constraints = [(_element_constraint(d.constr), d.constr) for _, d in defs]
+        return _Layout(constraints, variadic, optional)
 
-    def check(self, types: Sequence[Attribute], context: VerificationContext) -> bool:
-        """Verify ``types`` as ``OpDef.verify`` does; False where it raises."""
+    def check(self, values: Sequence[SSAValue], context: VerificationContext) -> bool:
+        """Verify the types of ``values`` as ``OpDef.verify`` does; False where it
+        raises."""
         count = len(self.constraints)
         if self.variadic is None:
-            if len(types) != count:
+            if len(values) != count:
                 return False
-            for constraint, type_ in zip(self.constraints, types, strict=True):
-                constraint.verify((type_,), context)
+            for (element, constraint), value in zip(self.constraints, values, strict=True):
+                if element is not None:
+                    element.verify(value.type, context)
+                else:
+                    constraint.verify((value.type,), context)
             return True
+        types = [value.type for value in values]
         extra = len(types) - (count - 1)
         if extra < 0 or (self.optional and extra > 1):
             return False
-        for index, constraint in enumerate(self.constraints):
+        for index, (_, constraint) in enumerate(self.constraints):
             if index < self.variadic:
                 constraint.verify((types[index],), context)
             elif index == self.variadic:
@@ -220,31 +227,41 @@ def _fast_verifier(op_def: OpDef, shapes: tuple[tuple[int, ...], ...]) -> Callab
         (name, d.constr, isinstance(d, OptAttributeDef)) for name, d in op_def.attributes.items()
     ]
     traits = list(op_def.traits)
+    defined_properties = op_def.properties.keys()
 
     def accepts(op: Operation) -> bool:
         """The checks of ``OpDef.verify`` before the traits; False where it raises."""
         if len(op.regions) != len(regions) or len(op.successors) != successors:
             return False
         context = VerificationContext()
-        if not operands.check(op.operand_types, context):
+        if not operands.check(op.operands, context):
             return False
-        if not results.check(op.result_types, context):
+        if not results.check(op.results, context):
             return False
-        for (single_block, entry_args), region in zip(regions, op.regions, strict=True):
-            if single_block and len(region.blocks) != 1:
-                return False
-            entry = region.first_block
-            if entry is not None:
-                entry_args.verify(entry.arg_types, context)
-        for defs, given in ((properties, op.properties), (attributes, op.attributes)):
-            for name, constraint, optional in defs:
-                value = given.get(name)
-                if value is None:
-                    if optional:
-                        continue
+        if regions:
+            for (single_block, entry_args), region in zip(regions, op.regions, strict=True):
+                if single_block and len(region.blocks) != 1:
                     return False
-                constraint.verify(value, context)
-        return all(name in op_def.properties for name in op.properties)
+                entry = region.first_block
+                if entry is not None:
+                    entry_args.verify(entry.arg_types, context)
+        given = op.properties
+        for name, constraint, optional in properties:
+            value = given.get(name)
+            if value is None:
+                if optional:
+                    continue
+                return False
+            constraint.verify(value, context)
+        given = op.attributes
+        for name, constraint, optional in attributes:
+            value = given.get(name)
+            if value is None:
+                if optional:
+                    continue
+                return False
+            constraint.verify(value, context)
+        return op.properties.keys() <= defined_properties
 
     def verify(op: Operation) -> None:
         try:
@@ -252,7 +269,7 @@ def _fast_verifier(op_def: OpDef, shapes: tuple[tuple[int, ...], ...]) -> Callab
         except Exception:  # noqa: BLE001 - xDSL's verify raises its own error below
             accepted = False
         if not accepted:
-            _generic_verify(op_def, op)
+            op_def.verify(op)
             return
         for trait in traits:
             trait.verify(op)

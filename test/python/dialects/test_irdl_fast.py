@@ -1,5 +1,6 @@
-"""xrelax.dialects.ir.irdl_fast: ops built and verified on the fast paths end as xDSL's own
-builder and verifier make and judge them, errors word for word."""
+"""xrelax.dialects.ir.irdl_fast through XrelaxOperation: our ops built and verified on the
+fast paths end as xDSL's own builder and verifier make and judge them, errors word for
+word."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, f32, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, f32, i64
 from xdsl.ir import Block, Operation
 from xdsl.irdl.operations import IRDLOperation, irdl_op_init
 from xdsl.utils.exceptions import VerifyException
@@ -15,6 +16,7 @@ from xdsl.utils.exceptions import VerifyException
 import xrelax
 from xrelax.dialects import vm
 from xrelax.dialects.ir import irdl_fast
+from xrelax.dialects.ir.operation import XrelaxOperation
 
 EXAMPLE = """
 relax.func @main(%x: !relax.tensor<[n, 4], f32>, %y: !relax.tensor<[n, 4], f32>)
@@ -36,21 +38,24 @@ def _error(verify: Callable[[], None]) -> str | None:
 
 
 def _generic(op: Operation) -> str | None:
-    return _error(lambda: irdl_fast._generic_verify(type(op).get_irdl_definition(), op))
+    return _error(lambda: type(op).get_irdl_definition().verify(op))
 
 
 def _fast(op: Operation) -> str | None:
-    irdl_fast.install_fast_verifier(type(op))
-    return _error(lambda: type(op).get_irdl_definition().verify(op))
+    check = irdl_fast.definition_verifier(type(op))
+    assert check is not None, op.name
+    return _error(lambda: check(op))
 
 
 def test_compiled_module_verifies_as_xdsl_verifies_it() -> None:
     module = xrelax.parse(EXAMPLE)
     xrelax.apply(module, "relax-to-vm")
-    ops = [op for op in module.walk() if isinstance(op, IRDLOperation)]
+    ops = [op for op in module.walk() if isinstance(op, XrelaxOperation)]
     assert len({type(op) for op in ops}) >= 10
     for op in ops:
-        assert _fast(op) is None and _generic(op) is None, op.name
+        if irdl_fast.definition_verifier(type(op)) is not None:
+            assert _fast(op) is None, op.name
+        assert _generic(op) is None, op.name
 
 
 def _refs(count: int) -> list:
@@ -88,7 +93,22 @@ def test_invalid_op_gets_xdsl_error(index: int) -> None:
     expected = _generic(op)
     assert expected is not None
     assert _fast(op) == expected
-    assert "verify" in vars(type(op).get_irdl_definition())  # the fast path checked it
+    with pytest.raises(VerifyException, match="Operation does not verify") as caught:
+        op.verify()
+    assert expected in str(caught.value)
+    assert type(op).verify_.__module__.startswith("xrelax.")  # the fast check did it
+
+
+def test_own_verifier_runs_after_the_definition_check() -> None:
+    bad = vm.ConstOp(StringAttr("x"))
+    bad.verify()
+    bad.properties["value"] = DenseArrayBase.from_list(i64, [1])
+    with pytest.raises(VerifyException, match="unsupported vm.const value"):
+        bad.verify()
+    assert type(bad).verify_.__module__.startswith("xrelax.")
+
+
+ARGUMENTS = ("operands", "result_types", "properties", "attributes", "successors", "regions")
 
 
 def _built(op: Operation) -> tuple:
@@ -115,7 +135,8 @@ def test_fast_builder_builds_what_xdsl_builds() -> None:
     ]  # fmt: skip
     for cls, kwargs in cases:
         fast = cls.__new__(cls)
-        IRDLOperation.__init__(fast, **kwargs)
+        arguments = [kwargs.get(name) for name in ARGUMENTS]
+        assert irdl_fast.build_plain(fast, *arguments)  # the fast path built it
         generic = cls.__new__(cls)
         irdl_op_init(generic, cls.get_irdl_definition(), **{
             "operands": [], "result_types": [], "properties": {}, "attributes": {},
@@ -129,7 +150,7 @@ def test_fast_builder_leaves_conversions_and_errors_to_xdsl() -> None:
     call = vm.CallOp("f", [imm])  # an op as an operand: its result
     assert call.operands[0] is imm.results[0]
     with pytest.raises(ValueError, match="Expected 1 result, but got 2"):
-        IRDLOperation.__init__(
+        XrelaxOperation.__init__(
             vm.ImmOp.__new__(vm.ImmOp),
             properties={"value": IntegerAttr(1, i64)},
             result_types=[vm.REF, vm.REF],
