@@ -81,9 +81,19 @@ class RelaxOptMain(xDSLOptMain):
         one_line_errors(arg_parser, "relax-opt")
         # ``-t`` takes exactly "mlir" (its printing options are flags): xDSL would parse
         # anything else as a target spec and raise a BaseException on a malformed one
-        for action in arg_parser._actions:  # noqa: SLF001 - argparse has no public lookup
-            if action.dest == "target":
-                action.choices = list(self.available_targets)
+        parse_args = arg_parser.parse_args
+
+        def parse_target_checked(*args, **kwargs) -> argparse.Namespace:
+            parsed = parse_args(*args, **kwargs)
+            if parsed.target not in self.available_targets:
+                choices = ", ".join(repr(name) for name in self.available_targets)
+                arg_parser.error(
+                    f"argument -t/--target: invalid choice: {parsed.target!r} "
+                    f"(choose from {choices})"
+                )
+            return parsed
+
+        arg_parser.parse_args = parse_target_checked  # type: ignore[method-assign]
         arg_parser.add_argument(
             "--load-pass-plugin",
             action="append",
