@@ -114,7 +114,7 @@ class OperatorSignature:
                 )
         # In the order the operator declares them, whatever the keyword order.
         attributes = {
-            key: self._attribute(key, kwargs[key], constraint)
+            key: self.attribute(key, kwargs[key], constraint)
             for key, constraint in self.attributes
             if kwargs.get(key) is not None
         }
@@ -136,7 +136,9 @@ class OperatorSignature:
     def _attribute_names(self) -> str:
         return ", ".join(name for name, _ in self.attributes) or "none"
 
-    def _attribute(self, key: str, value: Any, constraint: AttrConstraint) -> Attribute:
+    def attribute(self, key: str, value: Any, constraint: AttrConstraint) -> Attribute:
+        """``value`` (a Python value or an attribute) as attribute ``key`` of the
+        operator; a TypeError naming the function when it does not fit ``constraint``."""
         if isinstance(value, Attribute):
             attribute = value if _accepts(constraint, value) else None
         else:

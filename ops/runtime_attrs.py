@@ -298,7 +298,7 @@ def runtime_attrs(
     signature = OperatorSignature.of(inner)
     constraints = dict(signature.attributes)
     attrs = {
-        key: signature._attribute(key, value, constraints[key])  # noqa: SLF001 - its converter
+        key: signature.attribute(key, value, constraints[key])
         for key, value in static.items()
         if value is not None
     }
