@@ -54,12 +54,12 @@ from xrelax.frontend.block_builder import BlockBuilder
 from xrelax.frontend.common import (
     FrontendError,
     ImportedModel,
-    ModelBuilder,
     Names,
     Unsupported,
     check_allocation,
 )
 from xrelax.frontend.emitter import Emitter
+from xrelax.frontend.model_builder import ModelBuilder
 from xrelax.frontend.padding import pad_from_edges
 from xrelax.ops.runtime_attrs import TensorToShapeOp, runtime_attrs
 

@@ -24,7 +24,7 @@ from xrelax.dialects.shapes import symbolic
 from xrelax.frontend.common import Unsupported
 from xrelax.frontend.control_flow import Loop, emit_if, emit_loop
 from xrelax.frontend.emitter import Emitter
-from xrelax.frontend.torch import _POISON, _converts, _Importer, _poisoned
+from xrelax.frontend.torch_importer import POISON, Importer, converts, poisoned
 
 
 class _Poisoned(Exception):
@@ -45,8 +45,8 @@ _COMPARISONS = {"gt": "greater", "ge": "greater_equal", "lt": "less", "le": "les
                 "eq": "equal", "ne": "not_equal"}  # fmt: skip
 
 
-@_converts(*(f"operator.{name}" for name in _COMPARISONS))
-def _size_comparison(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts(*(f"operator.{name}" for name in _COMPARISONS))
+def _size_comparison(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if not isinstance(node.meta.get("val"), torch.SymBool):
         raise Unsupported("a comparison of values other than sizes")
     # a run-time assertion torch already proved (dropped) may use it too
@@ -76,7 +76,7 @@ def _predicate(em: Emitter, pred: _SizePredicate) -> SSAValue | bool:
     return em.op(pred.compare, *sides)
 
 
-def _run(imp: _Importer, em: Emitter, body: torch.fx.GraphModule, operands: Sequence[Any]) -> list:
+def _run(imp: Importer, em: Emitter, body: torch.fx.GraphModule, operands: Sequence[Any]) -> list:
     """The results of ``body`` on ``operands``, emitted with ``em``; raises
     :class:`_Poisoned` when it holds an unsupported node."""
     saved = imp.em
@@ -85,7 +85,7 @@ def _run(imp: _Importer, em: Emitter, body: torch.fx.GraphModule, operands: Sequ
         results = imp.inline(body, operands)
     finally:
         imp.em = saved
-    if _poisoned(results):
+    if poisoned(results):
         raise _Poisoned
     for index, value in enumerate(results):
         if not isinstance(value, SSAValue):
@@ -103,20 +103,20 @@ def _tensors(values: Sequence[Any], what: str) -> list[SSAValue]:
 def _guarded(convert: Any) -> Any:
     """``convert``, giving the poison value when a subgraph holds an unsupported node."""
 
-    def run(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-        if _poisoned(a):
-            return _POISON
+    def run(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+        if poisoned(a):
+            return POISON
         try:
             return convert(imp, node, a)
         except _Poisoned:
-            return _POISON
+            return POISON
 
     return run
 
 
-@_converts("torch.ops.higher_order.cond")
+@converts("torch.ops.higher_order.cond")
 @_guarded
-def _cond(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+def _cond(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     pred, branches, operands = a["0"], (a["1"], a["2"]), _tensors(a["3"], "cond operands")
     if isinstance(pred, _SizePredicate):
         pred = _predicate(imp.em, pred)
@@ -130,9 +130,9 @@ def _cond(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return emit_if(imp.em, pred, (run[0], run[1]), "cond", imp.builder.var_names)
 
 
-@_converts("torch.ops.higher_order.while_loop")
+@converts("torch.ops.higher_order.while_loop")
 @_guarded
-def _while_loop(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+def _while_loop(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     cond_body, body = a["0"], a["1"]
     carried = _tensors(a["2"], "loop-carried values")
     invariants = _tensors(a.get("3", []), "additional inputs")
@@ -148,9 +148,9 @@ def _while_loop(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return emit_loop(imp.em, loop, imp.functions, imp.builder.var_names)
 
 
-@_converts("torch.ops.higher_order.scan")
+@converts("torch.ops.higher_order.scan")
 @_guarded
-def _scan(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+def _scan(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """``scan(combine_fn, init, xs, additional_inputs)``: the carry and the outputs
     stacked along axis 0, over ``xs`` sliced along axis 0."""
     body = a["0"]
@@ -179,9 +179,9 @@ def _scan(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return emit_loop(em, loop, imp.functions, imp.builder.var_names)[1:]
 
 
-@_converts("torch.ops.higher_order.map_impl")
+@converts("torch.ops.higher_order.map_impl")
 @_guarded
-def _map(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+def _map(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """``map_impl(f, xs, args)``: ``f`` on each slice of ``xs`` along axis 0, stacked."""
     body = a["0"]
     xs = _tensors(a["1"], "mapped inputs")

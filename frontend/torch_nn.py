@@ -14,12 +14,12 @@ from xdsl.dialects.builtin import StringAttr
 from xrelax.dialects import dtypes
 from xrelax.dialects.shapes.symbolic import floordiv
 from xrelax.frontend.common import Unsupported
-from xrelax.frontend.torch import (
-    _batched,
-    _converter_key,
-    _converts,
-    _Importer,
-    _items_used,
+from xrelax.frontend.torch_importer import (
+    Importer,
+    batched,
+    converter_key,
+    converts,
+    items_used,
 )
 from xrelax.ops.base import dims_product
 
@@ -38,7 +38,7 @@ def _same_padding(kernel: list[int], dilation: list[int]) -> list[int]:
     return [t // 2 for t in total] + [t - t // 2 for t in total]
 
 
-@_converts(
+@converts(
     "aten.conv1d",
     "aten.conv2d",
     "aten.conv3d",
@@ -49,11 +49,11 @@ def _same_padding(kernel: list[int], dilation: list[int]) -> list[int]:
     "aten.conv_transpose3d",
     half_in_float=True,
 )
-def _conv(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+def _conv(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """A convolution or, transposed, its gradient; unbatched input as a batch of one."""
     em, weight = imp.em, a["weight"]
     spatial = em.ndim(weight) - 2
-    transposed = a.get("transposed") or "transpose" in _converter_key(node)
+    transposed = a.get("transposed") or "transpose" in converter_key(node)
     strides = _spatial(a["stride"], spatial)
     dilation = _spatial(a["dilation"], spatial)
     padding = a["padding"]
@@ -75,15 +75,15 @@ def _conv(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
             x, weight, a["bias"], strides, padding, extra, dilation, a["groups"]
         )
 
-    return _batched(em, a["input"], spatial + 2, apply)
+    return batched(em, a["input"], spatial + 2, apply)
 
 
 def _pool_spatial(node: torch.fx.Node) -> int:
     """The number of spatial axes of a pooling operator, from its name."""
-    return int(_converter_key(node).removesuffix("_with_indices")[-2])
+    return int(converter_key(node).removesuffix("_with_indices")[-2])
 
 
-@_converts(
+@converts(
     "aten.max_pool1d",
     "aten.max_pool2d",
     "aten.max_pool3d",
@@ -91,7 +91,7 @@ def _pool_spatial(node: torch.fx.Node) -> int:
     "aten.max_pool2d_with_indices",
     "aten.max_pool3d_with_indices",
 )
-def _max_pool(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+def _max_pool(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """Max pooling; the indices (when used) are flat positions in each plane of N, C,
     of the first maximum of a window (a NaN wins, as in torch)."""
     em = imp.em
@@ -100,9 +100,9 @@ def _max_pool(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     strides = _spatial(a["stride"], spatial) if a["stride"] else kernel
     padding = _spatial(a["padding"], spatial)
     dilation = _spatial(a["dilation"], spatial)
-    with_indices = _converter_key(node).endswith("_with_indices")
-    if not with_indices or 1 not in _items_used(node):
-        y = _batched(
+    with_indices = converter_key(node).endswith("_with_indices")
+    if not with_indices or 1 not in items_used(node):
+        y = batched(
             em,
             a["self"],
             spatial + 2,
@@ -126,8 +126,8 @@ def _max_pool(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return list(pooled(x))
 
 
-@_converts("aten.max_unpool2d", "aten.max_unpool3d")
-def _max_unpool(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.max_unpool2d", "aten.max_unpool3d")
+def _max_unpool(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """The values placed at their indices (flat positions in each plane of N, C) of
     zeros of ``output_size``."""
     em = imp.em
@@ -144,18 +144,18 @@ def _max_unpool(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
         scattered = em.op("scatter_elements", zeros, indices, values, axis=2)
         return em.reshape(scattered, [batch, channels, *out])
 
-    return _batched(em, a["self"], spatial + 2, unpool)
+    return batched(em, a["self"], spatial + 2, unpool)
 
 
-@_converts("aten.avg_pool1d", "aten.avg_pool2d", "aten.avg_pool3d", half_in_float=True)
-def _avg_pool(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.avg_pool1d", "aten.avg_pool2d", "aten.avg_pool3d", half_in_float=True)
+def _avg_pool(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if a.get("divisor_override") is not None:
         raise Unsupported("divisor_override")
     spatial = _pool_spatial(node)
     kernel = _spatial(a["kernel_size"], spatial)
     strides = _spatial(a["stride"], spatial) if a["stride"] else kernel
     padding, include, ceil = _spatial(a["padding"], spatial), a["count_include_pad"], a["ceil_mode"]
-    return _batched(
+    return batched(
         imp.em,
         a["self"],
         spatial + 2,
@@ -166,7 +166,7 @@ def _avg_pool(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 # ------------------------------------------------------------------ normalisation
 
 
-def _normalised(imp: _Importer, x: Any, axes: list[int], eps: float) -> tuple[Any, Any, Any]:
+def _normalised(imp: Importer, x: Any, axes: list[int], eps: float) -> tuple[Any, Any, Any]:
     """``(x - mean) / sqrt(var + eps)`` over ``axes`` (the biased variance), with the mean
     and the inverse deviation (the axes kept)."""
     em = imp.em
@@ -177,7 +177,7 @@ def _normalised(imp: _Importer, x: Any, axes: list[int], eps: float) -> tuple[An
     return em.op("multiply", centred, inverse), mean, inverse
 
 
-def _affine(imp: _Importer, y: Any, weight: Any, bias: Any) -> Any:
+def _affine(imp: Importer, y: Any, weight: Any, bias: Any) -> Any:
     """``y * weight + bias`` per channel (axis 1); absent ones leave y as it is."""
     em, rank = imp.em, imp.em.ndim(y)
     if weight is not None:
@@ -187,8 +187,8 @@ def _affine(imp: _Importer, y: Any, weight: Any, bias: Any) -> Any:
     return y
 
 
-@_converts("aten.group_norm", "aten.native_group_norm", half_in_float=True)
-def _group_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.group_norm", "aten.native_group_norm", half_in_float=True)
+def _group_norm(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """Each sample's channels in ``num_groups`` groups, each normalised over its
     channels and spatial axes, then scaled and shifted per channel; native_group_norm
     also gives the mean and inverse deviation per sample and group."""
@@ -199,15 +199,15 @@ def _group_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     grouped = em.reshape(x, [batch, groups, dims_product([floordiv(channels, groups), *sizes])])
     y, mean, inverse = _normalised(imp, grouped, [2], a["eps"])
     y = _affine(imp, em.reshape(y, dims), a["weight"], a["bias"])
-    if _converter_key(node) == "aten.group_norm":
+    if converter_key(node) == "aten.group_norm":
         return y
-    if not {1, 2} & _items_used(node):
+    if not {1, 2} & items_used(node):
         return [y, None, None]
     return [y, em.reshape(mean, [batch, groups]), em.reshape(inverse, [batch, groups])]
 
 
-@_converts("aten.instance_norm", half_in_float=True)
-def _instance_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.instance_norm", half_in_float=True)
+def _instance_norm(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """Each channel of each sample normalised over its spatial axes (the input's own
     statistics: ``use_input_stats``), then scaled and shifted per channel."""
     em, x = imp.em, a["input"]
@@ -220,8 +220,8 @@ def _instance_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> An
     return _affine(imp, y, a["weight"], a["bias"])
 
 
-@_converts("aten.glu")
-def _glu(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.glu")
+def _glu(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """The first half along ``dim`` times the sigmoid of the second."""
     em, x = imp.em, a["self"]
     rank = em.ndim(x)
@@ -233,8 +233,8 @@ def _glu(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return em.op("multiply", first, em.op("sigmoid", second))
 
 
-@_converts("aten._weight_norm")
-def _weight_norm(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten._weight_norm")
+def _weight_norm(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """``v * g / ||v||``, the norm over every axis but ``dim``."""
     em, v, g = imp.em, a["v"], a["g"]
     rank = em.ndim(v)
@@ -261,15 +261,15 @@ rounding: nearest takes the element at ``floor(y * in / out)``, nearest-exact at
 input, cubic with A = -0.75."""
 
 
-@_converts(
+@converts(
     *(f"aten.upsample_{kind}{rank}d" for kind in ("nearest", "linear", "bilinear", "trilinear",
                                                    "bicubic") for rank in (1, 2, 3)),
     *(f"aten._upsample_nearest_exact{rank}d" for rank in (1, 2, 3)),
 )  # fmt: skip
-def _upsample(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+def _upsample(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     em = imp.em
     x = a.get("self", a.get("input"))
-    name = _converter_key(node).removeprefix("aten.").removeprefix("upsample_")[:-2]
+    name = converter_key(node).removeprefix("aten.").removeprefix("upsample_")[:-2]
     mode, coordinates, rounding = _UPSAMPLING[name]
     rank = em.ndim(x)
     axes = list(range(2, rank))
@@ -288,8 +288,8 @@ def _upsample(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return em.resize(x, out, mode, axes, scales, coordinates, rounding)
 
 
-@_converts("aten.grid_sampler", "aten.grid_sampler_2d", "aten.grid_sampler_3d")
-def _grid_sampler(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.grid_sampler", "aten.grid_sampler_2d", "aten.grid_sampler_3d")
+def _grid_sampler(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """``relax.grid_sample``; torch numbers the modes (bilinear, nearest, bicubic) and the
     paddings (zeros, border, reflection)."""
     if imp.em.dtype(a["input"]) == dtypes.F16:

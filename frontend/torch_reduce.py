@@ -17,13 +17,13 @@ from xrelax.dialects import dtypes
 from xrelax.dialects.shapes import symbolic
 from xrelax.frontend.common import FrontendError, Unsupported
 from xrelax.frontend.padding import pad_from_edges
-from xrelax.frontend.torch import _converts, _Importer, _reduce, _reduced_axes
+from xrelax.frontend.torch_importer import Importer, converts, reduce_converter, reduced_axes
 
-_converts("aten.prod", half_in_float=True)(_reduce("prod"))
+converts("aten.prod", half_in_float=True)(reduce_converter("prod"))
 
 
-@_converts("aten.argmax", "aten.argmin")
-def _arg_extreme(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.argmax", "aten.argmin")
+def _arg_extreme(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """The position of the extreme (a NaN is one; the first), of x flattened without
     ``dim``; a 0-d x has the position 0."""
     em, x = imp.em, a["self"]
@@ -34,7 +34,7 @@ def _arg_extreme(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return em.op(name, x, axis=a.get("dim"), keepdims=keepdim or None)
 
 
-def indices_of_extreme(imp: _Importer, x: SSAValue, name: str, dim: int, keepdim: bool) -> Any:
+def indices_of_extreme(imp: Importer, x: SSAValue, name: str, dim: int, keepdim: bool) -> Any:
     """The indices ``aten.max.dim`` and ``aten.min.dim`` return beside the values."""
     if imp.em.ndim(x) == 0:
         return imp.em.const(0, dtypes.I64)
@@ -42,16 +42,16 @@ def indices_of_extreme(imp: _Importer, x: SSAValue, name: str, dim: int, keepdim
     return imp.em.op(arg, x, axis=dim, keepdims=keepdim or None)
 
 
-@_converts("aten.cumprod", half_in_float=True)
-def _cumprod(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.cumprod", half_in_float=True)
+def _cumprod(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     x = imp.cast(a["self"], imp.out_dtype(node))
     if imp.em.ndim(x) == 0:  # torch's dimension 0 (or -1) of a 0-d tensor
         return x
     return imp.em.op("cumprod", x, axis=a["dim"])
 
 
-@_converts("aten.var", "aten.std", "aten.var_mean", "aten.std_mean", half_in_float=True)
-def _variance(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.var", "aten.std", "aten.var_mean", "aten.std_mean", half_in_float=True)
+def _variance(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """``sum((x - mean)^2) / (N - correction)`` over ``dim`` (all: None or []), its
     square root for ``std``; ``unbiased`` (the older overloads) is a correction of 1.
     ``N - correction <= 0`` divides by 0 as torch does (inf or NaN)."""
@@ -64,7 +64,7 @@ def _variance(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     if correction is None:
         correction = 1 if a.get("unbiased", True) else 0
     keepdim = bool(a.get("keepdim", False))
-    axes = _reduced_axes(em, x, a.get("dim"))
+    axes = reduced_axes(em, x, a.get("dim"))
     dims = em.dims(x)
     reduced = range(len(dims)) if axes is None else [d % max(len(dims), 1) for d in axes]
     count = symbolic.simplify(sympy.Mul(*(dims[d] for d in reduced)))
@@ -88,7 +88,7 @@ def _variance(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
 _TORCH_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
-def pad_like_torch(imp: _Importer, x: SSAValue, pad: list[Any], mode: str) -> SSAValue:
+def pad_like_torch(imp: Importer, x: SSAValue, pad: list[Any], mode: str) -> SSAValue:
     """``x`` padded by torch's ``pad`` (``(before, after)`` pairs from the last axis
     backwards) in ``mode`` ``reflect``, ``replicate`` or ``circular``; a negative count
     removes elements, as torch reads each output element through the padding. torch

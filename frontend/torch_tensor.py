@@ -16,7 +16,7 @@ from xdsl.ir import SSAValue
 from xrelax.dialects import dtypes
 from xrelax.dialects.shapes import symbolic
 from xrelax.frontend.common import FrontendError, Unsupported
-from xrelax.frontend.torch import _converts, _Importer, _operands, _unary
+from xrelax.frontend.torch_importer import Importer, binary_operands, converts, unary
 
 # ------------------------------------------------------------------ element-wise math
 
@@ -36,11 +36,11 @@ for _aten, _relax in {
     "log10": "log10",
     "exp2": "exp2",
 }.items():
-    _converts(f"aten.{_aten}")(_unary(_relax))
+    converts(f"aten.{_aten}")(unary(_relax))
 
 
-@_converts("aten.floor", "aten.ceil", "aten.round", "aten.trunc")
-def _rounding(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.floor", "aten.ceil", "aten.round", "aten.trunc")
+def _rounding(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """Floats rounded (``round`` halves to even); integers are already whole."""
     x = a["self"]
     if not dtypes.is_float(imp.em.dtype(x)):
@@ -51,7 +51,7 @@ def _rounding(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return truncated(imp, x) if name == "trunc" else imp.em.op(name, x)
 
 
-def _round_decimals(imp: _Importer, x: SSAValue, decimals: int) -> SSAValue:
+def _round_decimals(imp: Importer, x: SSAValue, decimals: int) -> SSAValue:
     """x rounded to ``decimals`` places as torch does: scaled by 10 ** |decimals| in the
     element type, rounded (halves to even), scaled back."""
     em = imp.em
@@ -61,15 +61,15 @@ def _round_decimals(imp: _Importer, x: SSAValue, decimals: int) -> SSAValue:
     return em.op("multiply", em.op("round", em.op("divide", x, scale)), scale)
 
 
-def truncated(imp: _Importer, x: SSAValue) -> SSAValue:
+def truncated(imp: Importer, x: SSAValue) -> SSAValue:
     """x rounded toward zero: ceil below zero, floor elsewhere (-0.5 gives -0.0)."""
     em = imp.em
     negative = em.op("less", x, em.scalar(0, x))
     return em.op("where", negative, em.op("ceil", x), em.op("floor", x))
 
 
-@_converts("aten.sign", "aten.sgn")
-def _sign(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.sign", "aten.sgn")
+def _sign(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """1, -1 or 0 by the sign (torch: 0 also for NaN and -0.0); booleans as they are."""
     em, x = imp.em, a["self"]
     if dtypes.is_bool(em.dtype(x)):
@@ -79,17 +79,17 @@ def _sign(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return em.op("where", em.op("greater", x, zero), em.scalar(1, x), negative)
 
 
-@_converts("aten.reciprocal")
-def _reciprocal(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.reciprocal")
+def _reciprocal(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     x = imp.cast(a["self"], imp.out_dtype(node))
     return imp.em.op("divide", imp.em.scalar(1, x), x)
 
 
-@_converts("aten.fmax", "aten.fmin")
-def _fmax(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.fmax", "aten.fmin")
+def _fmax(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """The larger (smaller) of a and b, ignoring a NaN unless both are."""
     em, dtype = imp.em, imp.out_dtype(node)
-    lhs, rhs = _operands(imp, a["self"], a["other"], dtype)
+    lhs, rhs = binary_operands(imp, a["self"], a["other"], dtype)
     largest = str(node.target._overloadpacket) == "aten.fmax"
     extreme = em.op("maximum" if largest else "minimum", lhs, rhs)
     if not dtypes.is_float(dtype):
@@ -98,15 +98,15 @@ def _fmax(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return em.op("where", em.op("isnan", rhs), lhs, extreme)
 
 
-@_converts("aten.clamp_min", "aten.clamp_max")
-def _clamp_bound(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.clamp_min", "aten.clamp_max")
+def _clamp_bound(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     em, dtype = imp.em, imp.out_dtype(node)
-    x, bound = _operands(imp, a["self"], a["min"] if "min" in a else a["max"], dtype)
+    x, bound = binary_operands(imp, a["self"], a["min"] if "min" in a else a["max"], dtype)
     lower = str(node.target._overloadpacket) == "aten.clamp_min"
     return em.op("maximum" if lower else "minimum", x, bound)
 
 
-def floor_divide(imp: _Importer, a: SSAValue, b: SSAValue) -> SSAValue:
+def floor_divide(imp: Importer, a: SSAValue, b: SSAValue) -> SSAValue:
     """a // b as torch computes it: for integers the truncated quotient less one where
     the remainder is non-zero and the signs differ; for floats Python's algorithm
     (``(a - fmod(a, b)) / b`` corrected and rounded, a zero quotient with the sign of
@@ -131,7 +131,7 @@ def floor_divide(imp: _Importer, a: SSAValue, b: SSAValue) -> SSAValue:
     return em.op("where", em.op("equal", b, zero), true_quotient, floored)
 
 
-def _no_zero_integer_divisor(imp: _Importer, divisor: Any, b: SSAValue) -> None:
+def _no_zero_integer_divisor(imp: Importer, divisor: Any, b: SSAValue) -> None:
     """torch raises on an integer division by zero, where relax's divide gives 0: an
     integer divisor must be a non-zero number."""
     if dtypes.is_float(imp.em.dtype(b)):
@@ -140,15 +140,15 @@ def _no_zero_integer_divisor(imp: _Importer, divisor: Any, b: SSAValue) -> None:
         raise Unsupported("an integer divisor that may be 0 (torch raises)")
 
 
-@_converts("aten.div")
-def _div(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.div")
+def _div(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """True division, or with ``rounding_mode`` "trunc" or "floor"."""
     em, dtype = imp.em, imp.out_dtype(node)
     mode = a.get("rounding_mode")
     if mode is None:
-        lhs, rhs = _operands(imp, a["self"], a["other"], dtype)
+        lhs, rhs = binary_operands(imp, a["self"], a["other"], dtype)
         return em.op("divide", lhs, rhs)
-    lhs, rhs = _operands(imp, a["self"], a["other"], dtype)
+    lhs, rhs = binary_operands(imp, a["self"], a["other"], dtype)
     _no_zero_integer_divisor(imp, a["other"], rhs)
     if mode == "trunc":
         quotient = em.op("divide", lhs, rhs)  # integers: truncated already
@@ -158,9 +158,9 @@ def _div(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     raise FrontendError(f"rounding_mode is {mode!r}, expected 'trunc' or 'floor'")
 
 
-@_converts("aten.floor_divide")
-def _floor_divide(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
-    lhs, rhs = _operands(imp, a["self"], a["other"], imp.out_dtype(node))
+@converts("aten.floor_divide")
+def _floor_divide(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+    lhs, rhs = binary_operands(imp, a["self"], a["other"], imp.out_dtype(node))
     _no_zero_integer_divisor(imp, a["other"], rhs)
     return floor_divide(imp, lhs, rhs)
 
@@ -168,15 +168,15 @@ def _floor_divide(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any
 # ------------------------------------------------------------------ sorting
 
 
-def _axis(imp: _Importer, x: SSAValue, dim: int) -> int:
+def _axis(imp: Importer, x: SSAValue, dim: int) -> int:
     rank = max(imp.em.ndim(x), 1)
     if not -rank <= dim < rank:
         raise FrontendError(f"dim {dim} is out of range for a tensor of rank {imp.em.ndim(x)}")
     return dim % rank
 
 
-@_converts("aten.sort")
-def _sort(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.sort")
+def _sort(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """Values and i64 positions in stable order (NaN largest, as torch)."""
     em, x = imp.em, a["self"]
     if em.ndim(x) == 0:
@@ -186,8 +186,8 @@ def _sort(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return [em.op("gather_elements", x, order, axis=axis), order]
 
 
-@_converts("aten.argsort")
-def _argsort(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.argsort")
+def _argsort(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     em, x = imp.em, a["self"]
     if em.ndim(x) == 0:
         return em.full([], 0, dtypes.I64)
@@ -195,8 +195,8 @@ def _argsort(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return em.op("argsort", x, axis=axis, descending=bool(a["descending"]))
 
 
-@_converts("aten.topk")
-def _topk(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.topk")
+def _topk(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """The ``k`` largest (smallest) values in order and their positions; equal values
     by position (torch leaves their order open)."""
     em, x = imp.em, a["self"]
@@ -208,8 +208,8 @@ def _topk(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return [em.op("gather_elements", x, positions, axis=axis), positions]
 
 
-@_converts("aten.flip")
-def _flip(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.flip")
+def _flip(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     em, x = imp.em, a["self"]
     axes = sorted({_axis(imp, x, d) for d in a["dims"]})
     if not axes or em.ndim(x) == 0:
@@ -232,8 +232,8 @@ _SCATTER_REDUCTIONS = {
 }
 
 
-@_converts("aten.scatter", "aten.scatter_add", "aten.scatter_reduce")
-def _scatter(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.scatter", "aten.scatter_add", "aten.scatter_reduce")
+def _scatter(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """``relax.scatter_elements``. torch refuses a negative index: it is moved out of
     range, so the kernel's range check reports it. Without ``include_self`` the
     scattered positions start from the reduction's neutral value; ``mean`` divides the
@@ -304,15 +304,15 @@ def _highest(dtype: Any) -> Any:
 # ------------------------------------------------------------------ data-dependent lengths
 
 
-def _nonzero_columns(imp: _Importer, x: SSAValue) -> SSAValue:
+def _nonzero_columns(imp: Importer, x: SSAValue) -> SSAValue:
     """``relax.nonzero`` of x, ``[rank, count]``, its count a new symbolic variable."""
     em = imp.em
     found = imp.builder.variable(object(), "nonzero")
     return em.match(em.op("nonzero", x), [em.ndim(x), found])
 
 
-@_converts("aten.nonzero")
-def _nonzero(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.nonzero")
+def _nonzero(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """The positions of the non-zero elements, one row each (the safety net)."""
     em, x = imp.em, a["self"]
     if em.ndim(x) == 0:  # one row without columns when x is non-zero
@@ -321,8 +321,8 @@ def _nonzero(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return em.permute(_nonzero_columns(imp, x), [1, 0])
 
 
-@_converts("aten.masked_select")
-def _masked_select(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.masked_select")
+def _masked_select(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """The elements of x where the mask is true (both broadcast), in row-major order."""
     em = imp.em
     x, mask = a["self"], a["mask"]
@@ -342,8 +342,8 @@ def _masked_select(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> An
 # ------------------------------------------------------------------ median, index_put
 
 
-@_converts("aten.median")
-def _median(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.median")
+def _median(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """The lower median along ``dim`` (absent: of all elements) and, with a dim, its
     position: element ``(n - 1) // 2`` of the stable ascending order (equal values by
     position), or the first NaN when there is one (torch propagates NaN)."""
@@ -380,7 +380,7 @@ def _median(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     return [value, position]
 
 
-def _integer_indices(imp: _Importer, index: SSAValue | None) -> list[SSAValue | None]:
+def _integer_indices(imp: Importer, index: SSAValue | None) -> list[SSAValue | None]:
     """An index tensor as integer index tensors: a boolean mask becomes the positions of
     its true elements, one tensor per axis it covers."""
     em = imp.em
@@ -394,8 +394,8 @@ def _integer_indices(imp: _Importer, index: SSAValue | None) -> list[SSAValue | 
     return [em.reshape(row, [count]) for row in rows]
 
 
-@_converts("aten.index_put")
-def _index_put(imp: _Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
+@converts("aten.index_put")
+def _index_put(imp: Importer, node: torch.fx.Node, a: dict[str, Any]) -> Any:
     """``x[i0, i1, ...] = values`` (``accumulate``: ``+=``) for integer index tensors of
     the leading axes: a ``scatter_elements`` over the flattened indexed axes. An index
     out of range is a run-time error (each is checked by a ``take``); of duplicates

@@ -9,7 +9,8 @@ import pytest
 import xrelax
 from xrelax.dialects import dtypes
 from xrelax.frontend import FrontendError, load_params, save_params
-from xrelax.frontend.common import ModelBuilder, Names, UnsupportedOperatorsError, sanitize_name
+from xrelax.frontend.common import Names, UnsupportedOperatorsError, sanitize_name
+from xrelax.frontend.model_builder import ModelBuilder
 
 
 @pytest.mark.parametrize(
