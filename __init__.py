@@ -1,6 +1,6 @@
 """xrelax: Relax, the dynamic-shape IR of Apache TVM, on xDSL.
 
-The Python API (DESIGN §8)::
+The Python API (docs/design.md §8)::
 
     import xrelax
     m = xrelax.parse(text)                        # a verified builtin.module

@@ -1,4 +1,4 @@
-"""The relax dialect: types and structural ops (DESIGN §3).
+"""The relax dialect: types and structural ops (docs/design.md §3).
 
 Operators (``relax.add``, ``relax.matmul``, ...) live in :mod:`xrelax.ops`;
 :mod:`xrelax.ops.registry` assembles them with the structural ops defined here.

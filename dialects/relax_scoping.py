@@ -1,4 +1,4 @@
-"""Scoping rules of a relax function, checked in one walk of its body (DESIGN §2-3).
+"""Scoping rules of a relax function, checked in one walk of its body (docs/design.md §2-3).
 
 * SSA values: every operand is defined before its use in an enclosing block, and a
   value defined inside a ``relax.dataflow`` region (a dataflow var) is not used

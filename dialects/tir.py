@@ -1,4 +1,4 @@
-"""The tir dialect: destination-passing loop-nest functions (DESIGN §5).
+"""The tir dialect: destination-passing loop-nest functions (docs/design.md §5).
 
 ```mlir
 tir.prim_func @add(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[m], f32>,

@@ -1,4 +1,4 @@
-"""The vm dialect: the textual form of a VM executable (DESIGN §7).
+"""The vm dialect: the textual form of a VM executable (docs/design.md §7).
 
 Two groups of ops:
 

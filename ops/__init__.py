@@ -1,4 +1,4 @@
-"""The relax operator library: one class per operator (DESIGN §4).
+"""The relax operator library: one class per operator (docs/design.md §4).
 
 See :mod:`xrelax.ops.base` for what an operator defines, and
 ``docs/adding-an-operator.md`` for how to add one. Every operator is listed in

@@ -1,4 +1,4 @@
-"""The operator protocol: what one relax operator class defines (DESIGN §4).
+"""The operator protocol: what one relax operator class defines (docs/design.md §4).
 
 An operator is one xDSL op class deriving from :class:`OperatorOp`. It declares its
 operands, result and properties (IRDL), and implements, in one place:

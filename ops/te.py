@@ -1,4 +1,4 @@
-"""The TE-style builder: tensor expressions to ``tir.prim_func`` (DESIGN §5, "emit_te").
+"""The TE-style builder: tensor expressions to ``tir.prim_func`` (docs/design.md §5, "emit_te").
 
 ```python
 n, m = sym("n"), sym("m")

@@ -1,4 +1,4 @@
-"""``relax-opt``: the opt-style driver over relax, tir and vm IR (DESIGN §8).
+"""``relax-opt``: the opt-style driver over relax, tir and vm IR (docs/design.md §8).
 
 mlir-opt conventions on top of xDSL's ``xDSLOptMain``: ``-p`` pipelines with options,
 ``--split-input-file``, ``--print-op-generic``, stdin input, ``-o``; MLIR's

@@ -1,4 +1,4 @@
-"""``relax-run``: compile and execute a program on the VM (DESIGN §8).
+"""``relax-run``: compile and execute a program on the VM (docs/design.md §8).
 
     relax-run FILE --entry main --inputs in.npz --params w.npz --outputs out.npz
 

@@ -1,4 +1,4 @@
-"""``relax-to-vm``: the default pipeline from relax to the vm dialect (DESIGN §6):
+"""``relax-to-vm``: the default pipeline from relax to the vm dialect (docs/design.md §6):
 deduce types, clean up (canonicalize, fold constants, cse, dce), legalize operators to
 kernels, fuse them, then lower memory, shapes and control flow to VM code."""
 

@@ -46,7 +46,7 @@ def parse_type(parser: Parser) -> Attribute:
     """``parser.parse_type()`` with a memoised fast path for the flat dialect types
     (``!relax.tensor<...>``, ``!relax.shape<...>``, ``!relax.prim<...>``,
     ``!tir.buffer<...>``): their whole
-    text is looked up before xDSL's lexer touches it (parsing speed, DESIGN §8)."""
+    text is looked up before xDSL's lexer touches it (parsing speed, docs/design.md §8)."""
     content = parser.lexer.input.content
     start = parser.pos
     name_end = content.find("<", start, start + _LONGEST_FAST_TYPE + 1)

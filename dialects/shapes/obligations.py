@@ -1,4 +1,4 @@
-"""Obligations: the facts a shape deduction relies on but cannot prove (DESIGN §2).
+"""Obligations: the facts a shape deduction relies on but cannot prove (docs/design.md §2).
 
 A deduction states what it relies on with ``require`` (:mod:`xrelax.ops.base`). A
 fact that is proven costs nothing, a provably false one is a compile-time error,

@@ -1,4 +1,4 @@
-"""Symbolic integer expressions for tensor shapes (DESIGN §2).
+"""Symbolic integer expressions for tensor shapes (docs/design.md §2).
 
 A symbolic dimension is a sympy expression over named, integer, non-negative
 symbols, kept in a canonical form: polynomials are expanded, constants are

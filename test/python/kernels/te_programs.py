@@ -1,4 +1,4 @@
-"""TE programs for the DESIGN §4 operators, written as their legalization builds them,
+"""TE programs for the docs/design.md §4 operators, written as their legalization builds them,
 and the helpers that compile and run them against numpy.
 
 Shapes are symbolic (``sym("n")``) wherever the operator allows, so one compiled kernel

@@ -1,4 +1,4 @@
-"""Every DESIGN §4 operator, as legalization builds it with the TE builder, compiled by
+"""Every docs/design.md §4 operator, as legalization builds it with the TE builder, compiled by
 the kernel backend and run on random shapes and values against numpy; none of these
 kernels may take the scalar fallback."""
 
