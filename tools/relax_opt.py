@@ -11,6 +11,7 @@ Bad input gives a located one-line diagnostic and a non-zero exit, never a trace
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 import time
@@ -87,9 +88,10 @@ class RelaxOptMain(xDSLOptMain):
             parsed = parse_args(*args, **kwargs)
             if parsed.target not in self.available_targets:
                 choices = ", ".join(repr(name) for name in self.available_targets)
+                close = difflib.get_close_matches(parsed.target, list(self.available_targets))
                 arg_parser.error(
                     f"argument -t/--target: invalid choice: {parsed.target!r} "
-                    f"(choose from {choices})"
+                    f"(choose from {choices})" + (f"; did you mean {close[0]!r}?" if close else "")
                 )
             return parsed
 
