@@ -22,7 +22,8 @@ from xrelax.dialects import dtypes
 from xrelax.frontend.common import FrontendError, Unsupported
 from xrelax.frontend.control_flow import Loop, emit_if, emit_loop
 from xrelax.frontend.emitter import Emitter
-from xrelax.frontend.onnx import (
+from xrelax.frontend.onnx_graphs import free_names
+from xrelax.frontend.onnx_importer import (
     _POISON,
     _axis,
     _converts,
@@ -39,28 +40,6 @@ class _Poisoned(Exception):
 
 
 # ------------------------------------------------------------------ subgraphs
-
-
-def _free_names(graph: onnx.GraphProto) -> list[str]:
-    """The enclosing values ``graph`` (or a subgraph of it) uses by name, in order."""
-    defined = {v.name for v in graph.input} | {t.name for t in graph.initializer}
-    free: list[str] = []
-
-    def use(name: str) -> None:
-        if name and name not in defined and name not in free:
-            free.append(name)
-
-    for node in graph.node:
-        for name in node.input:
-            use(name)
-        for attr in node.attribute:
-            for sub in [attr.g] if attr.HasField("g") else list(attr.graphs):
-                for name in _free_names(sub):
-                    use(name)
-        defined.update(node.output)
-    for value in graph.output:
-        use(value.name)
-    return free
 
 
 def _run_graph(imp: _Importer, graph: onnx.GraphProto, bound: Sequence[_Value]) -> list[_Value]:
@@ -109,7 +88,7 @@ def _captured(imp: _Importer, graph: onnx.GraphProto) -> tuple[list[str], list[S
     """The enclosing run-time values ``graph`` uses (names and tensors): a function
     takes them as parameters. Values known at import time stay known."""
     names, values = [], []
-    for name in _free_names(graph):
+    for name in free_names(graph):
         value = imp.env.get(name)
         if value is _POISON:
             raise _Poisoned
@@ -302,34 +281,3 @@ def _per_value(attrs: dict, name: str, count: int) -> list[int]:
     if len(values) != count:
         raise FrontendError(f"{name} has {len(values)} entries, expected {count}")
     return [int(v) for v in values]
-
-
-# ------------------------------------------------------------------ function bodies
-
-
-def with_outer_names(
-    attr: onnx.AttributeProto, rename: Callable[[str], str]
-) -> onnx.AttributeProto:
-    """``attr`` with the enclosing values its subgraphs use renamed by ``rename`` (a
-    function body's values are renamed apart when it is expanded)."""
-    if not (attr.HasField("g") or attr.graphs):
-        return attr
-    renamed = onnx.AttributeProto()
-    renamed.CopyFrom(attr)
-    for graph in [renamed.g] if renamed.HasField("g") else renamed.graphs:
-        _rename_free(graph, rename)
-    return renamed
-
-
-def _rename_free(graph: onnx.GraphProto, rename: Callable[[str], str]) -> None:
-    free = set(_free_names(graph))
-    for node in graph.node:
-        for index, name in enumerate(node.input):
-            if name in free:
-                node.input[index] = rename(name)
-        for attr in node.attribute:
-            for sub in [attr.g] if attr.HasField("g") else attr.graphs:
-                _rename_free(sub, lambda name: rename(name) if name in free else name)
-    for value in graph.output:
-        if value.name in free:
-            value.name = rename(value.name)

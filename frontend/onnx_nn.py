@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import StringAttr
 from xrelax.dialects import dtypes
 from xrelax.dialects.shapes import symbolic
 from xrelax.frontend.common import FrontendError, Unsupported
-from xrelax.frontend.onnx import (
+from xrelax.frontend.onnx_importer import (
     _axis,
     _converts,
     _flag,

@@ -16,7 +16,7 @@ from xrelax.dialects import dtypes
 from xrelax.dialects.shapes import symbolic
 from xrelax.frontend import onnx_nn
 from xrelax.frontend.common import FrontendError, Unsupported
-from xrelax.frontend.onnx import (
+from xrelax.frontend.onnx_importer import (
     _axis,
     _canonical,
     _cast_target,
