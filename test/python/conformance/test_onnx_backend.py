@@ -2,7 +2,7 @@
 ships (the node cases, generated in memory by ``onnx.backend.test``, and the model
 cases under ``onnx/backend/test/data``: real models in their light form, simple,
 pytorch-converted and pytorch-operator), imported, compiled with the default pipeline
-and run on the VM through :class:`xrelax.frontend.onnx_backend.XrelaxBackend`, the
+and run on the VM through :class:`xrelax.tools.onnx_backend.XrelaxBackend`, the
 outputs compared as onnx's runner compares them (``Runner.assert_similar_outputs``,
 with each case's tolerances).
 
@@ -35,7 +35,7 @@ from onnx.backend.test.runner import Runner  # noqa: E402
 
 import xrelax  # noqa: E402
 from xrelax.frontend import FrontendError  # noqa: E402
-from xrelax.frontend.onnx_backend import XrelaxBackend  # noqa: E402
+from xrelax.tools.onnx_backend import XrelaxBackend  # noqa: E402
 
 EXPECTED_FAILURES = Path(__file__).with_name("onnx_expected_failures.txt")
 KINDS = ("node", "real", "simple", "pytorch-converted", "pytorch-operator")

@@ -2,7 +2,7 @@
 conformance suite (``onnx.backend.test.BackendTest``) and other ONNX tools drive:
 
 ```python
-from xrelax.frontend.onnx_backend import XrelaxBackend
+from xrelax.tools.onnx_backend import XrelaxBackend
 rep = XrelaxBackend.prepare(model, "CPU")   # import, compile with the default pipeline
 outputs = rep.run([x])                      # run on the VM: one array per graph output
 ```
