@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -697,53 +698,146 @@ class ConvTransposeOp(OperatorOp):
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
-        # A convolution, unit strides, of the input spread out by the strides (zeros in
-        # between) with the kernel flipped and its channel axes swapped per group.
+        # As torch computes it: every input point times every kernel tap (a product over
+        # the channels of a group), then each output point sums the products that land on
+        # it. Only products that exist are summed: an infinite or NaN weight never meets
+        # a padding zero or a zero between strided input points.
         x, weight = inputs
         window = Window.of(props, cls.SPATIAL)
-        extra = _output_padding(props, cls.SPATIAL)
-        groups = prop_int(props, "groups", 1)
-        batch, channels, *sizes = x.shape
-        _, per_group, *kernel = weight.shape
-        spread = x
-        if any(s > 1 for s in window.strides):
-            strides = window.strides
+        products = _TapProducts(x, weight, prop_int(props, "groups", 1))
+        out = result_dims(result_type)
+        if all(k.is_Integer for k in products.kernel):
+            return _scatter_phases(products, window, out)
+        return _scatter_taps(products, window, out)
 
-            def spread_body(b: sympy.Expr, c: sympy.Expr, *j: sympy.Expr) -> te.Expr:
-                on_grid = sympy.And(
-                    *(
-                        sympy.Eq(symbolic.floormod(i, s), 0)
-                        for i, s in zip(j, strides, strict=True)
-                        if s > 1
-                    )
+
+class _TapProducts:
+    """The products of a transposed convolution's input points with its kernel taps,
+    summed over the input channels of a group: (N, O, *input) per tap."""
+
+    def __init__(self, x: te.Tensor, weight: te.Tensor, groups: int) -> None:
+        self.x, self.weight, self.groups = x, weight, groups
+        self.batch, channels, *self.sizes = x.shape
+        _, self.per_group, *self.kernel = weight.shape
+        self.out_channels = sympy.expand(self.per_group * groups)
+        self.in_per_group = symbolic.floordiv(channels, groups)
+        self.wide = accumulator(x.dtype)
+
+    def product(self, b: Any, o: Any, taps: Sequence[Any], points: Sequence[Any]) -> te.Expr:
+        """The product at output channel o of input point ``points`` and tap ``taps``."""
+        rc = te.reduce_axis(0, self.in_per_group, "rc")
+        if self.groups > 1:
+            channel = symbolic.floordiv(o, self.per_group) * self.in_per_group + rc
+            column = symbolic.floormod(o, self.per_group)
+        else:
+            channel, column = rc, o
+        value, tap = self.x[(b, channel, *points)], self.weight[(channel, column, *taps)]
+        if self.wide != self.x.dtype:
+            value, tap = te.cast(value, self.wide), te.cast(tap, self.wide)
+        return te.sum(value * tap, [rc])
+
+    def of_tap(self, tap: Sequence[int]) -> te.Tensor:
+        """The products of one (static) tap: (N, O, *input)."""
+        return te.compute(
+            (self.batch, self.out_channels, *self.sizes),
+            lambda b, o, *points: self.product(b, o, tap, points),
+            "products",
+        )
+
+    def of_all_taps(self) -> te.Tensor:
+        """The products of every tap: (N, O, *kernel, *input)."""
+        rank = len(self.kernel)
+        return te.compute(
+            (self.batch, self.out_channels, *self.kernel, *self.sizes),
+            lambda b, o, *rest: self.product(b, o, rest[:rank], rest[rank:]),
+            "products",
+        )
+
+    def result(self, value: te.Expr) -> te.Expr:
+        return value if self.wide == self.x.dtype else te.cast(value, self.x.dtype)
+
+
+def _scatter_phases(products: _TapProducts, window: Window, out: Dims) -> Any:
+    """A transposed convolution of a static kernel: the output points of one phase (their
+    position modulo the stride) receive the same taps, each from the input shifted by a
+    fixed offset, so a phase is a sum of shifted products; the output interleaves the
+    phases."""
+    phases = list(itertools.product(*(range(s) for s in window.strides)))
+    parts = [_phase(products, window, out, phase) for phase in phases]
+
+    def body(b: sympy.Expr, o: sympy.Expr, *y: sympy.Expr) -> te.Expr:
+        q = [symbolic.floordiv(i, s) for i, s in zip(y, window.strides, strict=True)]
+        value = parts[-1].get((b, o, *q), pad=0)
+        for phase, part in reversed(list(zip(phases, parts, strict=True))[:-1]):
+            at = sympy.And(
+                *(
+                    sympy.Eq(symbolic.floormod(i, s), p)
+                    for i, p, s in zip(y, phase, window.strides, strict=True)
+                    if s > 1
                 )
-                value = x[
-                    (b, c, *(symbolic.floordiv(i, s) for i, s in zip(j, strides, strict=True)))
-                ]
-                return te.if_then_else(on_grid, value, te.const(0, x.dtype))
+            )
+            value = te.if_then_else(at, part.get((b, o, *q), pad=0), value)
+        return products.result(value)
 
-            spread_dims = [
-                sympy.expand((n - 1) * s + 1) for n, s in zip(sizes, strides, strict=True)
-            ]
-            spread = te.compute((batch, channels, *spread_dims), spread_body, "spread")
-        in_per_group = symbolic.floordiv(channels, groups)
+    return te.compute(out, body, OUTPUT)
 
-        def flipped_body(o: sympy.Expr, c: sympy.Expr, *t: sympy.Expr) -> te.Expr:
-            group = symbolic.floordiv(o, per_group)
-            index = (group * in_per_group + c, symbolic.floormod(o, per_group))
-            return weight[(*index, *(k - 1 - i for k, i in zip(kernel, t, strict=True)))]
 
-        flipped = te.compute(
-            (sympy.expand(per_group * groups), in_per_group, *kernel), flipped_body, "flipped"
+def _phase(products: _TapProducts, window: Window, out: Dims, phase: tuple[int, ...]) -> te.Tensor:
+    """The output points ``phase + stride * q`` of a transposed convolution: the sum of
+    its taps t, each read at input point ``q + shift`` where (phase + before - t *
+    dilation) = stride * shift."""
+    per_axis = [
+        [(t, (p + b - t * d) // s) for t in range(int(k)) if (p + b - t * d) % s == 0]
+        for p, b, d, s, k in zip(
+            phase, window.before, window.dilation, window.strides, products.kernel, strict=True
         )
-        reach = [d * (k - 1) for d, k in zip(window.dilation, kernel, strict=True)]
-        conv_window = Window(
-            [1] * cls.SPATIAL,
-            [r - b for r, b in zip(reach, window.before, strict=True)],
-            [r + e - a for r, e, a in zip(reach, extra, window.after, strict=True)],
-            window.dilation,
-        )
-        return _conv_te(spread, flipped, conv_window, groups, result_dims(result_type))
+    ]
+    taps = [
+        (products.of_tap([t for t, _ in tap]), [shift for _, shift in tap])
+        for tap in itertools.product(*per_axis)
+    ]
+    sizes = [
+        symbolic.floordiv(n - p + s - 1, s)
+        for n, p, s in zip(out[2:], phase, window.strides, strict=True)
+    ]
+
+    def body(b: sympy.Expr, o: sympy.Expr, *q: sympy.Expr) -> te.Expr:
+        total = te.const(0, products.wide)
+        for part, shifts in taps:
+            index = [qa + shift for qa, shift in zip(q, shifts, strict=True)]
+            total = total + part.get((b, o, *index), pad=0)
+        return total
+
+    return te.compute((*out[:2], *sizes), body, "phase")
+
+
+def _scatter_taps(products: _TapProducts, window: Window, out: Dims) -> Any:
+    """A transposed convolution of a symbolic kernel: each output point sums, over the
+    taps, the product of tap t and input point (p + before - t * dilation) / stride
+    where that is a whole number."""
+    every = products.of_all_taps()
+    taps = [te.reduce_axis(0, k, f"r{a}") for a, k in enumerate(products.kernel)]
+
+    def body(b: sympy.Expr, o: sympy.Expr, *positions: sympy.Expr) -> te.Expr:
+        offsets = [
+            p + before - t * d
+            for p, t, d, before in zip(positions, taps, window.dilation, window.before, strict=True)
+        ]
+        points = [
+            symbolic.floordiv(i, s) if s > 1 else i
+            for i, s in zip(offsets, window.strides, strict=True)
+        ]
+        value = every.get((b, o, *taps, *points), pad=0)
+        on_grid = [
+            sympy.Eq(symbolic.floormod(i, s), 0)
+            for i, s in zip(offsets, window.strides, strict=True)
+            if s > 1
+        ]
+        if on_grid:
+            value = te.if_then_else(sympy.And(*on_grid), value, te.const(0, products.wide))
+        return products.result(te.sum(value, taps))
+
+    return te.compute(out, body, OUTPUT)
 
 
 @irdl_op_definition

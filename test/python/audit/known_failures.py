@@ -18,12 +18,6 @@ KNOWN: dict[str, tuple[str, tuple[str, ...]]] = {
         "split never fuses",
         (*(f"split-{d}-{name}" for d in _DTYPES for name in _SPLITS), "random-split"),
     ),
-    "A5": (
-        "conv_transpose's VM kernels (a convolution of the input spread out with zeros) "
-        "multiply an infinite or NaN weight by the zeros between strided input elements: "
-        "NaN where the interpreter, the safety net and torch sum only the products that exist",
-        tuple(f"conv_transpose{n}d-{d}-specials" for n in (1, 2, 3) for d in ("f32", "f64")),
-    ),
 }
 """Failure class -> (what is wrong, the test ids of its cases, fnmatch patterns)."""
 
