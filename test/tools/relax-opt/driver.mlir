@@ -41,7 +41,7 @@
 // TARGET: relax-opt: error: argument -t/--target: invalid choice: 'llvm' (choose from 'mlir') (see --help)
 // TARGET-NOT: usage
 // RUN: not relax-opt %s -t 'mlir{' 2>&1 | filecheck %s --check-prefix=SPEC
-// SPEC: relax-opt: error: argument -t/--target: invalid choice: 'mlir{' (choose from 'mlir') (see --help)
+// SPEC: relax-opt: error: argument -t/--target: invalid choice: 'mlir{' (choose from 'mlir'); did you mean 'mlir'? (see --help)
 // RUN: not relax-opt %s --bogus 2>&1 | filecheck %s --check-prefix=FLAG
 // FLAG: relax-opt: error: unrecognized arguments: --bogus (see --help)
 // FLAG-NOT: usage
