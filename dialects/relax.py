@@ -82,6 +82,7 @@ from xrelax.dialects.dims import (
 from xrelax.dialects.ir.operation import XrelaxOperation
 from xrelax.dialects.ir.symbol_index import lookup_symbol, symbol_fact
 from xrelax.dialects.ir.syntax import (
+    ResultTypeList,
     SymbolicDims,
     parse_bracket_dims,
     parse_defined_operand,
@@ -681,28 +682,11 @@ class DataflowOp(XrelaxOperation):
     outputs = var_result_def()
     body = region_def("single_block")
     traits = lazy_traits_def(lambda: (HasParent(FuncOp, IfOp),))
+    assembly_format = "(`->` custom<ResultTypeList>(type($outputs))^)? attr-dict-with-keyword $body"
+    custom_directives = (ResultTypeList,)
 
     def __init__(self, result_types: Sequence[Attribute], body: Region) -> None:
         super().__init__(result_types=[result_types], regions=[body])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> DataflowOp:
-        types: list[Attribute] = []
-        if parser.parse_optional_punctuation("->") is not None:
-            types = parse_result_types(parser)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = DataflowOp(types, parser.parse_region())
-        if attrs is not None:
-            op.attributes |= attrs.data
-        return op
-
-    def print(self, printer: Printer) -> None:
-        if self.outputs:
-            printer.print_string(" -> ")
-            print_result_types(printer, self.outputs.types)
-        printer.print_op_attributes(self.attributes, print_keyword=True)
-        printer.print_string(" ")
-        printer.print_region(self.body)
 
     def verify_(self) -> None:
         terminator = self.body.block.last_op

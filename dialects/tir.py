@@ -27,7 +27,9 @@ after it, so an index may depend on data (``take`` reads positions from a buffer
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from typing import ClassVar
 
 import sympy
 from xdsl.dialects.arith import FloatingPointLikeBinaryOperation, SignlessIntegerBinaryOperation
@@ -48,6 +50,9 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    VarConstraint,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -57,6 +62,16 @@ from xdsl.irdl import (
     region_def,
     result_def,
     traits_def,
+)
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    OperandVariable,
+    ParsingState,
+    PrintingState,
+    RegionVariable,
+    TypeDirective,
+    irdl_custom_directive,
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
@@ -73,10 +88,18 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xrelax.dialects import dtypes
-from xrelax.dialects.dims import DimsAttr, check_extents, parse_dims_text, take_angle_body
+from xrelax.dialects.dims import DimsAttr, check_extents, parse_dims_text
 from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.ir.operation import XrelaxOperation
-from xrelax.dialects.ir.syntax import parse_bracket_dims, parse_defined_operand, parse_type
+from xrelax.dialects.ir.syntax import (
+    BareName,
+    QuotedString,
+    SymbolicDims,
+    defined_type,
+    parse_bracket_dims,
+    print_dims,
+)
+from xrelax.dialects.ir.xdsl_workarounds import skip_to
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.shapes.symbolic import Dims
 
@@ -102,17 +125,15 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        text, start = take_angle_body(parser)
-        shape_text, sep, dtype_text = text.rpartition(",")
-        if not sep or not shape_text.strip().startswith("["):
-            parser.raise_error("expected '[dims], <dtype>'", start, start + len(text))
-        dtype = dtypes.BY_NAME.get(dtype_text.strip())
-        if dtype is None:
-            at = start + len(shape_text) + 1
-            parser.raise_error(
-                f"unsupported element type '{dtype_text.strip()}'", at, at + len(dtype_text)
-            )
-        return (DimsAttr(parse_dims_text(parser, shape_text, start)), dtype)
+        with parser.in_angle_brackets():
+            shape = parse_bracket_dims(parser)
+            parser.parse_punctuation(",")
+            at = parser.pos
+            name = parser.parse_identifier(" (an element type)")
+            dtype = dtypes.BY_NAME.get(name)
+            if dtype is None:
+                parser.raise_error(f"unsupported element type '{name}'", at, parser.pos)
+        return (DimsAttr(shape), dtype)
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{symbolic.format_dims(self.dims)}, {dtypes.NAME_OF[self.dtype]}>")
@@ -322,6 +343,57 @@ class AllocBufferOp(XrelaxOperation):
         super().__init__(result_types=[type_])
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _check_name(what: str, name: str) -> None:
+    """A symbolic variable is named by an identifier (its uses are parsed as one)."""
+    if _NAME.fullmatch(name) is None:
+        raise VerifyException(f"{what} '{name}' is not an identifier")
+
+
+@irdl_custom_directive
+class LoopBounds(CustomDirective):
+    """``[lower, upper)``: a ``#sym.dims`` property of two expressions, a half-open
+    range."""
+
+    bounds: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        start = parser.pos
+        content = parser.lexer.input.content
+        end = _closing_paren(content, start)
+        if end == -1 or content[start] != "[":
+            parser.raise_error("expected loop bounds '[lower, upper)'", start, start + 1)
+        bounds = parse_dims_text(parser, content[start:end] + "]", start)
+        if len(bounds) != 2:
+            parser.raise_error("expected loop bounds '[lower, upper)'", start, end + 1)
+        skip_to(parser, end + 1)
+        self.bounds.set(state, DimsAttr(bounds))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        lower, upper = (symbolic.format_expr(b) for b in self.bounds.get(op).data)  # type: ignore[union-attr]
+        printer.print_string(f"[{lower}, {upper})")
+
+
+@irdl_custom_directive
+class LoopBody(CustomDirective):
+    """A loop's single-block region; ``{}`` (no ops) is one empty block."""
+
+    body: RegionVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        body = parser.parse_region()
+        if not body.blocks:
+            body.add_block(Block())
+        self.body.set(state, body)
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_region(self.body.get(op), print_empty_block=False)
+
+
 @irdl_op_definition
 class ForOp(XrelaxOperation):
     """``tir.for i in [lo, hi) { ... }`` (``parallel`` marks a parallel loop)."""
@@ -333,6 +405,11 @@ class ForOp(XrelaxOperation):
     parallel = opt_prop_def(UnitAttr)
     body = region_def("single_block")
     traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
+    custom_directives = (BareName, LoopBounds, LoopBody)
+    assembly_format = (
+        "custom<BareName>($var) `in` custom<LoopBounds>($bounds) (`parallel` $parallel^)? "
+        "attr-dict-with-keyword custom<LoopBody>($body)"
+    )
 
     def __init__(
         self,
@@ -366,39 +443,8 @@ class ForOp(XrelaxOperation):
         """The exclusive upper bound."""
         return self.bounds.data[1]
 
-    @classmethod
-    def parse(cls, parser: Parser) -> ForOp:
-        var = parser.parse_identifier()
-        parser.parse_keyword("in")
-        start = parser.pos
-        content = parser.lexer.input.content
-        end = _closing_paren(content, start)
-        if end == -1 or content[start] != "[":
-            parser.raise_error("expected loop bounds '[lower, upper)'", start, start + 1)
-        bounds = parse_dims_text(parser, content[start:end] + "]", start)
-        if len(bounds) != 2:
-            parser.raise_error("expected loop bounds '[lower, upper)'", start, end + 1)
-        parser._resume_from(end + 1)  # noqa: SLF001
-        parallel = parser.parse_optional_keyword("parallel") is not None
-        attrs = parser.parse_optional_attr_dict_with_keyword(("var", "bounds", "parallel"))
-        body = parser.parse_region()
-        if not body.blocks:
-            body.add_block(Block())  # `{ }`: an empty loop body
-        op = ForOp(var, bounds[0], bounds[1], body, parallel)
-        if attrs is not None:
-            op.attributes |= attrs.data
-        return op
-
-    def print(self, printer: Printer) -> None:
-        lower, upper = (symbolic.format_expr(b) for b in self.bounds.data)
-        printer.print_string(f" {self.var_name} in [{lower}, {upper})")
-        if self.parallel is not None:
-            printer.print_string(" parallel")
-        printer.print_op_attributes(self.attributes, print_keyword=True)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_empty_block=False)
-
     def verify_(self) -> None:
+        _check_name("loop variable", self.var_name)
         if len(self.bounds.data) != 2:
             raise VerifyException("tir.for has exactly two bounds")
 
@@ -419,6 +465,26 @@ def _closing_paren(content: str, start: int) -> int:
     return -1
 
 
+@irdl_custom_directive
+class BufferAccess(CustomDirective):
+    """``%A[i, j]``: a buffer (defined before, its type not written) and its indices."""
+
+    buffer: OperandVariable
+    buffer_type: TypeDirective
+    indices: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        buffer = parser.parse_unresolved_operand()
+        self.buffer.set(state, buffer)
+        self.buffer_type.set(state, (defined_type(parser, buffer),))
+        self.indices.set(state, DimsAttr(parse_bracket_dims(parser)))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_operand(self.buffer.get(op))
+        print_dims(printer, self.indices.get(op).data)  # type: ignore[union-attr]
+
+
 def _check_indices(op: Operation, buffer: SSAValue, indices: Dims) -> BufferType:
     type_ = buffer.type
     if not isinstance(type_, BufferType):
@@ -434,11 +500,17 @@ class LoadOp(XrelaxOperation):
 
     name = "tir.load"
 
+    T: ClassVar = VarConstraint("T", AnyAttr())
     buffer = operand_def(BufferType)
-    pad = opt_operand_def()
+    pad = opt_operand_def(T)
     indices = prop_def(DimsAttr)
-    result = result_def()
+    result = result_def(T)
     traits = traits_def(MemoryReadEffect())
+    custom_directives = (BufferAccess,)
+    assembly_format = (
+        "custom<BufferAccess>($buffer, type($buffer), $indices) (`pad` $pad^)? attr-dict "
+        "`:` type($result)"
+    )
 
     def __init__(
         self,
@@ -452,35 +524,6 @@ class LoadOp(XrelaxOperation):
             properties={"indices": DimsAttr.of(indices)},
             result_types=[buffer.type.dtype],
         )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadOp:
-        buffer_value = parse_defined_operand(parser)
-        indices = parse_bracket_dims(parser)
-        pad = None
-        if parser.parse_optional_keyword("pad") is not None:
-            pad = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        dtype = parse_type(parser)
-        pad_value = [parser.resolve_operand(pad, dtype)] if pad is not None else []
-        return cls.create(
-            operands=[buffer_value, *pad_value],
-            properties={"indices": DimsAttr(indices)},
-            result_types=[dtype],
-            attributes=attrs,
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.buffer)
-        printer.print_string(symbolic.format_dims(self.indices.data))
-        if self.pad is not None:
-            printer.print_string(" pad ")
-            printer.print_operand(self.pad)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         type_ = _check_indices(self, self.buffer, self.indices.data)
@@ -502,36 +545,16 @@ class StoreOp(XrelaxOperation):
     value = operand_def()
     indices = prop_def(DimsAttr)
     traits = traits_def(MemoryWriteEffect())
+    custom_directives = (BufferAccess,)
+    assembly_format = (
+        "custom<BufferAccess>($buffer, type($buffer), $indices) `,` $value attr-dict "
+        "`:` type($value)"
+    )
 
     def __init__(
         self, buffer: SSAValue, indices: Iterable[int | str | sympy.Expr], value: SSAValue
     ) -> None:
         super().__init__(operands=[buffer, value], properties={"indices": DimsAttr.of(indices)})
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreOp:
-        buffer = parse_defined_operand(parser)
-        indices = parse_bracket_dims(parser)
-        parser.parse_punctuation(",")
-        value = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        dtype = parse_type(parser)
-        return cls.create(
-            operands=[buffer, parser.resolve_operand(value, dtype)],
-            properties={"indices": DimsAttr(indices)},
-            attributes=attrs,
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.buffer)
-        printer.print_string(symbolic.format_dims(self.indices.data))
-        printer.print_string(", ")
-        printer.print_operand(self.value)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
 
     def verify_(self) -> None:
         type_ = _check_indices(self, self.buffer, self.indices.data)
@@ -539,6 +562,32 @@ class StoreOp(XrelaxOperation):
             raise VerifyException(
                 f"stores {self.value.type} into a buffer of {dtypes.NAME_OF[type_.dtype]}"
             )
+
+
+@irdl_custom_directive
+class IndexExpr(CustomDirective):
+    """``i * 2 + 1``: a ``#sym.dims`` property of one expression, written bare (up to the
+    ``{`` of the attributes or the ``:`` of the type)."""
+
+    value: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        start = parser.pos
+        content = parser.lexer.input.content
+        end = start
+        while end < len(content) and content[end] not in ":{\n":
+            end += 1
+        if end == len(content) or content[end] == "\n":
+            parser.raise_error("expected '<expr> : <integer type>'", start, start + 1)
+        exprs = parse_dims_text(parser, "[" + content[start:end] + "]", start - 1)
+        if len(exprs) != 1:
+            parser.raise_error("expected one symbolic index expression", start, end)
+        skip_to(parser, end)
+        self.value.set(state, DimsAttr(exprs))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_string(symbolic.format_expr(self.value.get(op).data[0]))  # type: ignore[union-attr]
 
 
 @irdl_op_definition
@@ -550,6 +599,8 @@ class IndexOp(XrelaxOperation):
     value = prop_def(DimsAttr)
     result = result_def()
     traits = traits_def(Pure())
+    custom_directives = (IndexExpr,)
+    assembly_format = "custom<IndexExpr>($value) attr-dict `:` type($result)"
 
     def __init__(self, expr: int | str | sympy.Expr, type_: Attribute = dtypes.I64) -> None:
         super().__init__(properties={"value": DimsAttr.of([expr])}, result_types=[type_])
@@ -558,28 +609,6 @@ class IndexOp(XrelaxOperation):
     def expr(self) -> sympy.Expr:
         """The expression."""
         return self.value.data[0]
-
-    @classmethod
-    def parse(cls, parser: Parser) -> IndexOp:
-        start = parser.pos
-        content = parser.lexer.input.content
-        end = content.find(":", start)
-        newline = content.find("\n", start)
-        if end == -1 or (newline != -1 and newline < end):
-            parser.raise_error("expected '<expr> : <integer type>'", start, start + 1)
-        exprs = parse_dims_text(parser, "[" + content[start:end] + "]", start - 1)
-        if len(exprs) != 1:
-            parser.raise_error("expected one symbolic index expression", start, end)
-        (expr,) = exprs
-        parser._resume_from(end)  # noqa: SLF001
-        parser.parse_punctuation(":")
-        return cls.create(
-            properties={"value": DimsAttr((expr,))}, result_types=[parse_type(parser)]
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {symbolic.format_expr(self.expr)} : ")
-        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         if len(self.value.data) != 1:
@@ -597,6 +626,8 @@ class LetOp(XrelaxOperation):
 
     var = prop_def(StringAttr)
     value = operand_def()
+    custom_directives = (BareName,)
+    assembly_format = "custom<BareName>($var) `=` $value attr-dict `:` type($value)"
 
     def __init__(self, var: str, value: SSAValue) -> None:
         super().__init__(operands=[value], properties={"var": StringAttr(var)})
@@ -606,26 +637,30 @@ class LetOp(XrelaxOperation):
         """The bound variable."""
         return self.var.data
 
-    @classmethod
-    def parse(cls, parser: Parser) -> LetOp:
-        var = parser.parse_identifier()
-        parser.parse_punctuation("=")
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        return cls.create(
-            operands=[parser.resolve_operand(value, parse_type(parser))],
-            properties={"var": StringAttr(var)},
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.var_name} = ")
-        printer.print_operand(self.value)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-
     def verify_(self) -> None:
+        _check_name("let variable", self.var_name)
         if self.value.type not in (dtypes.I8, dtypes.I16, dtypes.I32, dtypes.I64):
             raise VerifyException("tir.let binds an integer value (i8, i16, i32 or i64)")
+
+
+@irdl_custom_directive
+class Relation(CustomDirective):
+    """``==``, ``<=`` or ``<`` (the lexer's ``=`` and ``<`` tokens, adjacent)."""
+
+    relation: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        start = parser.pos
+        relation = parser.parse_optional_punctuation("<") or parser.parse_optional_punctuation("=")
+        if relation is not None and parser.pos == start + 1:
+            relation += parser.parse_optional_punctuation("=") or ""
+        if relation not in symbolic.RELATIONS:
+            parser.raise_error("expected a relation '==', '<=' or '<'", start, start + 1)
+        self.relation.set(state, StringAttr(relation))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_string(self.relation.get(op).data)  # type: ignore[union-attr]
 
 
 @irdl_op_definition
@@ -640,6 +675,11 @@ class AssertOp(XrelaxOperation):
     rhs = prop_def(DimsAttr)
     relation = prop_def(StringAttr)
     message = prop_def(StringAttr)
+    custom_directives = (SymbolicDims, Relation, QuotedString)
+    assembly_format = (
+        "custom<SymbolicDims>($lhs) custom<Relation>($relation) custom<SymbolicDims>($rhs) "
+        "`,` custom<QuotedString>($message) attr-dict"
+    )
 
     def __init__(
         self,
@@ -669,37 +709,6 @@ class AssertOp(XrelaxOperation):
             symbolic.Fact(a, relation, b, what)
             for a, b in zip(self.lhs.data, self.rhs.data, strict=True)
         ]
-
-    @classmethod
-    def parse(cls, parser: Parser) -> AssertOp:
-        lhs = parse_bracket_dims(parser)
-        content = parser.lexer.input.content
-        start = parser.pos
-        while start < len(content) and content[start] in " \t":
-            start += 1
-        relation = next((r for r in ("==", "<=", "<") if content.startswith(r, start)), None)
-        if relation is None:
-            parser.raise_error("expected a relation '==', '<=' or '<'", start, start + 1)
-        parser._resume_from(start + len(relation))  # noqa: SLF001
-        rhs = parse_bracket_dims(parser)
-        parser.parse_punctuation(",")
-        message = parser.parse_str_literal()
-        attrs = parser.parse_optional_attr_dict()
-        return cls.create(
-            properties={
-                "lhs": DimsAttr(lhs),
-                "rhs": DimsAttr(rhs),
-                "relation": StringAttr(relation),
-                "message": StringAttr(message),
-            },
-            attributes=attrs,
-        )
-
-    def print(self, printer: Printer) -> None:
-        lhs, rhs = (symbolic.format_dims(d.data) for d in (self.lhs, self.rhs))
-        printer.print_string(f" {lhs} {self.relation.data} {rhs}, ")
-        printer.print_string_literal(self.message.data)
-        printer.print_op_attributes(self.attributes)
 
     def verify_(self) -> None:
         if self.relation.data not in symbolic.RELATIONS:

@@ -27,6 +27,7 @@ vm.func @main(%x, %w) {
 
 from __future__ import annotations
 
+import enum
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,10 +35,10 @@ from typing import Any, ClassVar
 
 import sympy
 from xdsl.dialects.builtin import (
+    I64,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     FloatAttr,
-    IntAttr,
     IntegerAttr,
     StringAttr,
     SymbolNameConstraint,
@@ -54,6 +55,7 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
+    IRDLOperation,
     ParsePropInAttrDict,
     irdl_attr_definition,
     irdl_op_definition,
@@ -65,6 +67,13 @@ from xdsl.irdl import (
     successor_def,
     traits_def,
     var_operand_def,
+)
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -84,6 +93,9 @@ from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.ir.dominance import check_dominance
 from xrelax.dialects.ir.operation import XrelaxOperation
 from xrelax.dialects.ir.syntax import (
+    DefinedOperand,
+    QuotedString,
+    SymbolicDims,
     parse_bracket_dims,
     parse_defined_operand,
     parse_type,
@@ -368,6 +380,8 @@ class KillOp(VMBuiltinOp):
 
     value = operand_def()
     traits = traits_def(MemoryWriteEffect())
+    custom_directives = (DefinedOperand,)
+    assembly_format = "custom<DefinedOperand>($value, type($value)) attr-dict"
 
     def builtin(self) -> str:
         if isinstance(self.value.owner, AllocStorageOp):
@@ -376,17 +390,6 @@ class KillOp(VMBuiltinOp):
 
     def __init__(self, value: SSAValue) -> None:
         super().__init__(operands=[value])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> KillOp:
-        op = KillOp(parse_defined_operand(parser))
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_op_attributes(self.attributes)
 
     def call_args(self) -> list[CallArg]:
         return [value_arg(self.value)]
@@ -399,30 +402,20 @@ class AllocShapeHeapOp(VMBuiltinOp):
     name = "vm.alloc_shape_heap"
     BUILTIN: ClassVar[str] = "vm.builtin.alloc_shape_heap"
 
-    size = prop_def(IntAttr)
+    size = prop_def(IntegerAttr[I64])
     heap = result_def()
     traits = traits_def(MemoryAllocEffect())
+    assembly_format = "$size attr-dict `:` type($heap)"
 
     def __init__(self, size: int, result_type: Attribute) -> None:
-        super().__init__(properties={"size": IntAttr(size)}, result_types=[result_type])
+        super().__init__(properties={"size": int_attr(size)}, result_types=[result_type])
 
-    @classmethod
-    def parse(cls, parser: Parser) -> AllocShapeHeapOp:
-        size = parser.parse_integer(allow_negative=False, allow_boolean=False)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        return cls.create(
-            properties={"size": IntAttr(size)}, attributes=attrs, result_types=[parse_type(parser)]
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.size.data}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.heap.type)
+    def verify_(self) -> None:
+        if self.size.value.data < 0:
+            raise VerifyException("vm.alloc_shape_heap takes a non-negative size")
 
     def call_args(self) -> list[CallArg]:
-        return [imm_arg(self.size.data)]
+        return [imm_arg(self.size.value.data)]
 
 
 @irdl_op_definition
@@ -436,28 +429,14 @@ class StoreShapeOp(VMBuiltinOp):
     heap = operand_def()
     indices = prop_def(DimsAttr)
     traits = traits_def(MemoryWriteEffect())
+    custom_directives = (DefinedOperand, SymbolicDims)
+    assembly_format = (
+        "custom<DefinedOperand>($shape, type($shape)) `,` "
+        "custom<DefinedOperand>($heap, type($heap)) custom<SymbolicDims>($indices) attr-dict"
+    )
 
     def __init__(self, shape: SSAValue, heap: SSAValue, indices: Sequence[int]) -> None:
         super().__init__(operands=[shape, heap], properties={"indices": DimsAttr.of(indices)})
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreShapeOp:
-        shape = parse_defined_operand(parser)
-        parser.parse_punctuation(",")
-        heap = parse_defined_operand(parser)
-        indices = parse_bracket_dims(parser)
-        op = cls.create(operands=[shape, heap], properties={"indices": DimsAttr(indices)})
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.shape)
-        printer.print_string(", ")
-        printer.print_operand(self.heap)
-        printer.print_string(" ")
-        print_dims(printer, self.indices.data)
-        printer.print_op_attributes(self.attributes)
 
     def call_args(self) -> list[CallArg]:
         return [
@@ -481,6 +460,11 @@ class LoadShapeOp(VMBuiltinOp):
     indices = prop_def(DimsAttr)
     result = result_def()
     traits = traits_def(Pure())
+    custom_directives = (DefinedOperand, SymbolicDims)
+    assembly_format = (
+        "custom<DefinedOperand>($heap, type($heap)) custom<SymbolicDims>($indices) attr-dict "
+        "`:` type($result)"
+    )
 
     def __init__(self, heap: SSAValue, indices: Sequence[int], result_type: Attribute) -> None:
         super().__init__(
@@ -488,16 +472,6 @@ class LoadShapeOp(VMBuiltinOp):
             properties={"indices": DimsAttr.of(indices)},
             result_types=[result_type],
         )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadShapeOp:
-        heap, indices, attrs, result = _parse_heap_dims(parser)
-        op = cls.create(operands=[heap], properties={"indices": indices}, result_types=[result])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        _print_heap_dims(printer, self.heap, self.indices, self.attributes, self.result)
 
     def call_args(self) -> list[CallArg]:
         return [value_arg(self.heap), *(imm_arg(int(i)) for i in self.indices.data)]
@@ -522,21 +496,16 @@ class _FromHeapOp(VMBuiltinOp):
     dims = prop_def(DimsAttr)
     result = result_def()
     traits = traits_def(Pure())
+    custom_directives = (DefinedOperand, SymbolicDims)
+    assembly_format = (
+        "custom<DefinedOperand>($heap, type($heap)) custom<SymbolicDims>($dims) attr-dict "
+        "`:` type($result)"
+    )
 
     def __init__(self, heap: SSAValue, dims: Dims, result_type: Attribute) -> None:
         super().__init__(
             operands=[heap], properties={"dims": DimsAttr(dims)}, result_types=[result_type]
         )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> _FromHeapOp:
-        heap, dims, attrs, result = _parse_heap_dims(parser)
-        op = cls.create(operands=[heap], properties={"dims": dims}, result_types=[result])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        _print_heap_dims(printer, self.heap, self.dims, self.attributes, self.result)
 
     def verify_(self) -> None:
         shape_pattern(self.dims.data)
@@ -589,8 +558,70 @@ class ShapeOfOp(VMBuiltinOp):
         return [value_arg(self.value)]
 
 
-MATCH_KINDS = ("equal", "store", "check", "any")
-"""``vm.match_shape`` entry kinds: assert == integer, store to a slot, assert == slot, skip."""
+class MatchKind(enum.IntEnum):
+    """The kind of a ``vm.match_shape`` / ``vm.match_prim`` entry: written by its name in
+    lower case (``equal``), passed to the VM's match builtins as its number."""
+
+    EQUAL = 0
+    """Assert that the integer equals the entry's integer."""
+    STORE = 1
+    """Store the integer into the entry's heap slot."""
+    CHECK = 2
+    """Assert that the integer equals the entry's heap slot."""
+    ANY = 3
+    """Skip the integer."""
+
+
+MATCH_KINDS = tuple(kind.name.lower() for kind in MatchKind)
+"""``vm.match_shape`` entry kinds as written."""
+
+
+@irdl_custom_directive
+class MatchEntries(CustomDirective):
+    """``[store h0 "n", equal 4 "4", check h1 "m", any ""]``: per matched integer, its
+    kind, its heap slot or integer, and its label."""
+
+    kinds: AttributeVariable
+    values: AttributeVariable
+    labels: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        def entry() -> tuple[str, int, str]:
+            kind = parser.parse_identifier()
+            if kind not in MATCH_KINDS:
+                parser.raise_error(f"expected one of {', '.join(MATCH_KINDS)}")
+            number = 0
+            if kind in ("store", "check"):
+                slot = parser.parse_identifier()
+                index = slot_index(symbolic.sym(slot))
+                if index is None:
+                    parser.raise_error(f"expected a heap slot h<k>, got '{slot}'")
+                number = index
+            elif kind == "equal":
+                number = parser.parse_integer(allow_boolean=False)
+            return kind, number, parser.parse_optional_str_literal() or ""
+
+        entries = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, entry)
+        self.kinds.set(state, ArrayAttr(StringAttr(k) for k, _, _ in entries))
+        self.values.set(state, DimsAttr(tuple(sympy.Integer(v) for _, v, _ in entries)))
+        self.labels.set(state, ArrayAttr(StringAttr(label) for _, _, label in entries))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        kinds, values, labels = (d.get(op) for d in (self.kinds, self.values, self.labels))
+        with printer.in_square_brackets():
+            for index, (kind, value, label) in enumerate(
+                zip(kinds, values.data, labels, strict=True)  # type: ignore[union-attr, arg-type]
+            ):
+                if index:
+                    printer.print_string(", ")
+                printer.print_string(kind.data)
+                if kind.data in ("store", "check"):
+                    printer.print_string(f" {HEAP_SLOT_PREFIX}{value}")
+                elif kind.data == "equal":
+                    printer.print_string(f" {value}")
+                printer.print_string(" ")
+                printer.print_string_literal(label.data)
 
 
 class _MatchOp(VMBuiltinOp):
@@ -605,6 +636,12 @@ class _MatchOp(VMBuiltinOp):
     context = prop_def(StringAttr)
     result = result_def()
     traits = traits_def(MemoryWriteEffect(), BindsSymbolicVars())
+    custom_directives = (MatchEntries, QuotedString)
+    assembly_format = (
+        "$value `,` $heap custom<MatchEntries>($kinds, $values, $labels) "
+        "custom<QuotedString>($context) attr-dict `:` type($value) `,` type($heap) `->` "
+        "type($result)"
+    )
 
     def __init__(
         self,
@@ -633,64 +670,6 @@ class _MatchOp(VMBuiltinOp):
             for k, v, label in zip(self.kinds, self.values.data, self.labels, strict=True)
         ]
 
-    @classmethod
-    def parse(cls, parser: Parser) -> _MatchOp:
-        value = parse_defined_operand(parser)
-        parser.parse_punctuation(",")
-        heap = parse_defined_operand(parser)
-
-        def entry() -> tuple[str, int, str]:
-            kind = parser.parse_identifier()
-            if kind not in MATCH_KINDS:
-                parser.raise_error(f"expected one of {', '.join(MATCH_KINDS)}")
-            number = 0
-            if kind != "any":
-                if kind in ("store", "check"):
-                    slot = parser.parse_identifier()
-                    index = slot_index(symbolic.sym(slot))
-                    if index is None:
-                        parser.raise_error(f"expected a heap slot h<k>, got '{slot}'")
-                    number = index
-                else:
-                    number = parser.parse_integer(allow_boolean=False)
-            label = parser.parse_optional_str_literal() or ""
-            return kind, number, label
-
-        entries = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, entry)
-        context = parser.parse_str_literal()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        parse_type(parser)
-        parser.parse_punctuation(",")
-        parse_type(parser)
-        parser.parse_punctuation("->")
-        op = cls(value, heap, entries, context, parse_type(parser))
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(", ")
-        printer.print_operand(self.heap)
-        parts = []
-        for kind, value, label in self.entries:
-            text = kind
-            if kind in ("store", "check"):
-                text += f" {HEAP_SLOT_PREFIX}{value}"
-            elif kind == "equal":
-                text += f" {value}"
-            parts.append(f'{text} "{label}"')
-        printer.print_string(f" [{', '.join(parts)}] ")
-        printer.print_string_literal(self.context.data)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.heap.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-
     def verify_(self) -> None:
         if not len(self.kinds) == len(self.values.data) == len(self.labels):
             raise VerifyException("kinds, values and labels differ in length")
@@ -699,8 +678,7 @@ class _MatchOp(VMBuiltinOp):
                 raise VerifyException(f"unknown match kind '{kind.data}'")
 
     def call_args(self) -> list[CallArg]:
-        codes = {"equal": 0, "store": 1, "check": 2, "any": 3}
-        pattern = tuple((codes[k], v, label) for k, v, label in self.entries)
+        pattern = tuple((int(MatchKind[k.upper()]), v, label) for k, v, label in self.entries)
         return [
             value_arg(self.value),
             value_arg(self.heap),
@@ -833,27 +811,6 @@ class CheckTupleOp(_CheckOp):
         return [value_arg(self.value), imm_arg(self.size.value.data), const_arg(self.context.data)]
 
 
-def _parse_heap_dims(parser: Parser) -> tuple[SSAValue, DimsAttr, dict[str, Attribute], Attribute]:
-    """``%heap [dims] {attrs} : T`` (the result type)."""
-    heap = parse_defined_operand(parser)
-    dims = DimsAttr(parse_bracket_dims(parser))
-    attrs = parser.parse_optional_attr_dict()
-    parser.parse_punctuation(":")
-    return heap, dims, attrs, parse_type(parser)
-
-
-def _print_heap_dims(
-    printer: Printer, heap: SSAValue, dims: DimsAttr, attrs: dict[str, Attribute], result: SSAValue
-) -> None:
-    printer.print_string(" ")
-    printer.print_operand(heap)
-    printer.print_string(" ")
-    print_dims(printer, dims.data)
-    printer.print_op_attributes(attrs)
-    printer.print_string(" : ")
-    printer.print_attribute(result.type)
-
-
 def _shape_arg(dims: Dims, op: Operation) -> CallArg:
     """A shape argument: a constant tuple, or ``make_shape`` from the heap (codegen)."""
     return CallArg("shape", dims)
@@ -921,19 +878,6 @@ class FuncOp(XrelaxOperation):
         check_dominance(self.body)
 
 
-def _print_ref_list(printer: Printer, values: Sequence[SSAValue]) -> None:
-    printer.print_string("(")
-    printer.print_list(values, printer.print_operand)
-    printer.print_string(")")
-
-
-def _parse_ref_list(parser: Parser) -> list[SSAValue]:
-    return parser.parse_comma_separated_list(
-        parser.Delimiter.PAREN,
-        lambda: parser.resolve_operand(parser.parse_unresolved_operand(), REF),
-    )
-
-
 @irdl_op_definition
 class CallOp(XrelaxOperation):
     """``%r = vm.call "name"(%a, %b)``: call a packed function, kernel or VM function."""
@@ -941,8 +885,10 @@ class CallOp(XrelaxOperation):
     name = "vm.call"
 
     callee = prop_def(StringAttr)
-    args = var_operand_def(RefType)
-    result = opt_result_def(RefType)
+    args = var_operand_def(REF)
+    result = opt_result_def(REF)
+    custom_directives = (QuotedString,)
+    assembly_format = "custom<QuotedString>($callee) `(` $args `)` attr-dict (`->` type($result)^)?"
 
     def __init__(self, callee: str, args: Sequence[SSAValue], has_result: bool = True) -> None:
         super().__init__(
@@ -950,29 +896,6 @@ class CallOp(XrelaxOperation):
             properties={"callee": StringAttr(callee)},
             result_types=[[REF] if has_result else []],
         )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> CallOp:
-        callee = parser.parse_str_literal()
-        args = _parse_ref_list(parser)
-        attrs = parser.parse_optional_attr_dict()
-        # A result is bound by the caller's `%r =`; the parser tells us through the
-        # number of results requested, which we cannot see here, so results are
-        # declared with `-> !vm.ref` when present.
-        has_result = parser.parse_optional_punctuation("->") is not None
-        if has_result:
-            parse_type(parser)
-        op = CallOp(callee, args, has_result)
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.callee.data)
-        _print_ref_list(printer, self.args)
-        printer.print_op_attributes(self.attributes)
-        if self.result is not None:
-            printer.print_string(" -> !vm.ref")
 
 
 @irdl_op_definition
@@ -983,19 +906,12 @@ class ConstOp(XrelaxOperation):
     name = "vm.const"
 
     value = prop_def()
-    result = result_def(RefType)
+    result = result_def(REF)
     traits = traits_def(Pure())
+    assembly_format = "$value attr-dict"
 
     def __init__(self, value: Attribute) -> None:
         super().__init__(properties={"value": value}, result_types=[REF])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ConstOp:
-        return ConstOp(parser.parse_attribute())
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_attribute(self.value)
 
     def verify_(self) -> None:
         _check_constant(self.value)
@@ -1028,19 +944,13 @@ class ImmOp(XrelaxOperation):
 
     name = "vm.imm"
 
-    value = prop_def(IntegerAttr)
-    result = result_def(RefType)
+    value = prop_def(IntegerAttr[I64])
+    result = result_def(REF)
     traits = traits_def(Pure())
+    assembly_format = "$value attr-dict"
 
     def __init__(self, value: int) -> None:
         super().__init__(properties={"value": int_attr(value)}, result_types=[REF])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ImmOp:
-        return ImmOp(parser.parse_integer(allow_boolean=False))
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.value.value.data}")
 
 
 @irdl_op_definition
@@ -1050,19 +960,13 @@ class FuncRefOp(XrelaxOperation):
     name = "vm.func_ref"
 
     callee = prop_def(StringAttr)
-    result = result_def(RefType)
+    result = result_def(REF)
     traits = traits_def(Pure())
+    custom_directives = (QuotedString,)
+    assembly_format = "custom<QuotedString>($callee) attr-dict"
 
     def __init__(self, callee: str) -> None:
         super().__init__(properties={"callee": StringAttr(callee)}, result_types=[REF])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> FuncRefOp:
-        return FuncRefOp(parser.parse_str_literal())
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.callee.data)
 
 
 @irdl_op_definition
@@ -1071,19 +975,12 @@ class RetOp(XrelaxOperation):
 
     name = "vm.ret"
 
-    value = operand_def(RefType)
+    value = operand_def(REF)
     traits = traits_def(IsTerminator())
+    assembly_format = "$value attr-dict"
 
     def __init__(self, value: SSAValue) -> None:
         super().__init__(operands=[value])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> RetOp:
-        return RetOp(parser.resolve_operand(parser.parse_unresolved_operand(), REF))
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
 
 
 @irdl_op_definition
@@ -1093,29 +990,14 @@ class IfOp(XrelaxOperation):
 
     name = "vm.if"
 
-    cond = operand_def(RefType)
+    cond = operand_def(REF)
     then_block = successor_def()
     else_block = successor_def()
     traits = traits_def(IsTerminator())
+    assembly_format = "$cond `,` $then_block `,` $else_block attr-dict"
 
     def __init__(self, cond: SSAValue, then_block: Block, else_block: Block) -> None:
         super().__init__(operands=[cond], successors=[then_block, else_block])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> IfOp:
-        cond = parser.resolve_operand(parser.parse_unresolved_operand(), REF)
-        parser.parse_punctuation(",")
-        then_block = parser.parse_successor()
-        parser.parse_punctuation(",")
-        return IfOp(cond, then_block, parser.parse_successor())
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.cond)
-        printer.print_string(", ")
-        printer.print_block_name(self.then_block)
-        printer.print_string(", ")
-        printer.print_block_name(self.else_block)
 
     def verify_(self) -> None:
         block = self.parent_block()
@@ -1131,26 +1013,13 @@ class GotoOp(XrelaxOperation):
 
     name = "vm.goto"
 
-    args = var_operand_def(RefType)
+    args = var_operand_def(REF)
     target = successor_def()
     traits = traits_def(IsTerminator())
+    assembly_format = "$target (`(` $args^ `)`)? attr-dict"
 
     def __init__(self, target: Block, args: Sequence[SSAValue] = ()) -> None:
         super().__init__(operands=[args], successors=[target])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> GotoOp:
-        target = parser.parse_successor()
-        args: list[SSAValue] = []
-        if parser._current_token.text == "(":  # noqa: SLF001
-            args = _parse_ref_list(parser)
-        return GotoOp(target, args)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_block_name(self.target)
-        if self.args:
-            _print_ref_list(printer, self.args)
 
     def verify_(self) -> None:
         if len(self.args) != len(self.target.args):

@@ -6,14 +6,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import FlatSymbolRefAttr
+from xdsl.dialects.builtin import FlatSymbolRefAttr, StringAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl.declarative_assembly_format import (
     AttributeVariable,
     CustomDirective,
+    OperandVariable,
     ParsingState,
     PrintingState,
+    TypeDirective,
     irdl_custom_directive,
 )
 from xdsl.parser import Parser, UnresolvedOperand
@@ -175,3 +177,83 @@ class SymbolicDims(CustomDirective):
 
     def is_present(self, op: IRDLOperation) -> bool:
         return self.dims.is_present(op)
+
+
+def defined_type(parser: Parser, operand: UnresolvedOperand) -> Attribute:
+    """The type of ``operand``, which must be defined already (its type is not written)."""
+    values = parser.ssa_values.get(operand.operand_name)
+    if values is None or operand.index >= len(values):
+        parser.raise_error(f"use of undefined value {operand.span.text}", operand.span)
+    return values[operand.index].type
+
+
+@irdl_custom_directive
+class DefinedOperand(CustomDirective):
+    """``custom<DefinedOperand>($x, type($x))``: an operand written without its type,
+    which is the type of its definition (written before this use)."""
+
+    operand: OperandVariable
+    operand_type: TypeDirective
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        operand = parser.parse_unresolved_operand()
+        self.operand.set(state, operand)
+        self.operand_type.set(state, (defined_type(parser, operand),))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_operand(self.operand.get(op))
+
+
+@irdl_custom_directive
+class BareName(CustomDirective):
+    """``custom<BareName>($prop)``: a string property written as a bare identifier (a
+    symbolic variable's name; the op's verifier checks it is one)."""
+
+    name: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        self.name.set(state, StringAttr(parser.parse_identifier()))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_string(self.name.get(op).data)  # type: ignore[union-attr]
+
+
+@irdl_custom_directive
+class QuotedString(CustomDirective):
+    """``custom<QuotedString>($prop)``: a string property written as a string literal
+    (escaped, so any text re-parses)."""
+
+    text: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        self.text.set(state, StringAttr(parser.parse_str_literal()))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_string_literal(self.text.get(op).data)  # type: ignore[union-attr]
+
+
+@irdl_custom_directive
+class ResultTypeList(CustomDirective):
+    """``custom<ResultTypeList>(type($results))``: the types of variadic results as
+    ``T`` (one) or ``(T1, T2)`` (see :func:`parse_result_types`)."""
+
+    types: TypeDirective
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        self.types.set(state, parse_result_types(parser))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        print_result_types(printer, self.types.get(op))
+
+    def is_anchorable(self) -> bool:
+        return self.types.is_anchorable()
+
+    def is_present(self, op: IRDLOperation) -> bool:
+        return self.types.is_present(op)
+
+    def set_empty(self, state: ParsingState) -> None:
+        self.types.set_empty(state)
