@@ -13,15 +13,11 @@ are summed out first.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import sympy
 
-from xrelax.backends.kernels import views
 from xrelax.backends.kernels.buffers import Array, Buffer, Domain
-
-if TYPE_CHECKING:
-    from xrelax.backends.kernels.vectorize import Evaluator
+from xrelax.backends.kernels.evaluator import Evaluator, is_contiguous
 
 
 @dataclass(frozen=True)
@@ -103,7 +99,7 @@ class Contraction:
         if not vector:
             out_shape += [product(self.left_only), product(self.right_only)]
         full = [ext[v] for v in out_domain.names]
-        if fused and (vector or views.is_contiguous(buffer, indices, out_domain)):
+        if fused and (vector or is_contiguous(buffer, indices, out_domain)):
             same = vector or out_shape == full
             if dot or not same:
                 ev.src.contiguous.add(buffer.name)

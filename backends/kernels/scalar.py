@@ -16,8 +16,7 @@ from xrelax.backends.kernels.affine import proven_inside
 from xrelax.backends.kernels.buffers import Buffer
 from xrelax.backends.kernels.nest import constant_value
 from xrelax.backends.kernels.numpy_ops import CAST, SELECT, numpy_op
-from xrelax.backends.kernels.source import Source
-from xrelax.backends.kernels.vectorize import dtype_code
+from xrelax.backends.kernels.source import Source, dtype_code
 from xrelax.dialects import dtypes
 from xrelax.dialects.tir import (
     AllocBufferOp,

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from xrelax.dialects import dtypes
 from xrelax.dialects.shapes import symbolic
 
 GLOBAL_NAMES = frozenset({"np", "ndarray", "rt", "pool", "FP_STATE", "FP_IGNORE"})
@@ -178,3 +179,10 @@ def numpy_expr(expr: sympy.Expr, names: Mapping[str, str]) -> str:
             code = f"{fn}({code}, {numpy_expr(arg, names)})"
         return code
     raise symbolic.SymbolicError(f"cannot translate symbolic expression {expr}")
+
+
+def dtype_code(dtype: np.dtype) -> str:
+    """The numpy scalar type of ``dtype`` as code (``np.float32``; bf16 is ml_dtypes')."""
+    if dtype == dtypes.BFLOAT16:
+        return "rt.bfloat16"
+    return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"

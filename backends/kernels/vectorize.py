@@ -1,7 +1,7 @@
 """Vectorizing a loop nest: each statement becomes whole-array numpy operations.
 
 A statement runs over its loops' box. Its loads become arrays over that box (see
-:mod:`views`), its expression tree numpy ufunc calls written in place where possible
+:mod:`evaluator`), its expression tree numpy ufunc calls written in place where possible
 (into the output view, or into a temporary nothing else reads). A store whose indices
 omit some loop variables, of ``combine(load of the same element, expr)``, is a
 reduction over those variables: ``combine.reduce`` over their axes, started from the
@@ -20,24 +20,21 @@ import numpy as np
 import sympy
 from xdsl.ir import SSAValue
 
-from xrelax.backends.kernels import views
-from xrelax.backends.kernels.affine import proven_inside
 from xrelax.backends.kernels.buffers import Array, Axis, Buffer, Domain
 from xrelax.backends.kernels.contraction import plan_contraction
+from xrelax.backends.kernels.evaluator import Evaluator, store_target
 from xrelax.backends.kernels.loop_split import split_divided_loops
 from xrelax.backends.kernels.nest import Nest, NotVectorizable, check_fission
-from xrelax.backends.kernels.numpy_ops import CAST, REDUCTIONS, SELECT
-from xrelax.backends.kernels.source import Source, numpy_expr
+from xrelax.backends.kernels.numpy_ops import REDUCTIONS
+from xrelax.backends.kernels.source import Source
 from xrelax.backends.kernels.splitting import Piece, split
 from xrelax.backends.kernels.tree import (
     Apply,
     Const,
-    Index,
     Load,
     Node,
     Scalar,
     Statement,
-    use_counts,
     walk,
 )
 from xrelax.dialects import dtypes
@@ -71,13 +68,6 @@ def vectorize_nest(
         del src.lines[mark:]
         src.depth = depth
         raise
-
-
-def dtype_code(dtype: np.dtype) -> str:
-    """The numpy scalar type of ``dtype`` as code (``np.float32``; bf16 is ml_dtypes')."""
-    if dtype == dtypes.BFLOAT16:
-        return "rt.bfloat16"
-    return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
 
 
 @dataclass(frozen=True)
@@ -222,7 +212,7 @@ class _NestVectorizer:
         buffer = self.buffers[statement.buffer]
         out_guard = [a.extent for a in out_domain.axes if not _positive(a.extent)]
         with self._guard(out_guard):
-            dest = views.store_target(ev, buffer, statement.indices, out_domain)
+            dest = store_target(ev, buffer, statement.indices, out_domain)
             reduction = _reduction(statement, piece.value)
             if reduction is None or not reduce_vars:
                 ev.store(piece.value, dest, statement.buffer)
@@ -235,7 +225,7 @@ class _NestVectorizer:
                     if a.var in reduce_vars and not _positive(a.extent)
                 ]
                 with self._guard(reduce_guard):
-                    path = ev.reduce(reduction, dest, out_domain, fused, statement, buffer)
+                    path = _reduce(ev, reduction, dest, out_domain, fused, statement, buffer)
                 if reduce_guard and fused is not None:
                     with self.src.indented("else:"):
                         self.src.line(f"np.copyto({dest.code}, {ev.value(fused.value).code})")
@@ -252,429 +242,173 @@ class _NestVectorizer:
             yield
 
 
-class Evaluator:
-    """Generates the arrays of one statement's nodes over its domain (memoised)."""
-
-    def __init__(
-        self,
-        src: Source,
-        buffers: dict[SSAValue, Buffer],
-        domain: Domain,
-        lets: dict[str, Node],
-        kname: str,
-        root: Node,
-    ) -> None:
-        self.src = src
-        self.buffers = buffers
-        self.domain = domain
-        self.lets = lets
-        self.kname = kname
-        self.uses = use_counts(root, lets)
-        self.memo: dict[tuple[int, tuple[str, ...]], Array] = {}
-        self.var_memo: dict[int, frozenset[str]] = {}
-        self.aranges: dict[str, str] = {}
-        self.notes: set[str] = set()
-        self.guards: tuple[str, ...] = ()
-        """The conditions (boolean arrays) of the select operands being evaluated: a read
-        checks its indices only where they hold, as the scalar loops do."""
-        self._unsafe: dict[int, bool] = {}
-
-    def note(self, kind: str) -> None:
-        """Record an access kind for the debug listing."""
-        self.notes.add(kind)
-
-    def bind(
-        self, code: str, variables: frozenset[str], dtype: np.dtype, owned: bool = False
-    ) -> Array:
-        """``code`` held in a variable. A name is used as it is, and never owned: it
-        refers to an array something else may still read."""
-        if code.isidentifier():
-            return Array(code, variables, dtype)
-        name = self.src.fresh("t")
-        self.src.assign(name, code)
-        return Array(name, variables, dtype, owned)
-
-    # ------------------------------------------------------------------ values
-
-    def value(self, node: Node) -> Array:
-        """The array (or scalar) of ``node`` over the domain."""
-        key = (id(node), self.guards)
-        if key not in self.memo:
-            self.memo[key] = self._value(node)
-        return self.memo[key]
-
-    def reads_inside(self, load: Load) -> bool:
-        """Whether every index of ``load`` is proven inside its buffer over the domain."""
-        lows, extents = self.domain.lows(), self.domain.extents()
-        dims = self.buffers[load.buffer].dims
-        return all(
-            proven_inside(index, size, lows, extents, self.lets)
-            for index, size in zip(load.indices, dims, strict=True)
-        )
-
-    def _may_read_outside(self, node: Node) -> bool:
-        if id(node) not in self._unsafe:
-            self._unsafe[id(node)] = any(
-                isinstance(n, Load) and n.pad is None and not self.reads_inside(n)
-                for n in walk(node, self.lets)
-            )
-        return self._unsafe[id(node)]
-
-    def _select_operands(self, node: Apply) -> tuple[Array, Array, Array]:
-        """The condition and both operands of a select; an operand that may read outside
-        a buffer is evaluated under the condition that chooses it (checked only there)."""
-        cond = self.value(node.args[0])
-        then = self._guarded(node.args[1], cond.code)
-        if self._may_read_outside(node.args[2]):
-            negation = self.bind(f"np.logical_not({cond.code})", cond.vars, cond.dtype)
-            other = self._guarded(node.args[2], negation.code)
-        else:
-            other = self.value(node.args[2])
-        return cond, then, other
-
-    def _guarded(self, node: Node, guard: str) -> Array:
-        if not self._may_read_outside(node):
-            return self.value(node)
-        outer = self.guards
-        self.guards = (*outer, guard)
-        try:
-            return self.value(node)
-        finally:
-            self.guards = outer
-
-    def _value(self, node: Node) -> Array:
-        if isinstance(node, Const):
-            return Array(self.src.const(node.value, node.dtype), frozenset(), node.dtype)
-        if isinstance(node, Scalar):
-            return Array(node.name, frozenset(), node.dtype)
-        if isinstance(node, Index):
-            index = self.index_array(node.expr)
-            if node.dtype == np.int64:
-                return index
-            if index.vars:
-                return self.bind(
-                    f"{index.code}.astype({dtype_code(node.dtype)})", index.vars, node.dtype
-                )
-            return Array(f"{dtype_code(node.dtype)}({index.code})", frozenset(), node.dtype)
-        if isinstance(node, Load):
-            return views.load(self, node)
-        assert isinstance(node, Apply)
-        return self._apply(node, None)
-
-    def node_vars(self, node: Node) -> frozenset[str]:
-        """The loop variables ``node`` depends on."""
-        if id(node) not in self.var_memo:
-            names = set(self.domain.names)
-            found: set[str] = set()
-            for sub in walk(node, self.lets):
-                exprs = (
-                    sub.indices
-                    if isinstance(sub, Load)
-                    else (sub.expr,)
-                    if isinstance(sub, Index)
-                    else ()
-                )
-                for expr in exprs:
-                    found |= {s.name for s in expr.free_symbols} & names
-            self.var_memo[id(node)] = frozenset(found)
-        return self.var_memo[id(node)]
-
-    def arange(self, var: str) -> str:
-        """An integer array of ``var``'s values along its axis."""
-        if var not in self.aranges:
-            axis = self.domain.axes[self.domain.position(var)]
-            code = f"np.arange({self.src.py(axis.lo)}, {self.src.py(axis.lo + axis.extent)})"
-            if len(self.domain.axes) > 1:
-                shape = ["1"] * len(self.domain.axes)
-                shape[self.domain.position(var)] = "-1"
-                code += f".reshape(({', '.join(shape)}))"
-            self.aranges[var] = self.bind(code, frozenset({var}), np.dtype(np.int64)).code
-        return self.aranges[var]
-
-    def index_array(self, expr: sympy.Expr) -> Array:
-        """The int64 values of an index expression over the domain."""
-        names = dict(self.src.py_names)
-        variables: set[str] = set()
-        for s in expr.free_symbols:
-            if s.name in self.domain.names:
-                names[s.name] = self.arange(s.name)
-                variables.add(s.name)
-            elif s.name in self.lets:
-                let = self.value(self.lets[s.name])
-                names[s.name] = let.code
-                variables |= let.vars
-        code = numpy_expr(sympy.expand(expr), names)
-        if not variables:
-            return Array(f"np.int64({code})", frozenset(), np.dtype(np.int64))
-        return self.bind(
-            code,
-            frozenset(variables),
-            np.dtype(np.int64),
-            owned=True,
-        )
-
-    def _apply(self, node: Apply, dest: Array | None) -> Array:
-        if node.op is SELECT:
-            cond, then, other = self._select_operands(node)
-            if dest is not None:
-                self.src.line(f"np.copyto({dest.code}, {other.code})")
-                self.src.line(f"np.copyto({dest.code}, {then.code}, where={cond.code})")
-                return dest
-            variables = cond.vars | then.vars | other.vars
-            code = f"np.where({cond.code}, {then.code}, {other.code})"
-            return self.bind(code, variables, node.dtype, owned=bool(variables))
-        if node.op is CAST:
-            (x,) = (self.value(a) for a in node.args)
-            if dtypes.is_float_numpy(x.dtype) and node.dtype.kind in "iu":
-                # numpy's own conversion of out-of-range floats depends on the size
-                code = f"rt.cast({x.code}, np.dtype({dtype_code(node.dtype)}))"
-                converted = self.bind(code, x.vars, node.dtype, owned=bool(x.vars))
-                if dest is None:
-                    return converted
-                self.src.line(f"np.copyto({dest.code}, {converted.code})")
-                return dest
-            if dest is not None:
-                self.src.line(f"np.copyto({dest.code}, {x.code}, casting='unsafe')")
-                return dest
-            if x.vars:
-                return self.bind(
-                    f"{x.code}.astype({dtype_code(node.dtype)})", x.vars, node.dtype, True
-                )
-            return self.bind(
-                f"rt.cast({x.code}, np.dtype({dtype_code(node.dtype)}))", x.vars, node.dtype
-            )
-        args = [self.value(a) for a in node.args]
-        variables = frozenset().union(*(a.vars for a in args))
-        call = f"{node.op.fn}({', '.join(a.code for a in args)}"
-        if not node.op.ufunc:
-            result = self.bind(call + ")", variables, node.dtype, owned=bool(variables))
-            if dest is not None:
-                self.src.line(f"np.copyto({dest.code}, {result.code})")
-                return dest
-            return result
-        if dest is not None:
-            self.src.line(f"{call}, out={dest.code})")
-            return dest
-        for arg, array in zip(node.args, args, strict=True):
-            if (
-                array.owned
-                and self.uses.get(id(arg), 0) == 1
-                and array.vars == variables
-                and array.dtype == node.dtype
-            ):
-                self.src.line(f"{call}, out={array.code})")
-                return Array(array.code, variables, node.dtype, owned=True)
-        return self.bind(call + ")", variables, node.dtype, owned=bool(variables))
-
-    # ------------------------------------------------------------------ statements
-
-    def store(self, value: Node, dest: Array, target: SSAValue) -> None:
-        """Write ``value`` into ``dest``, computing its spine of ufuncs in place there."""
-        reads_target = any(
-            isinstance(n, Load) and n.buffer is target for n in walk(value, self.lets)
-        )
-        if isinstance(value, Load) and (id(value), self.guards) not in self.memo:
-            loaded = views.load(self, value, dest)
-            if loaded is not dest:
-                self.src.line(f"np.copyto({dest.code}, {loaded.code})")
-            return
-        if not isinstance(value, Apply):
-            self.src.line(f"np.copyto({dest.code}, {self.value(value).code})")
-            return
-        if not reads_target:
-            self._into(value, dest)
-        elif value.op is SELECT:
-            # Filling dest with one branch would overwrite the other where it is dest.
-            self.src.line(f"np.copyto({dest.code}, {self._apply(value, None).code})")
-        else:
-            self._apply(value, dest)
-
-    def _into(self, node: Apply, dest: Array) -> None:
-        if node.op.ufunc and node.dtype == dest.dtype:
-            for arg in node.args:
-                if (
-                    isinstance(arg, Apply)
-                    and self.uses.get(id(arg), 0) == 1
-                    and arg.dtype == dest.dtype
-                    and (id(arg), self.guards) not in self.memo
-                    and self.node_vars(arg) == dest.vars
-                ):
-                    self._into(arg, dest)
-                    self.memo[(id(arg), self.guards)] = dest
-                    break
-        self._apply(node, dest)
-
-    def reduce(
-        self,
-        reduction: _Reduction,
-        dest: Array,
-        out_domain: Domain,
-        init: Statement | None,
-        statement: Statement,
-        buffer: Buffer,
-    ) -> str:
-        """Emit the reduction into ``dest``; its path name."""
-        out_vars = out_domain.names
-        red_vars = [v for v in self.domain.names if v not in out_vars]
-        initial = None if init is None else self.value(init.value)
-        identity = (
-            init is not None
-            and isinstance(init.value, Const)
-            and init.value.value
-            == init.value.dtype.type(_identity(reduction.combine, init.value.dtype))
-        )
-        expr = reduction.expr
+def _reduce(
+    ev: Evaluator,
+    reduction: _Reduction,
+    dest: Array,
+    out_domain: Domain,
+    init: Statement | None,
+    statement: Statement,
+    buffer: Buffer,
+) -> str:
+    """Emit the reduction into ``dest``; its path name."""
+    out_vars = out_domain.names
+    red_vars = [v for v in ev.domain.names if v not in out_vars]
+    initial = None if init is None else ev.value(init.value)
+    identity = (
+        init is not None
+        and isinstance(init.value, Const)
+        and init.value.value
+        == init.value.dtype.type(_identity(reduction.combine, init.value.dtype))
+    )
+    expr = reduction.expr
+    if reduction.combine == "np.add" and isinstance(expr, Apply) and expr.op.fn == "np.multiply":
+        left, right = (ev.value(a) for a in expr.args)
+        plan = plan_contraction(left, right, out_vars, red_vars)
+        window = _small_window(ev, red_vars)
         if (
-            reduction.combine == "np.add"
-            and isinstance(expr, Apply)
-            and expr.op.fn == "np.multiply"
+            plan is not None
+            and window is not None
+            and plan.batch
+            and not (plan.left_only and plan.right_only)
+            and left.dtype == right.dtype == dest.dtype
         ):
-            left, right = (self.value(a) for a in expr.args)
-            plan = plan_contraction(left, right, out_vars, red_vars)
-            window = self._small_window(red_vars)
-            if (
-                plan is not None
-                and window is not None
-                and plan.batch
-                and not (plan.left_only and plan.right_only)
-                and left.dtype == right.dtype == dest.dtype
-            ):
-                # Many small matrix-vector products (a depthwise convolution: one per
-                # image and channel over a 3x3 window) cost more as a batched matmul of
-                # an im2col copy than as one multiply-add of whole views per point.
-                self._unrolled_products(left, right, window, dest, initial, identity)
-                return "products"
-            if plan is not None:
-                path = plan.emit(
-                    self, dest, buffer, statement.indices, out_domain, initial is not None
-                )
-                if initial is not None and not identity:
-                    self.src.line(f"np.add({dest.code}, {initial.code}, out={dest.code})")
-                return path
-        x = self.value(expr)
-        axes = tuple(self.domain.position(v) for v in red_vars)
-        if not set(red_vars) <= x.vars:
-            shape = [
-                self.src.py(a.extent) if a.var in x.vars or a.var in red_vars else "1"
-                for a in self.domain.axes
-            ]
-            x = self.bind(
-                f"np.broadcast_to({x.code}, ({', '.join(shape)},))", x.vars | set(red_vars), x.dtype
-            )
-        fn = reduction.combine
-        full = set(out_vars) <= x.vars
-        window = self._small_window(red_vars) if x.dtype == dest.dtype else None
-        outputs = sympy.Mul(*(self.domain.extents()[v] for v in out_vars))
-        threshold = _UNROLL_OUTPUTS_PER_POINT * len(window or ())
-        if window is None or (outputs.is_Integer and outputs < threshold):
-            self._reduce_call(fn, x, axes, dest, initial, identity, full)
-            return "reduce"
-        x = self.bind(x.code, x.vars, x.dtype)
-        if outputs.is_Integer:
-            self._unrolled_reduce(fn, x, window, dest, initial, identity)
-            return "reduce"
-        with self.src.indented(f"if {self.src.py(outputs)} >= {threshold}:"):
-            self._unrolled_reduce(fn, x, window, dest, initial, identity)
-        with self.src.indented("else:"):
-            self._reduce_call(fn, x, axes, dest, initial, identity, full)
-        return "reduce"
-
-    def _reduce_call(
-        self,
-        fn: str,
-        x: Array,
-        axes: tuple[int, ...],
-        dest: Array,
-        initial: Array | None,
-        identity: bool,
-        full: bool,
-    ) -> None:
-        """``dest = fn.reduce(x, axes)`` (from ``initial``, or combined into ``dest`` when
-        there is none); ``full``: ``x`` varies along every output axis."""
-        axis = f"axis={axes if len(axes) > 1 else axes[0]}"
-        if initial is not None:
-            extra = "" if identity else f", initial={initial.code}"
-            if full:
-                self.src.line(f"{fn}.reduce({x.code}, {axis}, out={dest.code}{extra})")
-            else:
-                reduced = self.bind(f"{fn}.reduce({x.code}, {axis}{extra})", x.vars, dest.dtype)
-                self.src.line(f"np.copyto({dest.code}, {reduced.code})")
-        else:
-            reduced = self.bind(f"{fn}.reduce({x.code}, {axis})", x.vars, dest.dtype)
-            self.src.line(f"{fn}({dest.code}, {reduced.code}, out={dest.code})")
-
-    def _small_window(self, red_vars: list[str]) -> list[tuple[str, ...]] | None:
-        """The index tuples of ``x`` selecting each point of a reduction over a few
-        static points (a pooling window): None when the reduction is larger or symbolic.
-
-        numpy's ``ufunc.reduce`` over short trailing axes runs an inner loop per output
-        element, ~45-65 ns each (2x2 max pooling of (8, 8, 28, 28): ~810 us); one
-        whole-array ufunc per window point costs ~0.45 us plus the data (~22 us there).
-        Unrolling pays from about 10 outputs per point on, decided at run time when the
-        output count is symbolic.
-        """
-        extents = self.domain.extents()
-        if not red_vars or not all(extents[v].is_Integer for v in red_vars):
-            return None
-        points = 1
-        for v in red_vars:
-            points *= int(extents[v])
-        if not 1 < points <= _MAX_UNROLLED_POINTS:
-            return None
-        ranges = [
-            range(int(extents[a.var])) if a.var in red_vars else None for a in self.domain.axes
+            # Many small matrix-vector products (a depthwise convolution: one per
+            # image and channel over a 3x3 window) cost more as a batched matmul of
+            # an im2col copy than as one multiply-add of whole views per point.
+            _unrolled_products(ev, left, right, window, dest, initial, identity)
+            return "products"
+        if plan is not None:
+            path = plan.emit(ev, dest, buffer, statement.indices, out_domain, initial is not None)
+            if initial is not None and not identity:
+                ev.src.line(f"np.add({dest.code}, {initial.code}, out={dest.code})")
+            return path
+    x = ev.value(expr)
+    axes = tuple(ev.domain.position(v) for v in red_vars)
+    if not set(red_vars) <= x.vars:
+        shape = [
+            ev.src.py(a.extent) if a.var in x.vars or a.var in red_vars else "1"
+            for a in ev.domain.axes
         ]
-        index: list[tuple[str, ...]] = [()]
-        for r in ranges:
-            options = [":"] if r is None else [str(i) for i in r]
-            index = [prefix + (o,) for prefix in index for o in options]
-        return index
+        x = ev.bind(
+            f"np.broadcast_to({x.code}, ({', '.join(shape)},))", x.vars | set(red_vars), x.dtype
+        )
+    fn = reduction.combine
+    full = set(out_vars) <= x.vars
+    window = _small_window(ev, red_vars) if x.dtype == dest.dtype else None
+    outputs = sympy.Mul(*(ev.domain.extents()[v] for v in out_vars))
+    threshold = _UNROLL_OUTPUTS_PER_POINT * len(window or ())
+    if window is None or (outputs.is_Integer and outputs < threshold):
+        _reduce_call(ev, fn, x, axes, dest, initial, identity, full)
+        return "reduce"
+    x = ev.bind(x.code, x.vars, x.dtype)
+    if outputs.is_Integer:
+        _unrolled_reduce(ev, fn, x, window, dest, initial, identity)
+        return "reduce"
+    with ev.src.indented(f"if {ev.src.py(outputs)} >= {threshold}:"):
+        _unrolled_reduce(ev, fn, x, window, dest, initial, identity)
+    with ev.src.indented("else:"):
+        _reduce_call(ev, fn, x, axes, dest, initial, identity, full)
+    return "reduce"
 
-    def _unrolled_products(
-        self,
-        left: Array,
-        right: Array,
-        window: list[tuple[str, ...]],
-        dest: Array,
-        initial: Array | None,
-        identity: bool,
-    ) -> None:
-        """``dest = initial + sum over the window points p of left[p] * right[p]`` (added
-        to ``dest`` when there is no initial value), one multiply and one add of whole
-        arrays per point."""
-        left = self.bind(left.code, left.vars, left.dtype)
-        right = self.bind(right.code, right.vars, right.dtype)
-        points = [(f"{left.code}[{', '.join(i)}]", f"{right.code}[{', '.join(i)}]") for i in window]
-        if initial is not None:
-            a, b = points.pop(0)
-            self.src.line(f"np.multiply({a}, {b}, out={dest.code})")
-        product = self.src.fresh("t")
-        self.src.assign(product, f"np.empty_like({dest.code})")
-        for a, b in points:
-            self.src.line(f"np.multiply({a}, {b}, out={product})")
-            self.src.line(f"np.add({dest.code}, {product}, out={dest.code})")
-        if initial is not None and not identity:
-            self.src.line(f"np.add({dest.code}, {initial.code}, out={dest.code})")
 
-    def _unrolled_reduce(
-        self,
-        fn: str,
-        x: Array,
-        window: list[tuple[str, ...]],
-        dest: Array,
-        initial: Array | None,
-        identity: bool,
-    ) -> None:
-        """``dest = fn(...fn(fn(start, x[p0]), x[p1])..., x[pk])`` over the window points;
-        ``start`` is the initial value, or ``dest`` itself when there is none (an update).
-        The ufuncs broadcast ``x`` along output axes it does not vary on; ``x`` is a name."""
-        points = [f"{x.code}[{', '.join(i)}]" for i in window]
-        if initial is None:
-            first = dest.code
-        elif identity:
-            first, points = points[0], points[1:]
+def _reduce_call(
+    ev: Evaluator,
+    fn: str,
+    x: Array,
+    axes: tuple[int, ...],
+    dest: Array,
+    initial: Array | None,
+    identity: bool,
+    full: bool,
+) -> None:
+    """``dest = fn.reduce(x, axes)`` (from ``initial``, or combined into ``dest`` when
+    there is none); ``full``: ``x`` varies along every output axis."""
+    axis = f"axis={axes if len(axes) > 1 else axes[0]}"
+    if initial is not None:
+        extra = "" if identity else f", initial={initial.code}"
+        if full:
+            ev.src.line(f"{fn}.reduce({x.code}, {axis}, out={dest.code}{extra})")
         else:
-            first = initial.code
-        self.src.line(f"{fn}({first}, {points[0]}, out={dest.code})")
-        for point in points[1:]:
-            self.src.line(f"{fn}({dest.code}, {point}, out={dest.code})")
+            reduced = ev.bind(f"{fn}.reduce({x.code}, {axis}{extra})", x.vars, dest.dtype)
+            ev.src.line(f"np.copyto({dest.code}, {reduced.code})")
+    else:
+        reduced = ev.bind(f"{fn}.reduce({x.code}, {axis})", x.vars, dest.dtype)
+        ev.src.line(f"{fn}({dest.code}, {reduced.code}, out={dest.code})")
+
+
+def _small_window(ev: Evaluator, red_vars: list[str]) -> list[tuple[str, ...]] | None:
+    """The index tuples of ``x`` selecting each point of a reduction over a few
+    static points (a pooling window): None when the reduction is larger or symbolic.
+
+    numpy's ``ufunc.reduce`` over short trailing axes runs an inner loop per output
+    element, ~45-65 ns each (2x2 max pooling of (8, 8, 28, 28): ~810 us); one
+    whole-array ufunc per window point costs ~0.45 us plus the data (~22 us there).
+    Unrolling pays from about 10 outputs per point on, decided at run time when the
+    output count is symbolic.
+    """
+    extents = ev.domain.extents()
+    if not red_vars or not all(extents[v].is_Integer for v in red_vars):
+        return None
+    points = 1
+    for v in red_vars:
+        points *= int(extents[v])
+    if not 1 < points <= _MAX_UNROLLED_POINTS:
+        return None
+    ranges = [range(int(extents[a.var])) if a.var in red_vars else None for a in ev.domain.axes]
+    index: list[tuple[str, ...]] = [()]
+    for r in ranges:
+        options = [":"] if r is None else [str(i) for i in r]
+        index = [prefix + (o,) for prefix in index for o in options]
+    return index
+
+
+def _unrolled_products(
+    ev: Evaluator,
+    left: Array,
+    right: Array,
+    window: list[tuple[str, ...]],
+    dest: Array,
+    initial: Array | None,
+    identity: bool,
+) -> None:
+    """``dest = initial + sum over the window points p of left[p] * right[p]`` (added
+    to ``dest`` when there is no initial value), one multiply and one add of whole
+    arrays per point."""
+    left = ev.bind(left.code, left.vars, left.dtype)
+    right = ev.bind(right.code, right.vars, right.dtype)
+    points = [(f"{left.code}[{', '.join(i)}]", f"{right.code}[{', '.join(i)}]") for i in window]
+    if initial is not None:
+        a, b = points.pop(0)
+        ev.src.line(f"np.multiply({a}, {b}, out={dest.code})")
+    product = ev.src.fresh("t")
+    ev.src.assign(product, f"np.empty_like({dest.code})")
+    for a, b in points:
+        ev.src.line(f"np.multiply({a}, {b}, out={product})")
+        ev.src.line(f"np.add({dest.code}, {product}, out={dest.code})")
+    if initial is not None and not identity:
+        ev.src.line(f"np.add({dest.code}, {initial.code}, out={dest.code})")
+
+
+def _unrolled_reduce(
+    ev: Evaluator,
+    fn: str,
+    x: Array,
+    window: list[tuple[str, ...]],
+    dest: Array,
+    initial: Array | None,
+    identity: bool,
+) -> None:
+    """``dest = fn(...fn(fn(start, x[p0]), x[p1])..., x[pk])`` over the window points;
+    ``start`` is the initial value, or ``dest`` itself when there is none (an update).
+    The ufuncs broadcast ``x`` along output axes it does not vary on; ``x`` is a name."""
+    points = [f"{x.code}[{', '.join(i)}]" for i in window]
+    if initial is None:
+        first = dest.code
+    elif identity:
+        first, points = points[0], points[1:]
+    else:
+        first = initial.code
+    ev.src.line(f"{fn}({first}, {points[0]}, out={dest.code})")
+    for point in points[1:]:
+        ev.src.line(f"{fn}({dest.code}, {point}, out={dest.code})")
