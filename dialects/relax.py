@@ -82,10 +82,10 @@ from xrelax.dialects.dims import (
 from xrelax.dialects.ir.operation import XrelaxOperation
 from xrelax.dialects.ir.symbol_index import lookup_symbol, symbol_fact
 from xrelax.dialects.ir.syntax import (
+    DefinedOperand,
     ResultTypeList,
     SymbolicDims,
     parse_bracket_dims,
-    parse_defined_operand,
     parse_operand_list,
     parse_paren_types,
     parse_result_types,
@@ -1549,6 +1549,11 @@ class IfOp(XrelaxOperation):
     res = var_result_def()
     then_region = region_def("single_block")
     else_region = region_def("single_block")
+    assembly_format = (
+        "custom<DefinedOperand>($cond, type($cond)) (`->` custom<ResultTypeList>(type($res))^)? "
+        "$then_region `else` $else_region attr-dict-with-keyword"
+    )
+    custom_directives = (DefinedOperand, ResultTypeList)
 
     def __init__(
         self,
@@ -1560,33 +1565,6 @@ class IfOp(XrelaxOperation):
         super().__init__(
             operands=[cond], result_types=[result_types], regions=[then_region, else_region]
         )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> IfOp:
-        cond = parse_defined_operand(parser)
-        types: list[Attribute] = []
-        if parser.parse_optional_punctuation("->") is not None:
-            types = parse_result_types(parser)
-        then_region = parser.parse_region()
-        parser.parse_keyword("else")
-        else_region = parser.parse_region()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = IfOp(cond, types, then_region, else_region)
-        if attrs is not None:
-            op.attributes |= attrs.data
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.cond)
-        if self.res:
-            printer.print_string(" -> ")
-            print_result_types(printer, self.res.types)
-        printer.print_string(" ")
-        printer.print_region(self.then_region)
-        printer.print_string(" else ")
-        printer.print_region(self.else_region)
-        printer.print_op_attributes(self.attributes, print_keyword=True)
 
     def verify_(self) -> None:
         if _inside_dataflow(self):
