@@ -52,9 +52,9 @@ from xrelax.dialects.relax import (
     TensorType,
     TupleType,
     show_type,
+    type_binds,
     type_free_vars,
 )
-from xrelax.dialects.relax_scoping import type_binds
 from xrelax.dialects.shapes import obligations, symbolic
 from xrelax.dialects.traits import BindsSymbolicVars
 from xrelax.ops import te
@@ -423,7 +423,7 @@ class BlockBuilder:
             raise BuilderError("emit outside a function")
         self._blocks[-1].add_op(op)
         if op.has_trait(BindsSymbolicVars):
-            self._defined |= BindsSymbolicVars.bound_names(op)
+            self._defined |= type_binds(op.results[0].type)
 
 
 def _kernel_name(func: Callable[..., Any], output: te.Tensor) -> str:

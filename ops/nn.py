@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import sympy
-from xdsl.dialects.builtin import FloatAttr
+from xdsl.dialects.builtin import FloatAttr, StringAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -330,7 +330,7 @@ class Window:
 
     def load(
         self,
-        x: te.Tensor,
+        x: te.Tensor | CanonicalView,
         lead: Sequence[Any],
         positions: Sequence[sympy.Expr],
         taps: Sequence[te.IterVar],
@@ -377,13 +377,107 @@ def _expect_rank(type_: TensorType, rank: int, what: str) -> None:
         raise RelaxError(f"expected {what} of rank {rank}, got {show_type(type_)}")
 
 
+# ------------------------------------------------------------------------------ layouts
+
+
+@dataclass(frozen=True)
+class Layout:
+    """An order of the axes of a tensor: ``NHWC`` of the axes ``NCHW`` (the canonical
+    order the operator is defined in) has ``order = (0, 3, 1, 2)``, the position of each
+    canonical axis."""
+
+    name: str
+    order: tuple[int, ...]
+
+    @staticmethod
+    def of(props: Props, name: str, canonical: str) -> Layout:
+        """The layout the string property ``name`` gives (absent: ``canonical``)."""
+        attr = props.get(name)
+        if attr is None:
+            return Layout(canonical, tuple(range(len(canonical))))
+        layout = attr.data if isinstance(attr, StringAttr) else None
+        if layout is None or sorted(layout) != sorted(canonical):
+            raise RelaxError(
+                f"expected '{name}' to be an order of the axes {canonical}, got {attr}"
+            )
+        return Layout(layout, tuple(layout.index(axis) for axis in canonical))
+
+    @property
+    def is_canonical(self) -> bool:
+        """Whether the axes are in the canonical order."""
+        return self.order == tuple(range(len(self.order)))
+
+    def canonical(self, dims: Sequence[Any]) -> tuple:
+        """``dims`` (sizes or indices) in this layout, in the canonical order."""
+        return tuple(dims[p] for p in self.order)
+
+    def stored(self, dims: Sequence[Any]) -> tuple:
+        """``dims`` in the canonical order, in this layout."""
+        out: list[Any] = [None] * len(dims)
+        for axis, position in enumerate(self.order):
+            out[position] = dims[axis]
+        return tuple(out)
+
+    def to_canonical(self, value: np.ndarray) -> np.ndarray:
+        """An array in this layout as a view in the canonical order."""
+        return np.transpose(value, self.order)
+
+    def from_canonical(self, value: np.ndarray) -> np.ndarray:
+        """An array in the canonical order as a view in this layout."""
+        return np.transpose(value, np.argsort(self.order))
+
+    def view(self, tensor: te.Tensor) -> CanonicalView:
+        """A TE tensor in this layout, read in the canonical order."""
+        return CanonicalView(tensor, self)
+
+
+@dataclass(frozen=True)
+class CanonicalView:
+    """A TE tensor stored in ``layout``, indexed (``[...]``, ``get``) in the canonical
+    order: the operators' TE bodies are written once, for the canonical layout."""
+
+    tensor: te.Tensor
+    layout: Layout
+
+    @property
+    def shape(self) -> tuple[sympy.Expr, ...]:
+        return self.layout.canonical(self.tensor.shape)
+
+    @property
+    def dtype(self) -> Attribute:
+        return self.tensor.dtype
+
+    def get(self, indices: Sequence[Any], pad: Any = None) -> te.Expr:
+        return self.tensor.get(self.layout.stored(indices), pad=pad)
+
+    def __getitem__(self, indices: Sequence[Any]) -> te.Expr:
+        return self.get(indices)
+
+
+def _layout_type(type_: TensorType, layout: Layout) -> TensorType:
+    """A tensor type in ``layout`` as the type of the same tensor in the canonical order."""
+    if type_.dims is None or type_.ndim != len(layout.order):
+        return type_
+    return tensor(layout.canonical(type_.dims), type_.dtype)
+
+
+def _stored_type(type_: TensorType, layout: Layout) -> TensorType:
+    """A tensor type in the canonical order as the type of the same tensor in ``layout``."""
+    if type_.dims is None:
+        return type_
+    return tensor(layout.stored(type_.dims), type_.dtype)
+
+
 # ------------------------------------------------------------------------------ convolution
 
 
 class ConvOp(OperatorOp):
-    """``%r = relax.convNd %x, %w {strides, padding, dilation, groups}``: a convolution
-    (cross-correlation) of data N, C, *spatial with weights O, C / groups, *kernel
-    (strides and dilation absent: 1, padding absent: 0, groups absent: 1)."""
+    """``%r = relax.convNd %x, %w {strides, padding, dilation, groups, data_layout,
+    kernel_layout}``: a convolution (cross-correlation) of data N, C, *spatial with
+    weights O, C / groups, *kernel (strides and dilation absent: 1, padding absent: 0,
+    groups absent: 1). ``data_layout`` (also the result's) and ``kernel_layout`` order
+    those axes in memory: ``"NHWC"`` and ``"HWIO"`` for a channels-last conv2d (absent:
+    the class's ``LAYOUT``)."""
 
     x = operand_def(TensorType)
     weight = operand_def(TensorType)
@@ -391,13 +485,23 @@ class ConvOp(OperatorOp):
     padding = opt_prop_def(I64_ARRAY_PROP)
     dilation = opt_prop_def(I64_ARRAY_PROP)
     groups = opt_prop_def(I64_PROP)
+    data_layout = opt_prop_def(StringAttr)
+    kernel_layout = opt_prop_def(StringAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
 
     SPATIAL: ClassVar[int]
     """The number of spatial dimensions."""
     LAYOUT: ClassVar[tuple[str, str]]
-    """The data and weight layouts, for messages."""
+    """The canonical data and weight layouts (the default ones)."""
+
+    @classmethod
+    def layouts(cls, props: Props) -> tuple[Layout, Layout]:
+        """The data and the weight layout."""
+        return (
+            Layout.of(props, "data_layout", cls.LAYOUT[0]),
+            Layout.of(props, "kernel_layout", cls.LAYOUT[1]),
+        )
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
@@ -405,16 +509,17 @@ class ConvOp(OperatorOp):
         check_dtype(x, NUMERIC)
         dtype = same_dtype([x, weight])
         rank = cls.SPATIAL + 2
-        _expect_rank(x, rank, f"{cls.LAYOUT[0]} data")
-        _expect_rank(weight, rank, f"{cls.LAYOUT[1]} weights")
+        data, kernel_layout = cls.layouts(properties)
+        _expect_rank(x, rank, f"{data.name} data")
+        _expect_rank(weight, rank, f"{kernel_layout.name} weights")
         window = Window.of(properties, cls.SPATIAL)
         groups = prop_int(properties, "groups", 1)
         if groups < 1:
             raise RelaxError(f"expected a positive number of groups, got {groups}")
         if x.dims is None or weight.dims is None:
             return tensor(rank, dtype)
-        batch, channels, *sizes = x.dims
-        out_channels, in_channels, *kernel = weight.dims
+        batch, channels, *sizes = data.canonical(x.dims)
+        out_channels, in_channels, *kernel = kernel_layout.canonical(weight.dims)
         if symbolic.prove_not_equal(channels, in_channels * groups):
             raise RelaxError(
                 f"expected data with {symbolic.format_expr(in_channels * groups)} channels "
@@ -431,11 +536,13 @@ class ConvOp(OperatorOp):
                 f"expected output channels divisible by groups = {groups}, got {show_type(weight)}"
             )
         require_equal(remainder, 0, f"{cls.name}: groups divide the output channels")
-        return tensor((batch, out_channels, *window.output_dims(sizes, kernel, cls.name)), dtype)
+        out = window.output_dims(sizes, kernel, cls.name)
+        return tensor(data.stored((batch, out_channels, *out)), dtype)
 
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
-        x, weight = inputs
+        data, kernel_layout = cls.layouts(props)
+        x, weight = data.to_canonical(inputs[0]), kernel_layout.to_canonical(inputs[1])
         window = Window.of(props, cls.SPATIAL)
         groups = prop_int(props, "groups", 1)
         kernel = weight.shape[2:]
@@ -449,7 +556,8 @@ class ConvOp(OperatorOp):
         spatial = "".join(chr(ord("p") + i) for i in range(cls.SPATIAL))
         taps = "".join(chr(ord("u") + i) for i in range(cls.SPATIAL))
         value = np.einsum(f"ngc{spatial}{taps},gfc{taps}->ngf{spatial}", windows, weights)
-        return numpy_result(value.reshape(batch, weight.shape[0], *out), x.dtype)
+        value = data.from_canonical(value.reshape(batch, weight.shape[0], *out))
+        return numpy_result(value, x.dtype)
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
@@ -457,31 +565,46 @@ class ConvOp(OperatorOp):
         window = Window.of(props, cls.SPATIAL)
         groups = prop_int(props, "groups", 1)
         dims = result_dims(result_type)
+        data, kernel_layout = cls.layouts(props)
+        if not (data.is_canonical and kernel_layout.is_canonical):
+            return _conv_te(data.view(x), kernel_layout.view(weight), window, groups, dims, data)
         if _banded_depthwise(window, groups, weight.shape, x.shape, dims) and (
             accumulator(x.dtype) == x.dtype
         ):
             return _banded_depthwise_te(x, weight, window, dims)
-        return _conv_te(x, weight, window, groups, dims)
+        return _conv_te(x, weight, window, groups, dims, data)
 
 
-def _conv_te(x: te.Tensor, weight: te.Tensor, window: Window, groups: int, dims: Dims) -> Any:
+def _conv_te(
+    x: te.Tensor | CanonicalView,
+    weight: te.Tensor | CanonicalView,
+    window: Window,
+    groups: int,
+    dims: Dims,
+    layout: Layout,
+) -> Any:
     """A grouped convolution of x (N, C, *spatial) with weights (O, C / groups, *kernel)
     as a sum of products over the channels of a group and the window taps, accumulated
-    in f32 for f16 and bf16."""
+    in f32 for f16 and bf16; the result ``dims`` are in the data ``layout``."""
     out_channels, channels, *kernel = weight.shape
     wide = accumulator(x.dtype)
     rc = te.reduce_axis(0, channels, "rc")
     taps = [te.reduce_axis(0, k, f"r{a}") for a, k in enumerate(kernel)]
     per_group = symbolic.floordiv(out_channels, groups)
+    # The reduction runs over the data's axes in memory order, so that the kernel
+    # backend's im2col reads whole runs (channels-last: the channels of a tap, then the
+    # next tap's).
+    reduced = [axis for _, axis in sorted(zip(layout.order[1:], [rc, *taps], strict=True))]
 
-    def body(b: sympy.Expr, o: sympy.Expr, *positions: sympy.Expr) -> te.Expr:
+    def body(*index: sympy.Expr) -> te.Expr:
+        b, o, *positions = layout.canonical(index)
         # Output channel o reads the input channels of its group.
         channel = symbolic.floordiv(o, per_group) * channels + rc if groups > 1 else rc
         value = window.load(x, (b, channel), positions, taps, 0)
         if wide == x.dtype:
-            return te.sum(value * weight[(o, rc, *taps)], [rc, *taps])
+            return te.sum(value * weight[(o, rc, *taps)], reduced)
         product = te.cast(value, wide) * te.cast(weight[(o, rc, *taps)], wide)
-        return te.cast(te.sum(product, [rc, *taps]), x.dtype)
+        return te.cast(te.sum(product, reduced), x.dtype)
 
     return te.compute(dims, body, OUTPUT)
 
@@ -872,30 +995,34 @@ class ConvTranspose3dOp(ConvTransposeOp):
 
 
 class PoolOp(OperatorOp):
-    """``%r = relax.NAME %x {pool_size, strides, padding, dilation}``: a pooling of data
-    N, C, *spatial over windows of ``pool_size`` (strides and dilation absent: 1, padding
-    absent: 0); the padding is below the window on each side, so that the first and the
-    last window hold an element of the input."""
+    """``%r = relax.NAME %x {pool_size, strides, padding, dilation, layout}``: a pooling
+    of data N, C, *spatial over windows of ``pool_size`` (strides and dilation absent: 1,
+    padding absent: 0); the padding is below the window on each side, so that the first
+    and the last window hold an element of the input. ``layout`` (also the result's)
+    orders the axes in memory: ``"NHWC"`` for channels-last 2-D pooling (absent: the
+    class's ``LAYOUT``)."""
 
     x = operand_def(TensorType)
     pool_size = prop_def(I64_ARRAY_PROP)
     strides = opt_prop_def(I64_ARRAY_PROP)
     padding = opt_prop_def(I64_ARRAY_PROP)
     dilation = opt_prop_def(I64_ARRAY_PROP)
+    layout = opt_prop_def(StringAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
 
     SPATIAL: ClassVar[int]
     """The number of spatial dimensions."""
     LAYOUT: ClassVar[str]
-    """The data layout, for messages."""
+    """The canonical data layout (the default one)."""
 
     @classmethod
     def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
         x = expect_tensor(operand_types[0])
         check_dtype(x, NUMERIC)
         rank = cls.SPATIAL + 2
-        _expect_rank(x, rank, f"{cls.LAYOUT} data")
+        layout = Layout.of(properties, "layout", cls.LAYOUT)
+        _expect_rank(x, rank, f"{layout.name} data")
         require_props(properties, "pool_size")
         pool_size = _spatial_values(properties, "pool_size", cls.SPATIAL, None)
         window = Window.of(properties, cls.SPATIAL)
@@ -912,12 +1039,13 @@ class PoolOp(OperatorOp):
                 )
         if x.dims is None:
             return tensor(rank, x.dtype)
-        batch, channels, *sizes = x.dims
+        batch, channels, *sizes = layout.canonical(x.dims)
         for axis, size in enumerate(sizes):
             if window.before[axis] or window.after[axis]:
                 require_le(1, size, f"{cls.name}: a padded spatial dimension is not empty")
         pool = [sympy.Integer(p) for p in pool_size]
-        return tensor((batch, channels, *window.output_dims(sizes, pool, cls.name)), x.dtype)
+        out = window.output_dims(sizes, pool, cls.name)
+        return tensor(layout.stored((batch, channels, *out)), x.dtype)
 
     @classmethod
     def pool(cls, x: np.ndarray, window: Window, pool_size: list[int]) -> np.ndarray:
@@ -927,7 +1055,7 @@ class PoolOp(OperatorOp):
     @classmethod
     def pool_te(
         cls,
-        x: te.Tensor,
+        x: te.Tensor | CanonicalView,
         window: Window,
         lead: Sequence[sympy.Expr],
         positions: Sequence[sympy.Expr],
@@ -943,22 +1071,25 @@ class PoolOp(OperatorOp):
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
-        (x,) = inputs
+        layout = Layout.of(props, "layout", cls.LAYOUT)
+        x = layout.view(inputs[0])
         window = Window.of(props, cls.SPATIAL)
         pool_size = _spatial_values(props, "pool_size", cls.SPATIAL, None)
         taps = [te.reduce_axis(0, k, f"r{a}") for a, k in enumerate(pool_size)]
-        return te.compute(
-            result_dims(result_type),
-            lambda b, c, *positions: cls.pool_te(x, window, (b, c), positions, taps),
-            OUTPUT,
-        )
+
+        def body(*index: sympy.Expr) -> te.Expr:
+            b, c, *positions = layout.canonical(index)
+            return cls.pool_te(x, window, (b, c), positions, taps)
+
+        return te.compute(result_dims(result_type), body, OUTPUT)
 
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
-        (x,) = inputs
+        layout = Layout.of(props, "layout", cls.LAYOUT)
+        x = layout.to_canonical(inputs[0])
         pool_size = _spatial_values(props, "pool_size", cls.SPATIAL, None)
         value = cls.pool(x, Window.of(props, cls.SPATIAL), pool_size)
-        return numpy_result(value, x.dtype)
+        return numpy_result(layout.from_canonical(value), x.dtype)
 
 
 def _lowest(dtype: np.dtype) -> float | int:
@@ -977,7 +1108,7 @@ class MaxPoolOp(PoolOp):
     @classmethod
     def pool_te(
         cls,
-        x: te.Tensor,
+        x: te.Tensor | CanonicalView,
         window: Window,
         lead: Sequence[sympy.Expr],
         positions: Sequence[sympy.Expr],
@@ -1014,7 +1145,7 @@ class AvgPoolOp(PoolOp):
     @classmethod
     def pool_te(
         cls,
-        x: te.Tensor,
+        x: te.Tensor | CanonicalView,
         window: Window,
         lead: Sequence[sympy.Expr],
         positions: Sequence[sympy.Expr],

@@ -16,6 +16,7 @@ _PROJECT_PASSES: dict[str, str] = {
     "relax-legalize-ops": "xrelax.transforms.legalize_ops:LegalizeOpsPass",
     "relax-fold-constant": "xrelax.transforms.fold_constant:FoldConstantPass",
     "relax-bind-params": "xrelax.transforms.bind_params:BindParamsPass",
+    "relax-convert-layout": "xrelax.transforms.convert_layout:ConvertLayoutPass",
     "relax-fuse-ops": "xrelax.transforms.fuse_ops:FuseOpsPass",
     "relax-fuse-tir": "xrelax.transforms.fuse_tir:FuseTIRPass",
     "tir-inline-copies": "xrelax.transforms.tir_inline_copies:InlineCopiesPass",

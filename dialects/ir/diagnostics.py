@@ -24,6 +24,7 @@ from xdsl.utils.lexer import Span
 
 from xrelax.dialects.ir.gc_pause import paused_gc
 from xrelax.dialects.ir.symbol_index import indexed
+from xrelax.dialects.ir.syntax import memoised_type
 from xrelax.dialects.ir.xdsl_workarounds import WorkaroundParser
 
 
@@ -216,10 +217,12 @@ class LocatingParser(WorkaroundParser):
             self.raise_error("dense array element type wider than 64 bits", start, self.pos)
 
     def parse_optional_type(self) -> Attribute | None:
-        """xDSL's, with the same located errors as :meth:`parse_optional_attribute`."""
+        """xDSL's, with the same located errors as :meth:`parse_optional_attribute`; a
+        flat dialect type seen before is looked up by its text (:func:`memoised_type`:
+        declarative formats parse their types here)."""
         start = self.pos
         try:
-            return super().parse_optional_type()
+            return memoised_type(self, super().parse_optional_type)
         except (ValueError, OverflowError) as err:
             self.raise_error(str(err).split("\n", 1)[0], start, max(self.pos, start + 1))
 

@@ -4,7 +4,8 @@ types with an optional result, symbolic dimension lists)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from xdsl.dialects.builtin import FlatSymbolRefAttr, StringAttr
 from xdsl.ir import Attribute, SSAValue
@@ -18,7 +19,7 @@ from xdsl.irdl.declarative_assembly_format import (
     TypeDirective,
     irdl_custom_directive,
 )
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser import BaseParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
 from xrelax.dialects.dims import DimsAttr, parse_dims_text
@@ -42,28 +43,34 @@ def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
 _FAST_TYPES = ("!relax.tensor", "!relax.shape", "!relax.prim", "!tir.buffer")
 _LONGEST_FAST_TYPE = max(len(name) for name in _FAST_TYPES)
 _TYPE_CACHE: dict[str, Attribute] = {}
+_TypeT = TypeVar("_TypeT", bound=Attribute | None)
 
 
-def parse_type(parser: Parser) -> Attribute:
-    """``parser.parse_type()`` with a memoised fast path for the flat dialect types
-    (``!relax.tensor<...>``, ``!relax.shape<...>``, ``!relax.prim<...>``,
-    ``!tir.buffer<...>``): their whole
-    text is looked up before xDSL's lexer touches it (parsing speed, docs/design.md §8)."""
+def memoised_type(parser: BaseParser, parse: Callable[[], _TypeT]) -> _TypeT:
+    """``parse()`` (a type at the current position, or None), with a memoised fast path
+    for the flat dialect types (``!relax.tensor<...>``, ``!relax.shape<...>``,
+    ``!relax.prim<...>``, ``!tir.buffer<...>``): their whole text is looked up before
+    xDSL's lexer touches it (parsing speed, docs/design.md §8)."""
     content = parser.lexer.input.content
     start = parser.pos
     name_end = content.find("<", start, start + _LONGEST_FAST_TYPE + 1)
     if name_end == -1 or content[start:name_end] not in _FAST_TYPES:
-        return parser.parse_type()
+        return parse()
     end = content.find(">", name_end)
     text = content[start : end + 1]
     cached = _TYPE_CACHE.get(text)
     if cached is not None and end != -1:
         skip_to(parser, end + 1)
-        return cached
-    type_ = parser.parse_type()
-    if end != -1 and parser.pos >= end + 1:
+        return cached  # type: ignore[return-value]
+    type_ = parse()
+    if type_ is not None and end != -1 and parser.pos >= end + 1:
         _TYPE_CACHE[text] = type_
     return type_
+
+
+def parse_type(parser: Parser) -> Attribute:
+    """``parser.parse_type()`` through :func:`memoised_type`."""
+    return memoised_type(parser, parser.parse_type)
 
 
 def parse_paren_types(parser: Parser) -> list[Attribute]:
