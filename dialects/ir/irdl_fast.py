@@ -46,6 +46,7 @@ from xdsl.irdl.operations import (
     SingleBlockRegionDef,
     VariadicDef,
 )
+from xdsl.traits import OpTrait
 
 SINGLE, VARIADIC, OPTIONAL = 0, 1, 2
 
@@ -81,13 +82,12 @@ def _flatten(args: Sequence[Any] | None, kinds: tuple[int, ...], kind: type) -> 
     for arg, how in zip(args, kinds, strict=True):
         if isinstance(arg, kind) and _single(type(arg)):
             flat.append(arg)
-        elif how == SINGLE:
-            return None
         elif arg is None and how == OPTIONAL:
             continue
         elif (
             type(arg) in (list, tuple)
-            and (how == VARIADIC or len(arg) <= 1)
+            # a single definition takes a sequence of one (as declarative formats pass)
+            and (how == VARIADIC or len(arg) == 1 or how == OPTIONAL and not arg)
             and all(isinstance(a, kind) and _single(type(a)) for a in arg)
         ):
             flat.extend(arg)
@@ -226,7 +226,8 @@ def _fast_verifier(op_def: OpDef, shapes: tuple[tuple[int, ...], ...]) -> Callab
     attributes = [
         (name, d.constr, isinstance(d, OptAttributeDef)) for name, d in op_def.attributes.items()
     ]
-    traits = list(op_def.traits)
+    # a trait that keeps OpTrait's verify checks nothing
+    traits = [trait for trait in op_def.traits if type(trait).verify is not OpTrait.verify]
     defined_properties = op_def.properties.keys()
 
     def accepts(op: Operation) -> bool:
