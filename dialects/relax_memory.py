@@ -43,6 +43,7 @@ from xrelax.dialects.ir.symbol_index import lookup_symbol
 from xrelax.dialects.ir.syntax import SymbolicDims, symbol_ref
 from xrelax.dialects.relax import ObjectType, TensorType, show_type
 from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.tir import PrimFuncOp
 
 
 @functools.lru_cache(maxsize=4096)
@@ -161,8 +162,6 @@ class CallDPSSymbolUser(SymbolUserOpInterface):
     """``call_dps`` names a ``tir.prim_func`` taking its arguments."""
 
     def verify(self, op: Operation) -> None:
-        from xrelax.dialects.tir import PrimFuncOp
-
         assert isinstance(op, CallDPSOp)
         callee = lookup_symbol(op, op.callee)
         if not isinstance(callee, PrimFuncOp):

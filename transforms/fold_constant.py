@@ -47,9 +47,9 @@ from xrelax.dialects.relax import (
     ShapeOp,
     ShapeType,
     TensorType,
+    defined_by_pattern,
     type_relation,
 )
-from xrelax.dialects.relax_scoping import defined_by_pattern
 from xrelax.dialects.shapes import symbolic
 from xrelax.ops.base import OperatorOp
 from xrelax.ops.elementwise import AddOp, MultiplyOp

@@ -47,9 +47,9 @@ from xrelax.dialects.relax import (
     ShapeType,
     TupleOp,
     TupleType,
+    type_binds,
     type_free_vars,
 )
-from xrelax.dialects.relax_scoping import type_binds
 from xrelax.dialects.tir import PrimFuncOp
 from xrelax.transforms.function_walk import rewrite_function_bodies
 from xrelax.transforms.op_pattern import OpPattern, op_pattern

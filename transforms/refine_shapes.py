@@ -44,10 +44,10 @@ from xrelax.dialects.relax import (
     FuncOp,
     MatchShapeOp,
     TensorType,
+    type_binds,
     type_free_vars,
     type_relation,
 )
-from xrelax.dialects.relax_scoping import type_binds
 from xrelax.ops.elementwise import BinaryOp, UnaryOp
 from xrelax.transforms.normalize import NormalizePass
 
