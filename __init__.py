@@ -55,29 +55,9 @@ def context() -> Context:
 
 def parse(text: str, name: str = "<string>") -> ModuleOp:
     """Parse and verify a module; raises :class:`CompileError`."""
-    from xdsl.utils.exceptions import ParseError, VerifyException
+    from xrelax.dialects.ir.diagnostics import IRError, op_diagnostic, parse_source, verify_module
 
-    from xrelax.dialects.ir.diagnostics import (
-        Diagnostic,
-        IRError,
-        LocatedParseError,
-        LocatingParser,
-        op_diagnostic,
-        parse_error_diagnostic,
-        verify_module,
-    )
-
-    parser = None
-    try:
-        parser = LocatingParser(context(), text, name)
-        module = parser.parse_module()
-    except ParseError as err:
-        raise CompileError(parse_error_diagnostic(err)) from None
-    except LocatedParseError as err:
-        raise CompileError(err.diagnostic) from None
-    except VerifyException as err:
-        location = parser.location_of(parser.pos) if parser is not None else None
-        raise CompileError(Diagnostic("error", str(err), location)) from None
+    module = parse_source(context(), text, name)
     try:
         verify_module(module)
     except IRError as err:
@@ -115,7 +95,7 @@ def _apply(
 ) -> ModuleOp:
     """:func:`apply`; ``original()`` (a module equal to the input) is compiled again with
     every pass verified when only the final verification fails."""
-    from xrelax.dialects.ir.diagnostics import Diagnostic, op_diagnostic
+    from xrelax.dialects.ir.diagnostics import Diagnostic
     from xrelax.transforms.pass_manager import (
         PIPELINE_END,
         PassFailure,
@@ -137,14 +117,7 @@ def _apply(
     except PipelineError as err:
         raise CompileError(Diagnostic("error", str(err))) from None
     except PassFailure as failure:
-        op = getattr(failure.error, "op", None)
-        message = getattr(failure.error, "message", None) or str(failure.error)
-        if op is None:
-            diagnostic = Diagnostic("error", f"pass '{failure.pass_name}' failed: {message}")
-        else:
-            diagnostic = op_diagnostic(op, message)
-            diagnostic.message = f"pass '{failure.pass_name}': {diagnostic.message}"
-        raise CompileError(diagnostic) from None
+        raise CompileError(failure.diagnostic()) from None
     return module
 
 

@@ -38,7 +38,8 @@ from xrelax.dialects import dtypes, relax
 from xrelax.dialects.relax import PrimType, ShapeType, TensorType, TupleType
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.shapes.symbolic import Dims
-from xrelax.ops.base import OperatorOp
+from xrelax.ops.attribute_constants import to_constant
+from xrelax.ops.base import RUNTIME_KERNEL_PREFIX, OperatorOp
 
 
 class InterpreterError(ValueError):
@@ -381,10 +382,10 @@ class RelaxFunctions(InterpreterFunctions):
         from xrelax.backends.vm.builtins import get_func
 
         name = op.callee.data
-        if name.startswith("relax.op."):
+        if name.startswith(RUNTIME_KERNEL_PREFIX):
             import xrelax.ops.runtime  # noqa: F401 - registers the safety-net kernels
         if op.op_attrs is not None:
-            args = (*args, relax.show_type(op.op_attrs))
+            args = (*args, to_constant(op.op_attrs))
         try:
             func = get_func(name)
         except Exception:  # noqa: BLE001 - the registry's own error type is the VM's

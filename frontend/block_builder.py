@@ -55,7 +55,7 @@ from xrelax.dialects.relax import (
     type_binds,
     type_free_vars,
 )
-from xrelax.dialects.shapes import obligations, symbolic
+from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.traits import BindsSymbolicVars
 from xrelax.ops import te
 from xrelax.ops.functions import const_op
@@ -313,8 +313,7 @@ class BlockBuilder:
 
         te_args = [convert(a) for a in args]
         te_kwargs = {k: convert(v) for k, v in kwargs.items()}
-        # The facts topi computes rely on but cannot prove become the kernel's asserts.
-        result, facts = obligations.collect(lambda: func(*te_args, **te_kwargs))
+        result = func(*te_args, **te_kwargs)
         outputs = list(result) if isinstance(result, list | tuple) else [result]
         if not outputs or not all(
             isinstance(t, te.Tensor) and not t.is_placeholder for t in outputs
@@ -335,7 +334,8 @@ class BlockBuilder:
             inputs.append(placeholder)
         kernel_name = primfunc_name or _kernel_name(func, outputs[0])
         try:
-            kernel, sym_params = te.create_prim_func(kernel_name, [*inputs, *outputs], facts)
+            # The facts the topi computes rely on (te.Tensor.facts) become its asserts.
+            kernel, sym_params = te.create_prim_func(kernel_name, [*inputs, *outputs])
         except (TypeError, ValueError) as err:
             raise BuilderError(f"emit_te: {err}") from None
         used = set(sym_params).union(*(symbolic.free_vars(d) for t in outputs for d in t.shape))

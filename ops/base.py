@@ -5,7 +5,9 @@ operands, result and properties (IRDL), and implements, in one place:
 
 * :meth:`OperatorOp.deduce` — dtype and symbolic shape deduction with the safety
   net (unknown rank / shape / dtype propagate), raising :class:`RelaxError` on a
-  provable error; the verifier and the parser call it.
+  provable error and adding what it relies on but cannot prove to the ``Facts`` it is
+  given (:func:`require`); callers ask :meth:`~DeducedResultOp.deduction` (memoised),
+  which returns the result type with those facts.
 * :meth:`OperatorOp.reference` — the numpy reference kernel (used by the reference
   interpreter and as the run-time kernel of the safety net).
 * :meth:`OperatorOp.emit_te` — its legalization to TIR with the TE-style builder
@@ -48,11 +50,16 @@ from xrelax.dialects.relax import (
     TupleType,
     show_type,
 )
-from xrelax.dialects.shapes import obligations, symbolic
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.dialects.shapes.symbolic import Dims, Fact
 from xrelax.ops import te
 
 Props = dict[str, Attribute]
+
+RUNTIME_KERNEL_PREFIX = "relax.op."
+"""The packed function running an operator at run time (the safety net) is named
+``relax.op.<name>``: ``relax.op.add``."""
 
 I64_PROP = IntegerAttr.constr(I64)
 """The constraint of an integer property: ``1 : i64``."""
@@ -65,6 +72,11 @@ class OperatorOp(DeducedResultOp):
 
     DATA_DEPENDENT: ClassVar[bool] = False
     """True when the result shape depends on tensor values (never legalized to TIR)."""
+
+    @classmethod
+    def runtime_name(cls) -> str:
+        """The packed function running this operator at run time (``relax.op.add``)."""
+        return RUNTIME_KERNEL_PREFIX + cls.name.removeprefix("relax.")
 
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
@@ -84,7 +96,7 @@ class OperatorOp(DeducedResultOp):
         symbolic path would, e.g. a 3x3 window over a 2x2 image), then the kernel,
         whose result must have the deduced type."""
         types = tuple(runtime_type(value) for value in inputs)
-        expected = cls.deduce_cached(types, tuple(sorted(props.items())))
+        expected = cls.deduction(types, props).type
         result = cls.reference([_bf16_widened(value) for value in inputs], props)
         result = _bf16_rounded(result, expected)
         check_runtime_value(result, expected)
@@ -229,25 +241,26 @@ def expect_dtype(attr: Attribute, what: str = "dtype") -> Attribute:
     return attr
 
 
-def require(fact: Fact) -> None:
+def require(facts: Facts, fact: Fact) -> None:
     """The deduction relies on ``fact``: a :class:`RelaxError` when it is provably false,
-    nothing when it is proven, and otherwise an obligation that the compiled program
-    checks at run time (and the interpreter checks before it runs the operator)."""
+    nothing when it is proven, and otherwise an obligation added to the deduction's
+    ``facts``, which the compiled program checks at run time (and the interpreter checks
+    before it runs the operator)."""
     verdict = fact.decide()
     if verdict is False:
         raise RelaxError(f"{fact.what}: {fact} is false")
     if verdict is None:
-        obligations.record(fact)
+        facts.add(fact)
 
 
-def require_equal(a: sympy.Expr, b: sympy.Expr, what: str) -> None:
+def require_equal(facts: Facts, a: sympy.Expr, b: sympy.Expr, what: str) -> None:
     """:func:`require` ``a == b``; ``what`` says why in the user's terms."""
-    require(Fact(symbolic.as_expr(a), "==", symbolic.as_expr(b), what))
+    require(facts, Fact(symbolic.as_expr(a), "==", symbolic.as_expr(b), what))
 
 
-def require_le(a: sympy.Expr, b: sympy.Expr, what: str) -> None:
+def require_le(facts: Facts, a: sympy.Expr, b: sympy.Expr, what: str) -> None:
     """:func:`require` ``a <= b``; ``what`` says why in the user's terms."""
-    require(Fact(symbolic.as_expr(a), "<=", symbolic.as_expr(b), what))
+    require(facts, Fact(symbolic.as_expr(a), "<=", symbolic.as_expr(b), what))
 
 
 def dims_product(dims: Sequence[sympy.Expr]) -> sympy.Expr:

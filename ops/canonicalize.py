@@ -68,7 +68,7 @@ class ReshapeOfReshape(RewritePattern):
             return
         operands = [inner.operands[0], *op.operands[1:]]
         assert isinstance(op, DeducedResultOp)
-        deduced = type(op).deduce([o.type for o in operands], dict(op.properties))
+        deduced = type(op).deduction([o.type for o in operands], op.properties).type
         if type_relation(op.results[0].type, deduced) != "yes":
             return
         new = type(op).create(

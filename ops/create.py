@@ -23,6 +23,7 @@ from xdsl.traits import Pure
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import PrimType, RelaxError, ShapeType, TensorType, show_type
 from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.dialects.shapes.symbolic import Dims
 from xrelax.ops import te
 from xrelax.ops.base import (
@@ -67,7 +68,9 @@ class FilledOp(OperatorOp):
     FILL: ClassVar[int]
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         shape = expect_shape(operand_types[0], "shape operand")
         require_props(properties, "dtype")
         return tensor(_shape_of(shape), expect_dtype(properties["dtype"]))
@@ -114,7 +117,9 @@ class FullOp(OperatorOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         shape = expect_shape(operand_types[0], "shape operand")
         fill = operand_types[1]
         if not isinstance(fill, PrimType):
@@ -139,7 +144,9 @@ class FullOp(OperatorOp):
         return te.compute(result_dims(result_type), lambda *i: value, OUTPUT)
 
 
-def _arange_length(start: sympy.Expr, end: sympy.Expr, step: sympy.Expr) -> sympy.Expr:
+def _arange_length(
+    start: sympy.Expr, end: sympy.Expr, step: sympy.Expr, facts: Facts
+) -> sympy.Expr:
     """The number of elements of ``arange(start, end, step)`` for symbolic bounds; the
     facts it relies on (a positive symbolic step, a range that is not reversed) are
     required."""
@@ -148,9 +155,11 @@ def _arange_length(start: sympy.Expr, end: sympy.Expr, step: sympy.Expr) -> symp
     else:
         if step == 0:
             raise RelaxError("relax.arange: the step is 0")
-        require_le(1, step, "relax.arange: a symbolic step is positive")
+        require_le(facts, 1, step, "relax.arange: a symbolic step is positive")
         length = symbolic.floordiv(end - start + step - 1, step)
-    require_le(0, length, "relax.arange: the range is not reversed (its length is not negative)")
+    require_le(
+        facts, 0, length, "relax.arange: the range is not reversed (its length is not negative)"
+    )
     return length
 
 
@@ -171,7 +180,9 @@ class ArangeOp(OperatorOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         values: list[sympy.Expr | None] = []
         for type_, what in zip(operand_types, ("start", "end", "step"), strict=True):
             if isinstance(type_, PrimType):
@@ -186,7 +197,7 @@ class ArangeOp(OperatorOp):
         start, end, step = values
         if start is None or end is None or step is None:
             return tensor(1, dtype)
-        return tensor((_arange_length(start, end, step),), dtype)
+        return tensor((_arange_length(start, end, step, facts),), dtype)
 
     @classmethod
     def reference(cls, inputs: Sequence[Any], props: Props) -> Any:
@@ -217,7 +228,9 @@ class TriangularOp(OperatorOp):
     """``KEEP(j - i, k)``: whether the entry in row i, column j is kept."""
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         if x.ndim is not None and x.ndim < 2:
             raise RelaxError(f"expected a tensor of rank >= 2, got {show_type(x)}")

@@ -15,6 +15,7 @@ from xdsl.traits import Pure
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType, show_type
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.ops import te
 from xrelax.ops.base import (
     ANY_DTYPE,
@@ -110,7 +111,9 @@ class UnaryOp(OperatorOp):
     TE_FN: ClassVar[Callable[[te.Expr], te.Expr]]
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         check_dtype(x, cls.DTYPES)
         return tensor(known_shape(x), x.dtype)
@@ -270,7 +273,9 @@ class BinaryOp(OperatorOp):
         return operand_dtype
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         a, b = (expect_tensor(t) for t in operand_types)
         check_dtype(a, cls.DTYPES)
         check_dtype(b, cls.DTYPES)
@@ -473,7 +478,9 @@ class WhereOp(OperatorOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         cond, a, b = (expect_tensor(t) for t in operand_types)
         if cond.known_dtype is not None and cond.dtype != dtypes.I1:
             raise RelaxError(f"expected an i1 condition, got {show_type(cond)}")
@@ -508,7 +515,9 @@ class AstypeOp(OperatorOp):
     traits = traits_def(Pure(), ShapeOperatorCanonicalization())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         require_props(properties, "dtype")
         return tensor(known_shape(x), expect_dtype(properties["dtype"]))

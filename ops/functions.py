@@ -42,7 +42,8 @@ from xrelax.dialects.relax import (
     TupleType,
     show_type,
 )
-from xrelax.dialects.shapes import obligations, symbolic
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.obligations import Deduction
 from xrelax.ops import te
 from xrelax.ops.base import OperatorOp
 
@@ -126,10 +127,10 @@ class OperatorSignature:
             operands.append(value)
         return operands, attributes
 
-    def deduce(self, operand_types: Sequence[Attribute], attributes: dict) -> Attribute:
-        """The result type, a deduction error naming the operator."""
+    def deduction(self, operand_types: Sequence[Attribute], attributes: dict) -> Deduction:
+        """The result type and its facts, a deduction error naming the operator."""
         try:
-            return self.op_type.deduce(operand_types, attributes)
+            return self.op_type.deduction(operand_types, attributes)
         except RelaxError as err:
             raise RelaxError(f"{self.op_type.name}: {err}") from None
 
@@ -276,7 +277,7 @@ def operator_function(op_type: type[DeducedResultOp]) -> Callable[..., Operation
             what = f"{signature.function_name}(): operand '{name}'"
             items = value if variadic else [value]
             operands += [operand_value(item, what) for item in items]
-        result = signature.deduce([o.type for o in operands], attributes)
+        result = signature.deduction([o.type for o in operands], attributes).type
         return op_type.create(operands=operands, properties=attributes, result_types=[result])
 
     build.__name__ = build.__qualname__ = signature.function_name
@@ -308,8 +309,8 @@ def _known(type_: Any) -> bool:
 def compute_function(op_type: type[OperatorOp]) -> Callable[..., ComputeResult]:
     """The :mod:`xrelax.topi` function of ``op_type``: its ``emit_te`` on ``te.Tensor``
     operands, with the result type its deduction gives. The facts the deduction relies
-    on but cannot prove are recorded for the kernel to check (``BlockBuilder.emit_te``
-    collects them); with nobody collecting them, they are an error."""
+    on but cannot prove travel with the result tensors (``te.Tensor.facts``): the
+    kernel computing them checks them first."""
     signature = OperatorSignature.of(op_type)
     name = signature.function_name
 
@@ -322,15 +323,7 @@ def compute_function(op_type: type[OperatorOp]) -> Callable[..., ComputeResult]:
                 te_input, type_ = _input(item, f"topi.{name}(): operand '{operand}'")
                 inputs.append(te_input)
                 types.append(type_)
-        result_type, facts = obligations.collect(lambda: signature.deduce(types, attributes))
-        if facts and not obligations.collecting():
-            raise RelaxError(
-                f"topi.{name}: {facts[0].what}: {facts[0]} cannot be proven; call it "
-                "inside BlockBuilder.emit_te (the kernel then checks it) or bind both sides "
-                "to one variable (match_shape)"
-            )
-        for fact in facts:
-            obligations.record(fact)
+        result_type, facts = signature.deduction(types, attributes)
         results = result_type.types if isinstance(result_type, TupleType) else (result_type,)
         if not all(_known(t) for t in results):
             raise RelaxError(
@@ -338,6 +331,8 @@ def compute_function(op_type: type[OperatorOp]) -> Callable[..., ComputeResult]:
                 "make the operands' shapes provably compatible (match_shape) first"
             )
         outputs = op_type.emit_te(inputs, result_type, attributes)
+        for output in outputs if isinstance(outputs, list | tuple) else [outputs]:
+            output.facts = tuple(dict.fromkeys([*output.facts, *facts]))
         return tuple(outputs) if isinstance(outputs, list | tuple) else outputs
 
     compute.__name__ = compute.__qualname__ = name

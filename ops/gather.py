@@ -23,6 +23,7 @@ from xdsl.traits import Pure
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType, show_type
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.ops import te
 from xrelax.ops.base import (
     I64_PROP,
@@ -105,7 +106,9 @@ class TakeOp(IndexedGatherOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         indices = expect_tensor(operand_types[1], "indices operand")
         check_dtype(indices, SIGNED, "indices")
@@ -160,7 +163,9 @@ class GatherElementsOp(IndexedGatherOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         indices = _index_operand(operand_types[1])
         if x.ndim is None or indices.ndim is None:
@@ -174,7 +179,9 @@ class GatherElementsOp(IndexedGatherOp):
             return tensor(x.ndim, x.dtype)
         for d, (size, count) in enumerate(zip(x.dims, indices.dims, strict=True)):
             if d != axis:
-                require_le(count, size, f"relax.gather_elements: indices fit in x along axis {d}")
+                require_le(
+                    facts, count, size, f"relax.gather_elements: indices fit in x along axis {d}"
+                )
         return tensor(indices.dims, x.dtype)
 
     @classmethod
@@ -215,7 +222,9 @@ class GatherNDOp(IndexedGatherOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         indices = _index_operand(operand_types[1])
         batch = prop_int(properties, "batch_dims", 0)
@@ -238,7 +247,10 @@ class GatherNDOp(IndexedGatherOp):
             return tensor(rank, x.dtype)
         for d in range(batch):
             require_equal(
-                indices.dims[d], x.dims[d], f"relax.gather_nd: indices and x share batch axis {d}"
+                facts,
+                indices.dims[d],
+                x.dims[d],
+                f"relax.gather_nd: indices and x share batch axis {d}",
             )
         return tensor((*indices.dims[:-1], *x.dims[batch + depth :]), x.dtype)
 

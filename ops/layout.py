@@ -21,6 +21,7 @@ from xdsl.traits import Pure
 
 from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, show_type
 from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.dialects.shapes.symbolic import Fact
 from xrelax.ops import te
 from xrelax.ops.base import (
@@ -68,7 +69,9 @@ class BroadcastToOp(OperatorOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         shape = expect_shape(operand_types[1], "shape operand")
         rank = shape.ndim
@@ -94,13 +97,14 @@ class BroadcastToOp(OperatorOp):
                 # A size that is 1 only at run time broadcasts too, as in numpy (the
                 # kernel reads such an axis at min(i, dim - 1)).
                 require(
+                    facts,
                     Fact(
                         (dim - 1) * (dim - wanted),
                         "==",
                         sympy.Integer(0),
                         f"relax.broadcast_to {shown}: dimension {axis} of the input is 1 or "
                         "the target's",
-                    )
+                    ),
                 )
         return tensor(target, x.dtype)
 
@@ -158,7 +162,9 @@ class PadOp(OperatorOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         _expect_fill(operand_types[1], x)
         if x.ndim is None:
@@ -234,7 +240,9 @@ class SliceScatterOp(OperatorOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         src = expect_tensor(operand_types[1], "src operand")
         dtype = same_dtype([x, src])
@@ -254,7 +262,9 @@ class SliceScatterOp(OperatorOp):
                         f"expected src of shape {symbolic.format_dims(tuple(expected))} (the "
                         f"slice), got {show_type(src)} (dimension {k})"
                     )
-                require_equal(got, want, f"relax.slice_scatter: src dimension {k} is the slice's")
+                require_equal(
+                    facts, got, want, f"relax.slice_scatter: src dimension {k} is the slice's"
+                )
         return tensor(x.dims, dtype)
 
     @classmethod

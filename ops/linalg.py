@@ -13,6 +13,7 @@ from xdsl.traits import Pure
 
 from xrelax.dialects.relax import RelaxError, TensorType, show_type
 from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.ops import te
 from xrelax.ops.base import (
     NUMERIC,
@@ -54,7 +55,9 @@ class MatmulOp(OperatorOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         a, b = (expect_tensor(t) for t in operand_types)
         check_dtype(a, NUMERIC)
         check_dtype(b, NUMERIC)
@@ -75,7 +78,7 @@ class MatmulOp(OperatorOp):
                 f"{symbolic.format_expr(lhs[-1])} columns and rhs {show_type(b)} with "
                 f"{symbolic.format_expr(rhs[-2])} rows"
             )
-        require_equal(lhs[-1], rhs[-2], "relax.matmul: the lhs columns equal the rhs rows")
+        require_equal(facts, lhs[-1], rhs[-2], "relax.matmul: the lhs columns equal the rhs rows")
         batch = broadcast_dims(lhs[:-2], rhs[:-2])
         if batch is None:
             return tensor(rank, dtype)

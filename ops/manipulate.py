@@ -31,6 +31,7 @@ from xrelax.dialects.relax import (
     show_type,
 )
 from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.dialects.shapes.symbolic import Dims
 from xrelax.ops import te
 from xrelax.ops.base import (
@@ -80,8 +81,11 @@ def exact_quotient(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
     return None
 
 
-def _inferred_dim(total: sympy.Expr, known: sympy.Expr, x: TensorType, target: Dims) -> sympy.Expr:
-    """The size of the ``-1`` entry of a reshape: ``total`` elements over ``known``."""
+def _inferred_dim(
+    total: sympy.Expr, known: sympy.Expr, x: TensorType, target: Dims, facts: Facts
+) -> sympy.Expr:
+    """The size of the ``-1`` entry of a reshape: ``total`` elements over ``known`` (the
+    facts it relies on are required into ``facts``)."""
     if symbolic.prove_equal(known, 0):
         raise RelaxError(
             f"cannot infer the -1 entry of shape {symbolic.format_dims(target)}: the other entries "
@@ -98,9 +102,12 @@ def _inferred_dim(total: sympy.Expr, known: sympy.Expr, x: TensorType, target: D
             f"{symbolic.format_expr(known)}"
         )
     shown = symbolic.format_dims(target)
-    require_le(1, known, f"relax.reshape to {shown}: the entries other than -1 are not 0")
+    require_le(facts, 1, known, f"relax.reshape to {shown}: the entries other than -1 are not 0")
     require_equal(
-        remainder, 0, f"relax.reshape to {shown}: the element count divides into the -1 entry"
+        facts,
+        remainder,
+        0,
+        f"relax.reshape to {shown}: the element count divides into the -1 entry",
     )
     return symbolic.floordiv(total, known)
 
@@ -194,7 +201,9 @@ class ReshapeOp(OperatorOp):
     traits = traits_def(Pure(), ReshapeCanonicalization())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         shape = expect_shape(operand_types[1], "shape operand")
         if shape.dims is None:
@@ -216,12 +225,14 @@ class ReshapeOp(OperatorOp):
                     f"cannot reshape {show_type(x)} ({symbolic.format_expr(total)} elements) "
                     f"to {shown} ({symbolic.format_expr(count)} elements)"
                 )
-            require_equal(count, total, f"relax.reshape to {shown}: the element count is kept")
+            require_equal(
+                facts, count, total, f"relax.reshape to {shown}: the element count is kept"
+            )
             return tensor(target, x.dtype)
         (index,) = inferred
         known = dims_product(target[:index] + target[index + 1 :])
         dims = list(target)
-        dims[index] = _inferred_dim(total, known, x, target)
+        dims[index] = _inferred_dim(total, known, x, target, facts)
         return tensor(tuple(dims), x.dtype)
 
     @classmethod
@@ -245,7 +256,9 @@ class FlattenOp(OperatorOp):
     traits = traits_def(Pure(), ReshapeCanonicalization())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         if x.dims is None:
             return tensor(1, x.dtype)
@@ -276,7 +289,9 @@ class PermuteDimsOp(OperatorOp):
     traits = traits_def(Pure(), PermuteCanonicalization())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         axes = prop_ints(properties, "axes")
         if x.ndim is None:
@@ -324,7 +339,9 @@ class ExpandDimsOp(OperatorOp):
     traits = traits_def(Pure(), ShapeOperatorCanonicalization())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         require_props(properties, "axis")
         axis = prop_ints(properties, "axis")
@@ -364,7 +381,9 @@ class SqueezeOp(OperatorOp):
     traits = traits_def(Pure(), ShapeOperatorCanonicalization())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         axis = prop_ints(properties, "axis")
         if axis is None:
@@ -380,7 +399,7 @@ class SqueezeOp(OperatorOp):
                     f"cannot squeeze axis {index} of {show_type(x)}: expected size 1, got "
                     f"{symbolic.format_expr(x.dims[index])}"
                 )
-            require_equal(x.dims[index], 1, f"relax.squeeze: axis {index} has size 1")
+            require_equal(facts, x.dims[index], 1, f"relax.squeeze: axis {index} has size 1")
         return tensor(tuple(d for i, d in enumerate(x.dims) if i not in removed), x.dtype)
 
     @classmethod
@@ -434,7 +453,9 @@ class ConcatOp(OperatorOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         types = [expect_tensor(t) for t in operand_types]
         if not types:
             raise RelaxError("expected at least one tensor to concatenate")
@@ -580,7 +601,9 @@ class SplitOp(OperatorOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         require_props(properties, "indices_or_sections")
         points = _split_points(properties)
@@ -597,7 +620,9 @@ class SplitOp(OperatorOp):
                 raise RelaxError(
                     f"cannot split axis {axis} of {show_type(x)} into {points} equal sections"
                 )
-            require_equal(remainder, 0, f"relax.split: {points} equal sections divide axis {axis}")
+            require_equal(
+                facts, remainder, 0, f"relax.split: {points} equal sections divide axis {axis}"
+            )
             lengths = [symbolic.floordiv(size, points)] * points
         else:
             bounds: list[int | None] = [None, *points, None]
@@ -672,30 +697,32 @@ def _slice_spec(props: Props, bounds: Sequence[Bound] = ()) -> list[tuple[int, B
     return list(zip(axes, begin, end, strides, strict=True))
 
 
-def _symbolic_bound(index: sympy.Expr, dim: sympy.Expr, is_end: bool) -> sympy.Expr:
+def _symbolic_bound(index: sympy.Expr, dim: sympy.Expr, is_end: bool, facts: Facts) -> sympy.Expr:
     """A prim slice bound (positive stride) normalised like a Python one: an integer as
-    :func:`_slice_bound` does; an expression, which must not be negative (required), is
-    clamped to ``dim``."""
+    :func:`_slice_bound` does; an expression, which must not be negative (required into
+    ``facts``), is clamped to ``dim``."""
     if index.is_Integer:
         if is_end and index >= _I64_MAX:
             return dim
         return _slice_bound(int(index), dim, 1)
-    require_le(0, index, "relax.strided_slice: a symbolic slice bound is not negative")
+    require_le(facts, 0, index, "relax.strided_slice: a symbolic slice bound is not negative")
     return symbolic.smin(index, dim)
 
 
-def _prim_slice(begin: sympy.Expr, end: sympy.Expr, stride: int, dim: sympy.Expr) -> tuple:
+def _prim_slice(
+    begin: sympy.Expr, end: sympy.Expr, stride: int, dim: sympy.Expr, facts: Facts
+) -> tuple:
     """The first index and the length of ``x[begin:end:stride]`` for prim bounds."""
-    first = _symbolic_bound(begin, dim, False)
-    last = _symbolic_bound(end, dim, True)
+    first = _symbolic_bound(begin, dim, False, facts)
+    last = _symbolic_bound(end, dim, True, facts)
     length = symbolic.floordiv(last - first + stride - 1, stride)
     return first, length if symbolic.prove_le(0, length) else symbolic.smax(length, 0)
 
 
-def _axis_slice(begin: Bound, end: Bound, stride: int, dim: sympy.Expr) -> tuple:
+def _axis_slice(begin: Bound, end: Bound, stride: int, dim: sympy.Expr, facts: Facts) -> tuple:
     """``(first index, length)`` of one sliced axis (integer or prim bounds)."""
     if isinstance(begin, sympy.Expr) or isinstance(end, sympy.Expr):
-        return _prim_slice(symbolic.as_expr(begin), symbolic.as_expr(end), stride, dim)
+        return _prim_slice(symbolic.as_expr(begin), symbolic.as_expr(end), stride, dim, facts)
     return slice_start(begin, stride, dim), slice_length(begin, end, stride, dim)
 
 
@@ -719,7 +746,9 @@ class StridedSliceOp(OperatorOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         bounds = [expect_prim(t, "bound operand").expr for t in operand_types[1:]]
         spec = _slice_spec(properties, bounds)
@@ -730,7 +759,7 @@ class StridedSliceOp(OperatorOp):
             return tensor(x.ndim, x.dtype)
         dims = list(x.dims)
         for axis, (_, begin, end, stride) in zip(axes, spec, strict=True):
-            dims[axis] = _axis_slice(begin, end, stride, dims[axis])[1]
+            dims[axis] = _axis_slice(begin, end, stride, dims[axis], facts)[1]
         return tensor(tuple(dims), x.dtype)
 
     @classmethod
@@ -745,9 +774,11 @@ class StridedSliceOp(OperatorOp):
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
         x, *bounds = inputs
         steps = [(sympy.Integer(0), 1)] * x.ndim
+        # The facts the slices rely on are the op's obligations (the kernel asserts them).
+        facts = Facts()
         for axis, begin, end, stride in _slice_spec(props, bounds):
             axis = normalize_axis(axis, x.ndim)
-            steps[axis] = (_axis_slice(begin, end, stride, x.shape[axis])[0], stride)
+            steps[axis] = (_axis_slice(begin, end, stride, x.shape[axis], facts)[0], stride)
         return te.compute(
             result_dims(result_type),
             lambda *i: x[[start + k * stride for k, (start, stride) in zip(i, steps, strict=True)]],

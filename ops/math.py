@@ -14,6 +14,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition
 
 from xrelax.dialects import dtypes
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.ops import te
 from xrelax.ops.base import (
     INTEGER,
@@ -221,7 +222,9 @@ class IsNanOp(FloatUnaryOp):
     TE_FN = staticmethod(lambda x: x != x)  # only NaN is unordered with itself
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         check_dtype(x, cls.DTYPES)
         return tensor(known_shape(x), dtypes.I1)

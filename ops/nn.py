@@ -24,6 +24,7 @@ from xdsl.traits import Pure
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType, show_type
 from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.dialects.shapes.symbolic import Dims
 from xrelax.ops import te
 from xrelax.ops.base import (
@@ -89,7 +90,9 @@ class SoftmaxFamilyOp(OperatorOp):
     """The result from ``x - max``, ``exp(x - max)`` and the sum of the latter along the axis."""
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         check_dtype(x, FLOAT)
         if x.ndim is not None:
@@ -168,7 +171,9 @@ class LayerNormOp(OperatorOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x, gamma, beta = (expect_tensor(t) for t in operand_types)
         check_dtype(x, FLOAT)
         dtype = same_dtype([x, gamma, beta])
@@ -198,6 +203,7 @@ class LayerNormOp(OperatorOp):
                     )
                 for k, (e, d) in enumerate(zip(expected, param.dims, strict=True)):
                     require_equal(
+                        facts,
                         d,
                         e,
                         f"relax.layer_norm: {what} dimension {k} equals x along axis "
@@ -310,9 +316,12 @@ class Window:
             _spatial_values(props, "dilation", rank, 1),
         )
 
-    def output_dims(self, sizes: Dims, windows: Sequence[sympy.Expr], op: str) -> Dims:
+    def output_dims(
+        self, sizes: Dims, windows: Sequence[sympy.Expr], op: str, facts: Facts
+    ) -> Dims:
         """The output size per spatial dimension: ``floordiv(size + padding - dilation *
-        (window - 1) - 1, stride) + 1``; an error when statically empty."""
+        (window - 1) - 1, stride) + 1``; an error when statically empty (the window
+        fits: required into ``facts``)."""
         out = []
         for index, (size, window) in enumerate(zip(sizes, windows, strict=True)):
             extent = size + self.before[index] + self.after[index]
@@ -324,7 +333,9 @@ class Window:
                     f"{symbolic.format_expr(extent)}) to hold the window of extent "
                     f"{symbolic.format_expr(reach)}"
                 )
-            require_le(reach, extent, f"{op}: spatial dimension {index} (padded) holds the window")
+            require_le(
+                facts, reach, extent, f"{op}: spatial dimension {index} (padded) holds the window"
+            )
             out.append(dim)
         return tuple(out)
 
@@ -504,7 +515,9 @@ class ConvOp(OperatorOp):
         )
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x, weight = (expect_tensor(t) for t in operand_types)
         check_dtype(x, NUMERIC)
         dtype = same_dtype([x, weight])
@@ -526,6 +539,7 @@ class ConvOp(OperatorOp):
                 f"(weight input channels * groups), got {show_type(x)}"
             )
         require_equal(
+            facts,
             in_channels * groups,
             channels,
             f"{cls.name}: the data channels equal the weight input channels * groups",
@@ -535,8 +549,8 @@ class ConvOp(OperatorOp):
             raise RelaxError(
                 f"expected output channels divisible by groups = {groups}, got {show_type(weight)}"
             )
-        require_equal(remainder, 0, f"{cls.name}: groups divide the output channels")
-        out = window.output_dims(sizes, kernel, cls.name)
+        require_equal(facts, remainder, 0, f"{cls.name}: groups divide the output channels")
+        out = window.output_dims(sizes, kernel, cls.name, facts)
         return tensor(data.stored((batch, out_channels, *out)), dtype)
 
     @classmethod
@@ -737,7 +751,9 @@ class ConvTransposeOp(OperatorOp):
     """The data and weight layouts, for messages."""
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x, weight = (expect_tensor(t) for t in operand_types)
         check_dtype(x, NUMERIC)
         dtype = same_dtype([x, weight])
@@ -758,16 +774,18 @@ class ConvTransposeOp(OperatorOp):
                 f"expected data with {symbolic.format_expr(in_channels)} channels (the "
                 f"weight's first dimension), got {show_type(x)}"
             )
-        require_equal(channels, in_channels, f"{cls.name}: the data channels equal the weight's")
+        require_equal(
+            facts, channels, in_channels, f"{cls.name}: the data channels equal the weight's"
+        )
         remainder = symbolic.floormod(in_channels, groups)
         if remainder.is_Integer and remainder != 0:
             raise RelaxError(
                 f"expected input channels divisible by groups = {groups}, got {show_type(weight)}"
             )
-        require_equal(remainder, 0, f"{cls.name}: groups divide the input channels")
+        require_equal(facts, remainder, 0, f"{cls.name}: groups divide the input channels")
         out = []
         for axis, (size, k) in enumerate(zip(sizes, kernel, strict=True)):
-            require_le(1, size, f"{cls.name}: spatial dimension {axis} is not empty")
+            require_le(facts, 1, size, f"{cls.name}: spatial dimension {axis} is not empty")
             dim = sympy.expand(
                 (size - 1) * window.strides[axis]
                 + window.dilation[axis] * (k - 1)
@@ -782,7 +800,10 @@ class ConvTransposeOp(OperatorOp):
                     f"got size {dim}"
                 )
             require_le(
-                1, dim, f"{cls.name}: the padding of spatial dimension {axis} leaves an output"
+                facts,
+                1,
+                dim,
+                f"{cls.name}: the padding of spatial dimension {axis} leaves an output",
             )
             out.append(dim)
         return tensor((batch, sympy.expand(per_group * groups), *out), dtype)
@@ -1017,7 +1038,9 @@ class PoolOp(OperatorOp):
     """The canonical data layout (the default one)."""
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         check_dtype(x, NUMERIC)
         rank = cls.SPATIAL + 2
@@ -1042,9 +1065,9 @@ class PoolOp(OperatorOp):
         batch, channels, *sizes = layout.canonical(x.dims)
         for axis, size in enumerate(sizes):
             if window.before[axis] or window.after[axis]:
-                require_le(1, size, f"{cls.name}: a padded spatial dimension is not empty")
+                require_le(facts, 1, size, f"{cls.name}: a padded spatial dimension is not empty")
         pool = [sympy.Integer(p) for p in pool_size]
-        out = window.output_dims(sizes, pool, cls.name)
+        out = window.output_dims(sizes, pool, cls.name, facts)
         return tensor(layout.stored((batch, channels, *out)), x.dtype)
 
     @classmethod

@@ -15,6 +15,7 @@ from xdsl.traits import Pure
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import TensorType
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.ops import te
 from xrelax.ops.base import (
     ANY_DTYPE,
@@ -66,7 +67,9 @@ class ReduceOp(OperatorOp):
     TE_FN: ClassVar[Callable[[te.Expr, list[te.IterVar]], te.Expr]]
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         check_dtype(x, cls.DTYPES)
         axis = prop_ints(properties, "axis")
@@ -79,7 +82,7 @@ class ReduceOp(OperatorOp):
             )
             if needs_elements and x.dims is not None:
                 count = dims_product([x.dims[a] for a in sorted(reduced)])
-                require_le(1, count, f"{cls.name}: the reduced axes are not empty")
+                require_le(facts, 1, count, f"{cls.name}: the reduced axes are not empty")
         if axis is None and not keepdims:
             return tensor((), x.dtype)
         if reduced is None:
@@ -225,14 +228,16 @@ class ArgReduceOp(OperatorOp):
     TE_FN: ClassVar[Callable[[te.Expr, list[te.IterVar]], te.Expr]]
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         prop_bool(properties, "select_last_index")
         axis = prop_int(properties, "axis")
         keepdims = prop_bool(properties, "keepdims")
         if axis is None:
             if x.dims is not None:
-                require_le(1, dims_product(x.dims), f"{cls.name}: x is not empty")
+                require_le(facts, 1, dims_product(x.dims), f"{cls.name}: x is not empty")
             if not keepdims:
                 return tensor((), dtypes.I64)
             return tensor(None if x.ndim is None else (sympy.Integer(1),) * x.ndim, dtypes.I64)
@@ -241,7 +246,7 @@ class ArgReduceOp(OperatorOp):
         axis = normalize_axis(axis, x.ndim)
         if x.dims is None:
             return tensor(x.ndim if keepdims else x.ndim - 1, dtypes.I64)
-        require_le(1, x.dims[axis], f"{cls.name}: the axis is not empty")
+        require_le(facts, 1, x.dims[axis], f"{cls.name}: the axis is not empty")
         dims = list(x.dims)
         if keepdims:
             dims[axis] = sympy.Integer(1)

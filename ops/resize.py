@@ -35,6 +35,7 @@ from xdsl.traits import Pure
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, ShapeType, TensorType, show_type
 from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.ops import te
 from xrelax.ops.base import (
     FLOAT,
@@ -316,7 +317,9 @@ class ResizeOp(OperatorOp):
     TAPS: ClassVar[dict[str, int]] = {"nearest": 1, "linear": 2, "cubic": 4}
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         shape = expect_shape(operand_types[1], "shape operand")
         parameters = [expect_tensor(t, "scales or roi") for t in operand_types[2:]]
@@ -358,11 +361,11 @@ class ResizeOp(OperatorOp):
                         f"expected axis {axis}, not resampled, to keep its size, got "
                         f"{show_type(x)} and {show_type(shape)}"
                     )
-                require_equal(out, size, f"relax.resize: axis {axis} keeps its size")
+                require_equal(facts, out, size, f"relax.resize: axis {axis} keeps its size")
             elif size == 0:
                 raise RelaxError(f"expected axis {axis} of x not empty, got {show_type(x)}")
             else:
-                require_le(1, size, f"relax.resize: resampled axis {axis} is not empty")
+                require_le(facts, 1, size, f"relax.resize: resampled axis {axis} is not empty")
         return tensor(shape.dims, x.dtype)
 
     @classmethod
@@ -591,7 +594,9 @@ class GridSampleOp(OperatorOp):
         )
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x, grid = (expect_tensor(t) for t in operand_types)
         check_dtype(x, FLOAT)
         check_dtype(grid, FLOAT)
@@ -612,15 +617,17 @@ class GridSampleOp(OperatorOp):
                 f"expected grid's last axis to hold {rank - 2} coordinates, got {show_type(grid)}"
             )
         require_equal(
-            grid.dims[-1], rank - 2, "relax.grid_sample: grid holds a coordinate per axis"
+            facts, grid.dims[-1], rank - 2, "relax.grid_sample: grid holds a coordinate per axis"
         )
         if symbolic.prove_not_equal(x.dims[0], grid.dims[0]):
             raise RelaxError(
                 f"expected x and grid of one batch, got {show_type(x)} and {show_type(grid)}"
             )
-        require_equal(grid.dims[0], x.dims[0], "relax.grid_sample: x and grid have one batch")
+        require_equal(
+            facts, grid.dims[0], x.dims[0], "relax.grid_sample: x and grid have one batch"
+        )
         for axis, size in enumerate(x.dims[2:]):
-            require_le(1, size, f"relax.grid_sample: spatial axis {axis} of x is not empty")
+            require_le(facts, 1, size, f"relax.grid_sample: spatial axis {axis} of x is not empty")
         return tensor((x.dims[0], x.dims[1], *grid.dims[1:-1]), x.dtype)
 
     @classmethod

@@ -2,44 +2,32 @@
 
 ``relax-legalize-ops`` turns an operator it cannot compile to a kernel (unknown
 shapes, data-dependent results) into ``call_packed "relax.op.<name>"`` whose
-trailing argument is the operator's attribute dictionary as text. Importing this
-module registers those functions; each checks the operator's facts on the values'
-shapes (as deduction would have, had the shapes been known) and allocates its result
-with the operator's numpy reference kernel.
+trailing argument is the operator's attribute dictionary as a constant
+(:mod:`xrelax.ops.attribute_constants`). Importing this module registers those
+functions; each checks the operator's facts on the values' shapes (as deduction would
+have, had the shapes been known) and allocates its result with the operator's numpy
+reference kernel.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin
 from xdsl.ir import Attribute
 
 from xrelax.backends.vm.builtins import register_func
 from xrelax.backends.vm.error import VMError
-from xrelax.dialects.ir.diagnostics import LocatingParser
-from xrelax.ops.library import OPERATORS
+from xrelax.ops.attribute_constants import from_constant, is_dict_constant
 from xrelax.ops.base import OperatorOp
-
-PREFIX = "relax.op."
-
-
-@lru_cache(maxsize=1024)
-def parse_props(text: str) -> dict[str, Attribute]:
-    """An attribute dictionary ``{axis = 1 : i64}`` from its text."""
-    ctx = Context()
-    ctx.load_dialect(Builtin)
-    return dict(LocatingParser(ctx, text).parse_optional_attr_dict())
+from xrelax.ops.library import OPERATORS
 
 
 def _runtime_kernel(op_type: type[OperatorOp]) -> Callable[..., Any]:
     def kernel(*args: Any) -> Any:
         props: dict[str, Attribute] = {}
-        if args and isinstance(args[-1], str):
-            props, args = parse_props(args[-1]), args[:-1]
+        if args and is_dict_constant(args[-1]):
+            props, args = dict(from_constant(args[-1]).data), args[:-1]
         try:
             return op_type.run_reference(list(args), props)
         except Exception as err:  # noqa: BLE001 - the operator's refusal of the inputs
@@ -59,9 +47,7 @@ def refusal(op_type: type[OperatorOp], err: BaseException) -> str:
 def register_runtime_kernels() -> None:
     """Register ``relax.op.<name>`` for every operator (idempotent)."""
     for op_type in OPERATORS:
-        register_func(
-            PREFIX + op_type.name.removeprefix("relax."), _runtime_kernel(op_type), override=True
-        )
+        register_func(op_type.runtime_name(), _runtime_kernel(op_type), override=True)
 
 
 register_runtime_kernels()

@@ -60,7 +60,7 @@ from xrelax.dialects.relax import (
     TupleType,
     show_type,
 )
-from xrelax.dialects.shapes import obligations
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.ops.base import INTEGER, OperatorOp, Props, expect_tensor, runtime_type
 from xrelax.ops.catalog import STATIC_ATTRS_OPS
 from xrelax.ops.functions import OperatorSignature
@@ -209,16 +209,17 @@ class RuntimeAttrsOp(OperatorOp):
     DATA_DEPENDENT: ClassVar[bool] = True
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         spec = _Spec(operand_types, properties)
         inner = spec.op_type
         types = tuple(_rank_only(t) for t in spec.operand_types)
         errors: list[RelaxError] = []
         for stand_in in spec.stand_ins():
-            props = tuple(sorted({**spec.static, **stand_in}.items()))
             try:
                 # The stand-ins' facts are no facts of the program: dropped.
-                deduced, _ = obligations.collect(lambda p=props: inner.deduce_cached(types, p))
+                deduced = inner.deduction(types, {**spec.static, **stand_in}).type
                 break
             except RelaxError as err:
                 errors.append(err)
@@ -263,7 +264,9 @@ class TensorToShapeOp(OperatorOp):
     DATA_DEPENDENT: ClassVar[bool] = True
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         if x.known_dtype is not None and x.dtype not in INTEGER.members:
             raise RelaxError(f"expected an integer tensor, got {show_type(x)}")
@@ -309,5 +312,5 @@ def runtime_attrs(
     if attrs:
         props["attrs"] = DictionaryAttr(attrs)
     values = [*operands, *given.values()]
-    result = RuntimeAttrsOp.deduce([v.type for v in values], props)
+    result = RuntimeAttrsOp.deduction([v.type for v in values], props).type
     return RuntimeAttrsOp.create(operands=values, properties=props, result_types=[result])

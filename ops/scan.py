@@ -20,6 +20,7 @@ from xdsl.traits import Pure
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.ops import te
 from xrelax.ops.base import (
     I64_PROP,
@@ -78,7 +79,9 @@ class ScanOp(OperatorOp):
     TE_FN: ClassVar[Callable[[te.Expr, te.IterVar], te.Expr]]
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         if x.known_dtype is not None and x.dtype != dtypes.I1:
             check_dtype(x, NUMERIC)

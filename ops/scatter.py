@@ -23,6 +23,7 @@ from xdsl.traits import Pure
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType, show_type
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.ops import te
 from xrelax.ops.base import (
     I64_PROP,
@@ -85,7 +86,9 @@ class ScatterElementsOp(OperatorOp):
     REDUCTIONS: ClassVar[tuple[str, ...]] = REDUCTIONS
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         indices = expect_tensor(operand_types[1], "indices operand")
         updates = expect_tensor(operand_types[2], "updates operand")
@@ -107,11 +110,11 @@ class ScatterElementsOp(OperatorOp):
             for d, (size, count) in enumerate(zip(x.dims, indices.dims, strict=True)):
                 if d != axis:
                     what = f"relax.scatter_elements: indices fit in x along axis {d}"
-                    require_le(count, size, what)
+                    require_le(facts, count, size, what)
         if indices.dims is not None and updates.dims is not None:
             for d, (a, b) in enumerate(zip(indices.dims, updates.dims, strict=True)):
                 what = f"relax.scatter_elements: updates has the shape of indices (axis {d})"
-                require_equal(a, b, what)
+                require_equal(facts, a, b, what)
         return tensor(x.dims if x.dims is not None else x.ndim, dtype)
 
     @classmethod

@@ -22,6 +22,7 @@ from xdsl.traits import Pure
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import RelaxError, TensorType, TupleType, show_type
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.ops.base import (
     FLOAT,
     I64_PROP,
@@ -53,7 +54,9 @@ class UniqueOp(OperatorOp):
     DATA_DEPENDENT: ClassVar[bool] = True
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         return tensor(1, x.dtype)
 
@@ -81,7 +84,9 @@ class UniqueAllOp(OperatorOp):
     DATA_DEPENDENT: ClassVar[bool] = True
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         axis = prop_int(properties, "axis")
         i64 = dtypes.I64
@@ -138,7 +143,9 @@ class NonzeroOp(OperatorOp):
     DATA_DEPENDENT: ClassVar[bool] = True
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         if x.ndim == 0:
             raise RelaxError(f"expected x of rank at least 1, got {show_type(x)}")
@@ -201,7 +208,9 @@ class NonMaxSuppressionOp(OperatorOp):
     DATA_DEPENDENT: ClassVar[bool] = True
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         boxes, scores, limit, iou, score = (expect_tensor(t) for t in operand_types)
         check_dtype(boxes, FLOAT, "boxes")
         check_dtype(scores, FLOAT, "scores")

@@ -21,6 +21,7 @@ from xdsl.traits import Pure
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import TensorType
+from xrelax.dialects.shapes.obligations import Facts
 from xrelax.ops import te
 from xrelax.ops.base import (
     ANY_DTYPE,
@@ -84,7 +85,9 @@ class ArgsortOp(OperatorOp):
     traits = traits_def(Pure())
 
     @classmethod
-    def deduce(cls, operand_types: Sequence[Attribute], properties: Props) -> Attribute:
+    def deduce(
+        cls, operand_types: Sequence[Attribute], properties: Props, facts: Facts
+    ) -> Attribute:
         x = expect_tensor(operand_types[0])
         check_dtype(x, ANY_DTYPE)
         if x.ndim is not None:

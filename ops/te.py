@@ -653,13 +653,16 @@ def min(expr: Any, axis: IterVar | Iterable[IterVar]) -> Expr:  # noqa: A001 - t
 
 @dataclass(eq=False)
 class Tensor:
-    """A placeholder (``body is None``) or a computed tensor of ``shape`` and ``dtype``."""
+    """A placeholder (``body is None``) or a computed tensor of ``shape`` and ``dtype``;
+    ``facts`` are what its compute relies on but cannot prove about the shapes (a
+    :mod:`xrelax.topi` function's deduction), which a kernel computing it asserts first."""
 
     name: str
     shape: tuple[sympy.Expr, ...]
     dtype: Attribute
     axes: tuple[IterVar, ...] = ()
     body: Expr | None = None
+    facts: tuple[Fact, ...] = ()
 
     @property
     def ndim(self) -> int:
@@ -876,9 +879,10 @@ def create_prim_func(
 
     ``tensors`` lists the buffer parameters in order: placeholders (inputs) first, then
     computed tensors (outputs, written in place). Other computed tensors the outputs
-    need become ``tir.alloc_buffer`` intermediates. Each fact of ``asserts`` becomes a
-    ``tir.assert`` at the start of the body (checked before any buffer is touched); a
-    variable they use that no buffer binds becomes a ``sym`` parameter.
+    need become ``tir.alloc_buffer`` intermediates. Each fact of ``asserts`` and of the
+    computed tensors' ``facts`` becomes a ``tir.assert`` at the start of the body (checked
+    before any buffer is touched); a variable they use that no buffer binds becomes a
+    ``sym`` parameter.
     """
     params = list(tensors)
     first_output = next((k for k, t in enumerate(params) if not t.is_placeholder), len(params))
@@ -892,7 +896,8 @@ def create_prim_func(
         for t in _read_tensors(stage):
             if t.is_placeholder and id(t) not in listed:
                 raise ValueError(f"placeholder '{t.name}' is read but not a parameter")
-    return _Emitter(name, params, stages, asserts).emit()
+    facts = dict.fromkeys([*asserts, *(fact for stage in stages for fact in stage.facts)])
+    return _Emitter(name, params, stages, tuple(facts)).emit()
 
 
 def placeholders_read(outputs: Sequence[Tensor]) -> list[Tensor]:

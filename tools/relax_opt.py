@@ -20,19 +20,17 @@ from collections.abc import Sequence
 from importlib.metadata import version
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xrelax.dialects.ir.diagnostics import (
+    CompileError,
     Diagnostic,
     IRError,
-    LocatedParseError,
-    LocatingParser,
     SourceError,
     collect_warnings,
     decode_source,
     op_diagnostic,
-    parse_error_diagnostic,
+    parse_source,
     verify_module,
 )
 from xrelax.tools.cli import one_line_errors, stdout_closed
@@ -218,19 +216,10 @@ class RelaxOptMain(xDSLOptMain):
         diagnostics: list[Diagnostic],
     ) -> ModuleOp | None:
         start = time.perf_counter()
-        parser: LocatingParser | None = None
         try:
-            parser = LocatingParser(self.ctx, text, name, offset)
-            module = parser.parse_module(not self.args.no_implicit_module)
-        except ParseError as err:
-            diagnostics.append(parse_error_diagnostic(err, offset))
-            return None
-        except LocatedParseError as err:
+            module = parse_source(self.ctx, text, name, offset, not self.args.no_implicit_module)
+        except CompileError as err:
             diagnostics.append(err.diagnostic)
-            return None
-        except VerifyException as err:
-            location = parser.location_of(parser.pos) if parser is not None else None
-            diagnostics.append(Diagnostic("error", str(err), location))
             return None
         if instrumentation.timings is not None:
             instrumentation.timings.append(("(parse)", time.perf_counter() - start))
@@ -243,7 +232,7 @@ class RelaxOptMain(xDSLOptMain):
         try:
             run_passes(self.ctx, module, self.passes, instrumentation, not self.args.disable_verify)
         except PassFailure as failure:
-            diagnostics.append(_failure_diagnostic(failure))
+            diagnostics.append(failure.diagnostic())
             return None
         return module
 
@@ -259,18 +248,6 @@ class RelaxOptMain(xDSLOptMain):
             raise UsageError(
                 f"cannot write output file '{self.args.output_file}': {err.strerror}"
             ) from None
-
-
-def _failure_diagnostic(failure: PassFailure) -> Diagnostic:
-    error = failure.error
-    op = getattr(error, "op", None)
-    message = getattr(error, "message", None) or str(error).split("\n", 1)[0]
-    if op is None:
-        return Diagnostic("error", f"pass '{failure.pass_name}' failed: {message}")
-    diagnostic = op_diagnostic(op, message)
-    if failure.invalid_ir:
-        diagnostic.message = f"pass '{failure.pass_name}' produced invalid IR: {diagnostic.message}"
-    return diagnostic
 
 
 def _read_input(path: str | None) -> str:

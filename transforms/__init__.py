@@ -9,7 +9,9 @@ from xdsl.passes import ModulePass
 
 from xrelax.transforms.plugins import PluginError, load_python_file
 
-# CLI name -> "module:class" of each pass xrelax defines.
+# Where each pass xrelax defines lives, by name, so that a pipeline imports only the
+# passes it runs (importing them all costs seconds of start-up). The name a pass answers
+# to is its class's ``name``: loading checks that the key is that name.
 _PROJECT_PASSES: dict[str, str] = {
     "relax-normalize": "xrelax.transforms.normalize:NormalizePass",
     "relax-refine-shapes": "xrelax.transforms.refine_shapes:RefineShapesPass",
@@ -36,11 +38,14 @@ _PROJECT_PASSES: dict[str, str] = {
 _XDSL_PASSES = ("canonicalize", "cse", "dce")
 
 
-def _lazy(target: str) -> Callable[[], type[ModulePass]]:
+def _lazy(name: str, target: str) -> Callable[[], type[ModulePass]]:
     module, _, cls = target.partition(":")
 
     def load() -> type[ModulePass]:
-        return getattr(import_module(module), cls)
+        pass_class = getattr(import_module(module), cls)
+        if pass_class.name != name:
+            raise LookupError(f"{target} is named '{pass_class.name}', registered as '{name}'")
+        return pass_class
 
     return load
 
@@ -56,7 +61,7 @@ def _xdsl(name: str) -> Callable[[], type[ModulePass]]:
 
 def project_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """The passes xrelax defines, by CLI name, as lazy factories."""
-    return {name: _lazy(target) for name, target in _PROJECT_PASSES.items()}
+    return {name: _lazy(name, target) for name, target in _PROJECT_PASSES.items()}
 
 
 # CLI name -> the pass classes users registered (register_pass, pass plugins).

@@ -8,7 +8,7 @@ control flow; each op becomes VM instructions on untyped registers:
 | ``relax.call_dps @k(args)`` | ``vm.call "k"(args)`` |
 | ``relax.call_dps @k(args) {proven}`` | ``vm.builtin.call_tir_unchecked`` (:mod:`proven_calls`) |
 | ``relax.call_dps @k(args) sym [..]`` | ``vm.builtin.call_tir_dyn`` (integers as a shape) |
-| ``relax.call_packed "f"(args)`` | ``vm.call "f"(args)`` (+ ``op_attrs`` as a string) |
+| ``relax.call_packed "f"(args)`` | ``vm.call "f"(args)`` (+ ``op_attrs`` as a constant) |
 | ``relax.call @g(args)`` | ``vm.call "g"(args)`` |
 | builtins (``vm.alloc_tensor`` ...) | ``vm.call "vm.builtin.*"`` with immediates and constants |
 | ``vm.make_prim`` of an integer | ``vm.const`` |
@@ -47,9 +47,9 @@ from xdsl.pattern_rewriter import (
 
 from xrelax.dialects import dtypes, relax, vm
 from xrelax.dialects.ir.diagnostics import IRError
-from xrelax.dialects.relax import show_type
 from xrelax.dialects.relax_memory import CallDPSOp
 from xrelax.dialects.tir import PrimFuncOp
+from xrelax.ops.attribute_constants import to_constant
 from xrelax.ops.base import OperatorOp
 from xrelax.transforms.function_walk import rewrite_functions
 from xrelax.transforms.proven_calls import PROVEN_ATTR, matches_signature
@@ -149,7 +149,10 @@ class _FunctionCodegen:
         elif isinstance(op, relax.CallPackedOp):
             args = [self.get(a) for a in op.args]
             if op.op_attrs is not None:
-                args.append(self.const(show_type(op.op_attrs)))
+                try:
+                    args.append(self.const(to_constant(op.op_attrs)))
+                except ValueError as err:
+                    raise IRError(op, str(err)) from None
             self.call(op.callee.data, args, op.res[0] if op.res else None)
         elif isinstance(op, relax.CallOp):
             self.call(op.callee.string_value(), [self.get(a) for a in op.args], op.result)

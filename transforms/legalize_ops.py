@@ -41,13 +41,6 @@ from xrelax.ops.base import OperatorOp
 from xrelax.transforms.function_walk import lower_function_bodies
 from xrelax.transforms.kernel_table import KernelTable
 
-RUNTIME_PREFIX = "relax.op."
-
-
-def runtime_name(op_type: type[OperatorOp]) -> str:
-    """The packed function implementing an operator at run time (``relax.op.add``)."""
-    return RUNTIME_PREFIX + op_type.name.removeprefix("relax.")
-
 
 def _known_tensor(type_: Attribute) -> bool:
     return (
@@ -93,7 +86,9 @@ class LegalizeOperator(RewritePattern):
             self.to_call_tir(op, result_type, rewriter)
         else:
             props = DictionaryAttr(dict(op.properties)) if op.properties else None
-            call = CallPackedOp(runtime_name(type(op)), list(op.operands), result_type, True, props)
+            call = CallPackedOp(
+                type(op).runtime_name(), list(op.operands), result_type, True, props
+            )
             rewriter.replace(op, call)
 
     def to_call_tir(

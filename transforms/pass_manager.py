@@ -18,7 +18,7 @@ from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
-from xrelax.dialects.ir.diagnostics import IRError, verify_module
+from xrelax.dialects.ir.diagnostics import Diagnostic, IRError, op_diagnostic, verify_module
 from xrelax.dialects.ir.gc_pause import paused_gc
 from xrelax.transforms import all_passes
 from xrelax.transforms.plugins import describe_exception
@@ -36,6 +36,20 @@ class PassFailure(Exception):
         self.pass_name = pass_name
         self.error = error
         self.invalid_ir = invalid_ir
+
+    def diagnostic(self) -> Diagnostic:
+        """The one-line diagnostic: at the op at fault if any (as the pass reports it, or
+        naming the pass that left it invalid), else naming the pass."""
+        op = getattr(self.error, "op", None)
+        message = getattr(self.error, "message", None) or str(self.error).split("\n", 1)[0]
+        if op is None:
+            return Diagnostic("error", f"pass '{self.pass_name}' failed: {message}")
+        diagnostic = op_diagnostic(op, message)
+        if self.invalid_ir:
+            diagnostic.message = (
+                f"pass '{self.pass_name}' produced invalid IR: {diagnostic.message}"
+            )
+        return diagnostic
 
 
 class PipelinePass(ModulePass):

@@ -19,6 +19,7 @@ import numpy as np
 
 from xrelax.backends import buffer_pool
 from xrelax.dialects import dtypes
+from xrelax.dialects.vm import MatchKind
 
 from .error import AllocationError, VMError
 
@@ -175,12 +176,6 @@ def make_shape(heap: np.ndarray, pattern: tuple[tuple[int, int], ...]) -> tuple[
     return tuple(dims)
 
 
-MATCH_EQUAL_IMM = 0
-MATCH_STORE = 1
-MATCH_EQUAL_HEAP = 2
-MATCH_NONE = 3
-
-
 @register_func("vm.builtin.match_shape")
 def match_shape(
     value: Any, heap: np.ndarray, pattern: tuple[tuple[int, int, str], ...], err_ctx: str
@@ -195,17 +190,17 @@ def match_shape(
     if len(dims) != len(pattern):
         raise VMError(_in(err_ctx, f"expected rank {len(pattern)}, got rank {len(dims)}"))
     for dim, (kind, slot, _) in zip(dims, pattern, strict=True):
-        if kind == MATCH_EQUAL_IMM:
+        if kind == MatchKind.EQUAL:
             if dim != slot:
                 _match_error(dims, heap, pattern, err_ctx)
-        elif kind == MATCH_STORE:
+        elif kind == MatchKind.STORE:
             if dim < 0:
                 _negative_size_error(dims, pattern, err_ctx)
             heap[slot] = dim
-        elif kind == MATCH_EQUAL_HEAP:
+        elif kind == MatchKind.CHECK:
             if dim != heap[slot]:
                 _match_error(dims, heap, pattern, err_ctx)
-        elif kind != MATCH_NONE:
+        elif kind != MatchKind.ANY:
             raise VMError(_in(err_ctx, f"match_shape: unknown pattern kind {kind}"))
 
 
@@ -228,7 +223,7 @@ def match_prim(
                 _in(err_ctx, f"expected an {dtype} in [{limits.min}, {limits.max}], got {integer}")
             )
     ((kind, slot, label),) = pattern
-    if kind == MATCH_STORE:
+    if kind == MatchKind.STORE:
         if integer < 0:
             raise VMError(
                 _in(
@@ -238,11 +233,11 @@ def match_prim(
                 )
             )
         heap[slot] = integer
-    elif kind in (MATCH_EQUAL_IMM, MATCH_EQUAL_HEAP):
-        expected = slot if kind == MATCH_EQUAL_IMM else int(heap[slot])
+    elif kind in (MatchKind.EQUAL, MatchKind.CHECK):
+        expected = slot if kind == MatchKind.EQUAL else int(heap[slot])
         if integer != expected:
             raise VMError(_in(err_ctx, f"value{_label(label)}: expected {expected}, got {integer}"))
-    elif kind != MATCH_NONE:
+    elif kind != MatchKind.ANY:
         raise VMError(_in(err_ctx, f"match_prim: unknown pattern kind {kind}"))
     return integer
 
@@ -282,9 +277,9 @@ def _match_error(
     """Raise the error for the first dimension of ``dims`` that ``pattern`` rejects (the
     heap holds the values the stores before it wrote)."""
     for i, (dim, (kind, slot, label)) in enumerate(zip(dims, pattern, strict=True)):
-        if kind == MATCH_EQUAL_IMM:
+        if kind == MatchKind.EQUAL:
             expected = slot
-        elif kind == MATCH_EQUAL_HEAP:
+        elif kind == MatchKind.CHECK:
             expected = int(heap[slot])
         else:
             continue
@@ -299,7 +294,7 @@ def _negative_size_error(
 ) -> None:
     """A symbolic variable is a size: it is never bound to a negative value."""
     for i, (dim, (kind, _, label)) in enumerate(zip(dims, pattern, strict=True)):
-        if kind == MATCH_STORE and dim < 0:
+        if kind == MatchKind.STORE and dim < 0:
             raise VMError(
                 _in(err_ctx, f"dimension {i}{_label(label)}: expected a size >= 0, got {dim}")
             )

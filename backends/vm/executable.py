@@ -22,9 +22,10 @@ File format (little endian), version ``FORMAT_VERSION``::
     payload  sections FUNC, CNST, NAME, CODE, LIBR, VALN in this order, each
              tag (4 ASCII bytes), u64 body length, body
 
-VALN (new in version 2; version 1 files are read too) maps instruction indices to the
-source names of the values they define (u32 count, then u64 index + string pairs),
-for error messages.
+VALN maps instruction indices to the source names of the values they define (u32
+count, then u64 index + string pairs), for error messages. Version 3 passes a
+safety-net call's operator attributes as a constant (:mod:`xrelax.ops.attribute_constants`)
+where version 2 passed their text: files of earlier versions are refused (recompile).
 
 Strings are u32 byte length + UTF-8 (the library text uses a u64 length). Constants are
 tagged values: None, bool, int (two's complement bytes), float (f64), str, tuple
@@ -69,7 +70,7 @@ __all__ = [
 ]
 
 MAGIC = b"XRLXVMEX"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 VALUE_BITS = 56
 _VALUE_MASK = (1 << VALUE_BITS) - 1
@@ -763,9 +764,9 @@ class _Reader:
             raise VMError(f"{self._what} section holds an invalid array: {err}") from None
 
 
-def _sections(payload: bytes, version: int) -> Iterator[_Reader]:
+def _sections(payload: bytes) -> Iterator[_Reader]:
     reader = _Reader(payload, "payload")
-    for tag in _SECTIONS if version > 1 else _SECTIONS[:-1]:
+    for tag in _SECTIONS:
         name = tag.decode()
         if reader.take(4) != tag:
             raise VMError(f"expected section {name}")
@@ -779,10 +780,8 @@ def _parse(data: bytes) -> Executable:
     if len(data) < _HEADER.size:
         raise VMError(f"truncated header ({len(data)} of {_HEADER.size} bytes)")
     _, version, crc, length = _HEADER.unpack_from(data)
-    if version not in (1, FORMAT_VERSION):
-        raise VMError(
-            f"unsupported format version {version} (this build reads 1 to {FORMAT_VERSION})"
-        )
+    if version != FORMAT_VERSION:
+        raise VMError(f"unsupported format version {version} (this build reads {FORMAT_VERSION})")
     payload = data[_HEADER.size :]
     if len(payload) < length:
         raise VMError(f"truncated payload ({len(payload)} of {length} bytes)")
@@ -790,7 +789,7 @@ def _parse(data: bytes) -> Executable:
         raise VMError(f"{len(payload) - length} unexpected bytes after the payload")
     if zlib.crc32(payload) != crc:
         raise VMError("checksum mismatch (the file is corrupted)")
-    funcs, consts, names, code, lib, *rest = _sections(payload, version)
+    funcs, consts, names, code, lib, value_names = _sections(payload)
     exe = Executable()
     # Every count is checked against what the file holds before anything is sized by it.
     for _ in range(funcs.u32()):
@@ -806,11 +805,10 @@ def _parse(data: bytes) -> Executable:
     exe.instr_data = code.i64_array()
     exe.instr_offset = code.i64_array()
     exe.library = lib.long_string()
-    for value_names in rest:
-        for _ in range(value_names.u32()):
-            index, name = value_names.u64(), value_names.string()
-            exe.value_names[index] = name
-    for section in (funcs, consts, names, code, lib, *rest):
+    for _ in range(value_names.u32()):
+        index, name = value_names.u64(), value_names.string()
+        exe.value_names[index] = name
+    for section in (funcs, consts, names, code, lib, value_names):
         section.done()
     for func in exe.global_funcs:
         # registers hold the arguments and the results of instructions: no more exist

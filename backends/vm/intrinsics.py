@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from xrelax.dialects.vm import MatchKind
+
 from . import builtins
 from .executable import Arg, ArgKind, Call, If, Instruction, Ret
 
@@ -108,13 +110,13 @@ def _match_parts(site: CallSite) -> tuple[list[str], list[str]] | None:
     stores: list[str] = []
     stored_dim: dict[int, int] = {}
     for i, (kind, slot, _) in enumerate(pattern):
-        if kind == builtins.MATCH_EQUAL_IMM:
+        if kind == MatchKind.EQUAL:
             failed.append(f"_s[{i}] != {slot}")
-        elif kind == builtins.MATCH_EQUAL_HEAP:
+        elif kind == MatchKind.CHECK:
             # A slot this pattern stored earlier holds that dimension once the stores run.
             expected = f"_s[{stored_dim[slot]}]" if slot in stored_dim else f"{heap}[{slot}]"
             failed.append(f"_s[{i}] != {expected}")
-        elif kind == builtins.MATCH_STORE:
+        elif kind == MatchKind.STORE:
             stores.append(f"{heap}[{slot}] = _s[{i}]")
             stored_dim[slot] = i
     return failed, stores
@@ -129,11 +131,11 @@ def _match_prim(site: CallSite, names: Globals) -> list[str] | None:
     failed = [f"type({value}) is not int"]
     stores = []
     # an expected value is an int64: any other fails the comparison
-    if kind == builtins.MATCH_EQUAL_IMM:
+    if kind == MatchKind.EQUAL:
         failed.append(f"{value} != {slot}")
-    elif kind == builtins.MATCH_EQUAL_HEAP:
+    elif kind == MatchKind.CHECK:
         failed.append(f"{value} != {heap}[{slot}]")
-    elif kind == builtins.MATCH_STORE:
+    elif kind == MatchKind.STORE:
         failed.append(f"not 0 <= {value} <= {builtins.INT64_MAX}")
         stores.append(f"{heap}[{slot}] = {value}")
     else:
@@ -145,18 +147,12 @@ def _match_prim(site: CallSite, names: Globals) -> list[str] | None:
 
 
 def _is_match_pattern(pattern: Any) -> bool:
-    kinds = (
-        builtins.MATCH_EQUAL_IMM,
-        builtins.MATCH_STORE,
-        builtins.MATCH_EQUAL_HEAP,
-        builtins.MATCH_NONE,
-    )
     return type(pattern) is tuple and all(
         type(p) is tuple
         and len(p) == 3
-        and p[0] in kinds
+        and p[0] in tuple(MatchKind)
         and type(p[1]) is int
-        and (p[0] in (builtins.MATCH_EQUAL_IMM, builtins.MATCH_NONE) or p[1] >= 0)
+        and (p[0] in (MatchKind.EQUAL, MatchKind.ANY) or p[1] >= 0)
         for p in pattern
     )
 

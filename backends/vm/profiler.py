@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from os import PathLike
 from typing import Any
 
+from xrelax.ops.base import RUNTIME_KERNEL_PREFIX
+
 from . import builtins
 
 __all__ = ["Profile", "ProfileRow", "Recorder", "fused_operators"]
@@ -182,12 +184,11 @@ class Recorder:
 def _kind(name: str) -> str:
     if name.startswith("vm.builtin."):
         return "builtin"
-    if name.startswith(RUNTIME_PREFIX):
+    if name.startswith(RUNTIME_KERNEL_PREFIX):
         return "safety net"
     return "packed" if name in builtins._REGISTRY else "kernel"
 
 
-RUNTIME_PREFIX = "relax.op."
 _DIGITS = re.compile(r"\d+$")
 _MORE = re.compile(r"and(\d+)$")
 
@@ -201,9 +202,9 @@ def fused_operators(kernel: str) -> tuple[str, ...]:
     if _kind(kernel) != "kernel":
         return ()
     known = {
-        name.removeprefix(RUNTIME_PREFIX)
+        name.removeprefix(RUNTIME_KERNEL_PREFIX)
         for name in builtins._REGISTRY
-        if name.startswith(RUNTIME_PREFIX)
+        if name.startswith(RUNTIME_KERNEL_PREFIX)
     }
     parts = kernel.removeprefix("fused_").split("_")
     found: list[str] = []

@@ -321,6 +321,25 @@ def op_diagnostic(op: Operation, message: str, severity: str = "error") -> Diagn
     return Diagnostic(severity, f"'{op.name}' op {message}", op_location(op))
 
 
+def parse_source(
+    ctx: Context, text: str, name: str, line_offset: int = 0, implicit_module: bool = True
+) -> ModuleOp:
+    """Parse a module from ``text`` (of file ``name``, its first line numbered
+    ``line_offset + 1``); bad input is a :class:`CompileError` with the located
+    diagnostic (the parser's, or that of an op refused while it was built)."""
+    parser = None
+    try:
+        parser = LocatingParser(ctx, text, name, line_offset)
+        return parser.parse_module(implicit_module)
+    except ParseError as err:
+        raise CompileError(parse_error_diagnostic(err, line_offset)) from None
+    except LocatedParseError as err:
+        raise CompileError(err.diagnostic) from None
+    except VerifyException as err:
+        location = parser.location_of(parser.pos) if parser is not None else None
+        raise CompileError(Diagnostic("error", str(err), location)) from None
+
+
 def verify_module(module: Operation) -> None:
     """Verify ``module``, raising :class:`IRError` that names the first failing op.
 

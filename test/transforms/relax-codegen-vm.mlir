@@ -26,7 +26,7 @@ tir.prim_func @dyn(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f32>) sym [m]
 // CHECK-NEXT:    vm.call "vm.builtin.call_tir_unchecked"(%[[K]], %x, %t)
 // CHECK-NEXT:    %[[F:.*]] = vm.func_ref "dyn"
 // CHECK-NEXT:    vm.call "vm.builtin.call_tir_dyn"(%[[F]], %x, %t, %[[SH]])
-// CHECK-NEXT:    %[[A:.*]] = vm.const "{axis = -1 : i64}"
+// CHECK-NEXT:    %[[A:.*]] = vm.const ["dict", [["axis", ["int", "i64", -1 : i64]]]]
 // CHECK-NEXT:    %p = vm.call "relax.op.softmax"(%t, %[[A]]) -> !vm.ref
 // CHECK-NEXT:    %[[D:.*]] = vm.const dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
 // CHECK-NEXT:    %tu = vm.call "vm.builtin.make_tuple"(%p, %[[D]]) -> !vm.ref

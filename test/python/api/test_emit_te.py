@@ -218,7 +218,7 @@ def test_errors():
         bb.emit_func_output(y)
 
 
-def test_topi_refuses_what_it_cannot_prove():
+def test_topi_refuses_what_it_provably_cannot_compute():
     a = te.placeholder([n, 4], F32, "a")
     b = te.placeholder([m, 4], F32, "b")
     with pytest.raises(RelaxError, match=r"^relax.add: dimension 1 of the broadcast shapes"):
@@ -229,9 +229,21 @@ def test_topi_refuses_what_it_cannot_prove():
         "topi.add: the result shape is not known (!relax.tensor<ndim=2, f32>); make the "
         "operands' shapes provably compatible (match_shape) first"
     )
-    with pytest.raises(RelaxError, match=r"^topi.matmul: .*: 4 == m cannot be proven; call it"):
-        topi.matmul(a, te.placeholder([m, 2], F32, "w"))
     assert not hasattr(topi, "unique")
+
+
+def test_what_topi_cannot_prove_travels_with_its_tensor():
+    a = te.placeholder([n, 4], F32, "a")
+    w = te.placeholder([m, 2], F32, "w")
+    product = topi.matmul(a, w)
+    assert [str(f) for f in product.facts] == ["4 == m"]
+    # The kernel of a compute reading the product asserts the product's facts first.
+    func, sym_params = te.create_prim_func("f", [a, w, topi.relu(product)])
+    assert sym_params == []
+    asserts = [line.strip() for line in str(func).splitlines() if "tir.assert" in line]
+    assert asserts == [
+        'tir.assert [4] == [m], "relax.matmul: the lhs columns equal the rhs rows"'
+    ]
 
 
 def test_what_topi_cannot_prove_the_kernel_checks():

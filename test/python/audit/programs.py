@@ -213,8 +213,10 @@ def _application(case: Case, rank_only: bool) -> _Application:
         operands.append(f"%a{k}")
         types.append(type_)
     try:
-        deduced = OPERATOR_CLASSES[case.op].deduce(
-            [_parse_type(t) for t in types], _parse_props(props_text(case.props))
+        deduced = (
+            OPERATOR_CLASSES[case.op]
+            .deduction([_parse_type(t) for t in types], _parse_props(props_text(case.props)))
+            .type
         )
         result = show_type(deduced)
     except RelaxError:

@@ -105,7 +105,7 @@ def _accepted(op: str, dtype: str) -> bool:
     parsed = [LocatingParser(ctx, t).parse_type() for t in types]
     attrs = dict(LocatingParser(ctx, props_text(props) or "{}").parse_optional_attr_dict())
     try:
-        OPERATOR_CLASSES[op].deduce(parsed, attrs)
+        OPERATOR_CLASSES[op].deduction(parsed, attrs)
     except RelaxError:
         return False
     return True

@@ -117,18 +117,26 @@ func.func @f(%a: i32) -> i32 {
 """
 
 
+RELAX = """\
+relax.func @main(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {
+  relax.return %x : !relax.tensor<[n], f32>
+}
+"""
+
+
 def test_xdsl_opt_reports_plain_xdsl_errors_without_xrelax(tmp_path: Path) -> None:
     xdsl_opt = Path(sys.executable).parent / "xdsl-opt"
     outputs = []
-    for name, text in (("mismatch.mlir", PLAIN_XDSL), ("malformed.mlir", MALFORMED)):
-        path = tmp_path / name
+    for name, text in (("mismatch", PLAIN_XDSL), ("malformed", MALFORMED), ("relax", RELAX)):
+        path = tmp_path / f"{name}.mlir"
         path.write_text(text)
         done = subprocess.run(
             [str(xdsl_opt), str(path)], capture_output=True, text=True, timeout=300, check=False
         )
         outputs.append(done.stdout + done.stderr)
-    mismatch, malformed = outputs
+    mismatch, malformed, relax = outputs
+    assert "relax.func @main" in relax  # the entry point loaded xrelax's dialects
     assert "attribute i32 expected from variable 'T', but got i64" in mismatch
     assert "Expected ','" in malformed
-    for output in outputs:
+    for output in (mismatch, malformed):
         assert "xrelax" not in output and "_fast_init" not in output, output

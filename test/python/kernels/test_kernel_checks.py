@@ -403,6 +403,6 @@ relax.func @main() -> !relax.tensor<[1], f32> {
     with pytest.raises(xrelax.CompileError) as info:
         xrelax.apply(xrelax.parse(text, "pick.mlir"), "relax-fold-constant")
     assert str(info.value).splitlines()[0] == (
-        "pick.mlir:13:3: error: pass 'relax-fold-constant': 'relax.call_tir' op kernel @pick: "
-        "index -1 out of range [0, 2) for axis 0 of buffer %A"
+        "pick.mlir:13:3: error: 'relax.call_tir' op kernel @pick: index -1 out of range [0, 2) "
+        "for axis 0 of buffer %A"
     )

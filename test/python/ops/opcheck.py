@@ -169,7 +169,7 @@ def assert_matches(type_: Attribute, value: Any, env: Mapping[str, int], where: 
 def check_case(case: Case) -> Attribute:
     """Deduce the result type of ``case``, run the reference kernel, and check that the
     result has the deduced shape and dtype; returns the deduced type."""
-    deduced = case.op.deduce(case.types, case.props)
+    deduced = case.op.deduction(case.types, case.props).type
     value = case.op.reference(case.inputs, case.props)
     assert_matches(deduced, value, case.env, repr(case))
     return deduced
@@ -204,7 +204,7 @@ def check_safety_net(case: Case, deduced: Attribute, how: Sequence[str | None]) 
     """With less specific operand types, deduction still succeeds and gives a type that
     every result of the specific deduction belongs to."""
     types = [t if h is None else erase(t, h) for t, h in zip(case.types, how, strict=True)]
-    general = case.op.deduce(types, case.props)
+    general = case.op.deduction(types, case.props).type
     assert type_relation(general, deduced) == "yes", (
         f"{case!r}: from {[show_type(t) for t in types]} deduced {show_type(general)}, "
         f"which does not contain {show_type(deduced)}"

@@ -65,4 +65,4 @@ def test_positions(op, props, expected):
 def test_empty_axis_is_refused():
     x = TensorType.of([3, 0], dtypes.F32)
     with pytest.raises(RelaxError, match="relax.argmax: the axis is not empty: 1 <= 0 is false"):
-        ArgmaxOp.deduce([x], {"axis": int_attr(1)})
+        ArgmaxOp.deduction([x], {"axis": int_attr(1)})

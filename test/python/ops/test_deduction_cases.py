@@ -12,7 +12,6 @@ from xdsl.utils.exceptions import ParseError
 from xrelax.dialects import dtypes
 from xrelax.dialects.ir.diagnostics import LocatingParser
 from xrelax.dialects.relax import RelaxError, show_type
-from xrelax.dialects.shapes import obligations
 from xrelax.ops.create import ArangeOp, FullOp, OnesOp, TrilOp, TriuOp, ZerosOp
 from xrelax.ops.elementwise import (
     AddOp,
@@ -51,7 +50,7 @@ from xrelax.ops.set import UniqueOp
 def deduce(op, *types: str, **props) -> str:
     """The printed result type of ``op`` applied to operands of the written types."""
     attrs = [Parser(CTX, t).parse_type() for t in types]
-    return show_type(op.deduce(attrs, props))
+    return show_type(op.deduction(attrs, props).type)
 
 
 def tensor(shape: str, dtype: str = "f32") -> str:
@@ -217,7 +216,7 @@ def prim(value: str = "") -> str:
 def facts(op, *types: str, **props) -> list[str]:
     """The obligations (printed) of ``op`` applied to operands of the written types."""
     attrs = [Parser(CTX, t).parse_type() for t in types]
-    return [str(f) for f in obligations.collect(lambda: op.deduce(attrs, props))[1]]
+    return [str(f) for f in op.deduction(attrs, props).facts]
 
 
 def test_arange_of_prim_values():

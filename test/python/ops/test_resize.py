@@ -170,17 +170,17 @@ def test_provable_errors():
     x = TensorType.of([2, 3, 4], F32)
     props = {"mode": StringAttr("linear"), "axes": ints(2)}
     with pytest.raises(RelaxError, match="axis 1, not resampled, to keep its size"):
-        ResizeOp.deduce([x, ShapeType.of([2, 5, 8])], props)
+        ResizeOp.deduction([x, ShapeType.of([2, 5, 8])], props)
     with pytest.raises(RelaxError, match=r"expected scales of shape \[1\]"):
-        ResizeOp.deduce([x, ShapeType.of([2, 3, 8]), TensorType.of([2], F64)], props)
+        ResizeOp.deduction([x, ShapeType.of([2, 3, 8]), TensorType.of([2], F64)], props)
     with pytest.raises(RelaxError, match="exactly for tf_crop_and_resize"):
         crop = {**props, "coordinate_transformation_mode": StringAttr("tf_crop_and_resize")}
-        ResizeOp.deduce([x, ShapeType.of([2, 3, 8])], crop)
+        ResizeOp.deduction([x, ShapeType.of([2, 3, 8])], crop)
     with pytest.raises(RelaxError, match="'mode' to be one of"):
-        ResizeOp.deduce([x, ShapeType.of([2, 3, 8])], {"mode": StringAttr("area")})
+        ResizeOp.deduction([x, ShapeType.of([2, 3, 8])], {"mode": StringAttr("area")})
     ints_x = TensorType.of([2, 3, 4], I32)
     with pytest.raises(RelaxError):
-        ResizeOp.deduce([ints_x, ShapeType.of([2, 3, 8])], props)
+        ResizeOp.deduction([ints_x, ShapeType.of([2, 3, 8])], props)
 
 
 @st.composite

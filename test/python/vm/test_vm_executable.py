@@ -22,7 +22,13 @@ from xrelax.backends.vm import (
     VMFunction,
     register_func,
 )
-from xrelax.backends.vm.executable import IMMEDIATE_MAX, IMMEDIATE_MIN, MAGIC, VOID_REGISTER
+from xrelax.backends.vm.executable import (
+    FORMAT_VERSION,
+    IMMEDIATE_MAX,
+    IMMEDIATE_MIN,
+    MAGIC,
+    VOID_REGISTER,
+)
 
 register_func("test.exe.add", lambda a, b: a + b, override=True)
 register_func("test.exe.pick", lambda *xs: xs, override=True)
@@ -234,7 +240,7 @@ def test_header_layout() -> None:
     data = _func0().to_bytes()
     assert data[:8] == MAGIC
     version, crc, length = struct.unpack_from("<IIQ", data, 8)
-    assert version == 2 and length == len(data) - 24 and crc == zlib.crc32(data[24:])
+    assert version == 3 and length == len(data) - 24 and crc == zlib.crc32(data[24:])
 
 
 def test_unserialisable_constant() -> None:
@@ -276,12 +282,14 @@ def test_bad_magic_future_version_and_trailing_bytes() -> None:
         VMError, match=r"^invalid executable: bad magic bytes \(not an xrelax VM executable\)$"
     ):
         Executable.from_bytes(b"PK\x03\x04" + data[4:])
-    future = data[:8] + struct.pack("<I", 3) + data[12:]
-    with pytest.raises(
-        VMError,
-        match=r"^invalid executable: unsupported format version 3 \(this build reads 1 to 2\)$",
-    ):
-        Executable.from_bytes(future)
+    for version in (2, 4):
+        other = data[:8] + struct.pack("<I", version) + data[12:]
+        with pytest.raises(
+            VMError,
+            match=rf"^invalid executable: unsupported format version {version} \(this build "
+            r"reads 3\)$",
+        ):
+            Executable.from_bytes(other)
     with pytest.raises(
         VMError, match=r"^invalid executable: 1 unexpected bytes after the payload$"
     ):
@@ -290,7 +298,7 @@ def test_bad_magic_future_version_and_trailing_bytes() -> None:
 
 def test_valid_checksum_over_malformed_payload_is_refused() -> None:
     payload = b"FUNC" + struct.pack("<Q", 100)
-    data = MAGIC + struct.pack("<IIQ", 1, zlib.crc32(payload), len(payload)) + payload
+    data = MAGIC + struct.pack("<IIQ", FORMAT_VERSION, zlib.crc32(payload), len(payload)) + payload
     with pytest.raises(
         VMError, match=r"^invalid executable: payload section is malformed \(runs past its end\)$"
     ):
