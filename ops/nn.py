@@ -465,20 +465,6 @@ class CanonicalView:
         return self.get(indices)
 
 
-def _layout_type(type_: TensorType, layout: Layout) -> TensorType:
-    """A tensor type in ``layout`` as the type of the same tensor in the canonical order."""
-    if type_.dims is None or type_.ndim != len(layout.order):
-        return type_
-    return tensor(layout.canonical(type_.dims), type_.dtype)
-
-
-def _stored_type(type_: TensorType, layout: Layout) -> TensorType:
-    """A tensor type in the canonical order as the type of the same tensor in ``layout``."""
-    if type_.dims is None:
-        return type_
-    return tensor(layout.stored(type_.dims), type_.dtype)
-
-
 # ------------------------------------------------------------------------------ convolution
 
 

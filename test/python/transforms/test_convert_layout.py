@@ -11,7 +11,7 @@ import torch.nn.functional as F  # noqa: N812
 
 import xrelax
 from xrelax.dialects.ir.diagnostics import CompileError
-from xrelax.ops.nn import AvgPool2dOp
+from xrelax.ops.nn import AvgPool2dOp, Conv2dOp
 from xrelax.transforms.bind_params import bind_params
 from xrelax.transforms.relax_to_vm import DEFAULT_PIPELINE
 
@@ -74,8 +74,11 @@ relax.func @main(%x: {x_type}, %w: {w_type}) -> {p_type} {{
   %p = relax.max_pool2d %c {{pool_size = array<i64: 2, 2>, layout = "NHWC"}} : ({c_type}) -> {p_type}
   relax.return %p : {p_type}
 }}"""
-    got = _run(text, x.transpose(0, 2, 3, 1).copy(), w.transpose(2, 3, 1, 0).copy())
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    nhwc, hwio = x.transpose(0, 2, 3, 1).copy(), w.transpose(2, 3, 1, 0).copy()
+    np.testing.assert_allclose(_run(text, nhwc, hwio), want, rtol=1e-5, atol=1e-4)
+    (op,) = [op for op in xrelax.parse(text).walk() if isinstance(op, Conv2dOp)]
+    reference = Conv2dOp.reference([nhwc, hwio], dict(op.properties))
+    np.testing.assert_allclose(reference, conv.numpy().transpose(0, 2, 3, 1), rtol=1e-5, atol=1e-4)
 
 
 def test_channels_last_avg_pool_and_reference() -> None:
