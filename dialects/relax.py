@@ -6,7 +6,7 @@ Operators (``relax.add``, ``relax.matmul``, ...) live in :mod:`xrelax.ops`;
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from io import StringIO
@@ -98,8 +98,7 @@ from xrelax.dialects.ir.syntax import (
     symbol_ref,
 )
 from xrelax.dialects.ir.xdsl_workarounds import skip_to
-from xrelax.dialects.shapes import symbolic
-from xrelax.dialects.shapes.obligations import Deduction, Facts
+from xrelax.dialects.shapes import obligations, symbolic
 from xrelax.dialects.shapes.symbolic import Dims, Fact, SymbolicError
 from xrelax.dialects.tir import PrimFuncOp, StoreOp
 from xrelax.dialects.traits import BindsSymbolicVars, DeducesFromOperandShapes
@@ -540,9 +539,9 @@ class DeducesResultType(DeducesFromOperandShapes):
     against it, and ``relax-normalize`` refines a less specific written one to it.
     """
 
-
     def unrelated_dims(self, op: Operation) -> tuple[int, list[sympy.Expr]] | None:
         return unrelated_dims([operand.type for operand in op.operands])
+
 
 # ------------------------------------------------------------------------- structural ops
 
@@ -940,30 +939,28 @@ class DeducedResultOp(XrelaxOperation):
 
     @classmethod
     def deduce(
-        cls,
-        operand_types: Sequence[Attribute],
-        properties: dict[str, Attribute],
-        facts: Facts,
+        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]
     ) -> Attribute:
-        """The result type; raises :class:`RelaxError` on a provable error and adds
-        what it relies on but cannot prove to ``facts`` (``require``)."""
+        """The result type; raises :class:`RelaxError` on a provable error."""
         raise NotImplementedError
 
     @classmethod
-    def deduction(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> Deduction:
-        """:meth:`deduce`'s result type and facts, memoised on the inputs."""
-        return _deduction_memo(cls, tuple(operand_types), tuple(sorted(properties.items())))
+    def deduce_cached(
+        cls, operand_types: tuple[Attribute, ...], properties: tuple[tuple[str, Attribute], ...]
+    ) -> Attribute:
+        """:meth:`deduce`, memoised on the (hashable) inputs."""
+        return _deduce_memo(cls, operand_types, properties)
 
     def deduced_type(self) -> Attribute:
         """The deduced result type of this op."""
-        return self.deduction(self.operand_types, self.properties).type
+        props = tuple(sorted(self.properties.items()))
+        return self.deduce_cached(tuple(self.operand_types), props)
 
     def obligations(self) -> tuple[Fact, ...]:
         """The facts the deduction relies on but cannot prove: each must be checked at
         run time before a kernel computes this op (docs/shape-safety.md)."""
-        return self.deduction(self.operand_types, self.properties).facts
+        props = tuple(sorted(self.properties.items()))
+        return _obligations_memo(type(self), tuple(self.operand_types), props)
 
     @classmethod
     def build_deduced(
@@ -971,7 +968,7 @@ class DeducedResultOp(XrelaxOperation):
     ) -> DeducedResultOp:
         """Create the op with its deduced result type."""
         props = {k: v for k, v in properties.items() if v is not None}
-        result = cls.deduction([o.type for o in operands], props).type
+        result = cls.deduce([o.type for o in operands], props)
         return cls.create(operands=list(operands), properties=props, result_types=[result])
 
     @property
@@ -998,7 +995,7 @@ class DeducedResultOp(XrelaxOperation):
                     f"'{cls.name}' op expected {counts} operands, got {len(values)}", start, pos
                 )
             try:
-                result = cls.deduction([v.type for v in values], props).type
+                result = cls.deduce([v.type for v in values], props)
             except (VerifyException, SymbolicError) as err:
                 parser.raise_error(f"'{cls.name}' op {err}", start, pos)
         return cls.create(
@@ -1028,14 +1025,21 @@ def _operand_count(op_type: type[IRDLOperation]) -> tuple[int, float]:
 
 
 @lru_cache(maxsize=65536)
-def _deduction_memo(
+def _obligations_memo(
     cls: type[DeducedResultOp],
     operand_types: tuple[Attribute, ...],
     properties: tuple[tuple[str, Attribute], ...],
-) -> Deduction:
-    facts = Facts()
-    result = cls.deduce(list(operand_types), dict(properties), facts)
-    return Deduction(result, facts.as_tuple())
+) -> tuple[Fact, ...]:
+    return obligations.collect(lambda: cls.deduce(list(operand_types), dict(properties)))[1]
+
+
+@lru_cache(maxsize=65536)
+def _deduce_memo(
+    cls: type[DeducedResultOp],
+    operand_types: tuple[Attribute, ...],
+    properties: tuple[tuple[str, Attribute], ...],
+) -> Attribute:
+    return cls.deduce(list(operand_types), dict(properties))
 
 
 @irdl_op_definition
@@ -1050,7 +1054,7 @@ class ShapeOfOp(DeducedResultOp):
 
     @classmethod
     def deduce(
-        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute], facts: Facts
+        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]
     ) -> Attribute:
         (value,) = operand_types
         if not isinstance(value, TensorType):
@@ -1070,7 +1074,7 @@ class TupleOp(DeducedResultOp):
 
     @classmethod
     def deduce(
-        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute], facts: Facts
+        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]
     ) -> Attribute:
         return TupleType.of(operand_types)
 
@@ -1619,6 +1623,10 @@ STRUCTURAL_OPS: tuple[type[Operation], ...] = (
     CallOp,
     IfOp,
     YieldOp,
+    TupleOp,
+    GetItemOp,
+    ConstOp,
+)
 
 
 # ---------------------------------------------------------------------------- scoping
@@ -1770,7 +1778,3 @@ def _is_ancestor(ancestor: Operation, op: Operation) -> bool:
             return True
         current = current.parent_op()
     return False
-    TupleOp,
-    GetItemOp,
-    ConstOp,
-)

@@ -26,6 +26,7 @@ from xrelax.dialects.ir.gc_pause import paused_gc
 from xrelax.dialects.ir.symbol_index import indexed
 from xrelax.dialects.ir.syntax import memoised_type
 from xrelax.dialects.ir.xdsl_workarounds import WorkaroundParser
+from xrelax.dialects.traits import DeducesFromOperandShapes
 
 
 @dataclass(frozen=True)
@@ -164,8 +165,6 @@ class LocatingParser(WorkaroundParser):
         with type U", when an operator deduced U: the message names the operator, where it
         is, and the dims that kept it from deducing more (``n`` and ``m`` of a broadcast
         not provably equal)."""
-        from xrelax.dialects.relax import show_type, unrelated_dims
-
         if not err.msg.startswith("operand is used with type "):
             return None
         name, _, index = err.span.text.lstrip("%").partition("#")
@@ -179,10 +178,11 @@ class LocatingParser(WorkaroundParser):
             return None
         used = err.msg.removeprefix("operand is used with type ").split(", but ")[0]
         message = (
-            f"%{name} is used as {used}, but it is {show_type(value.type)} (the result of "
+            f"%{name} is used as {used}, but it is {str(value.type)} (the result of "
             f"{owner.name} at {where.line}:{where.column})"
         )
-        unrelated = unrelated_dims([operand.type for operand in owner.operands])
+        deduced = owner.get_trait(DeducesFromOperandShapes)
+        unrelated = deduced.unrelated_dims(owner) if deduced is not None else None
         if unrelated is None:
             return message
         axis, dims = unrelated
