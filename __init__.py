@@ -135,7 +135,7 @@ def compile(  # noqa: A001
     ``params`` (name -> array, e.g. an importer's ``imported.params``) binds those
     parameters of ``main`` as constants first (``relax-bind-params``): folding then
     precomputes what depends only on them, and ``main`` no longer takes them."""
-    import xrelax.ops.runtime  # noqa: F401 - the safety-net kernels the executable may call
+    import xrelax.backends.vm.safety_net  # noqa: F401 - the safety-net kernels the executable may call
     from xrelax.backends.vm.assembler import assemble
 
     def prepared() -> ModuleOp:
@@ -210,7 +210,7 @@ def __getattr__(name: str) -> Any:
         from xrelax.backends import vm
 
         if name == "VirtualMachine":
-            import xrelax.ops.runtime  # noqa: F401 - safety-net kernels for executables
+            import xrelax.backends.vm.safety_net  # noqa: F401 - safety-net kernels for executables
         return getattr(vm, name)
     raise AttributeError(f"module 'xrelax' has no attribute '{name}'")
 

@@ -383,7 +383,7 @@ class RelaxFunctions(InterpreterFunctions):
 
         name = op.callee.data
         if name.startswith(RUNTIME_KERNEL_PREFIX):
-            import xrelax.ops.runtime  # noqa: F401 - registers the safety-net kernels
+            import xrelax.backends.vm.safety_net  # noqa: F401 - registers the safety-net kernels
         if op.op_attrs is not None:
             args = (*args, to_constant(op.op_attrs))
         try:

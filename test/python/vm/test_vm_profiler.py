@@ -119,6 +119,6 @@ def test_profile_writes_a_chrome_trace(tmp_path) -> None:
     ],
 )
 def test_fused_operators_are_read_from_the_kernel_name(kernel: str, operators: tuple) -> None:
-    import xrelax.ops.runtime  # noqa: F401 - registers relax.op.<name> for every operator
+    import xrelax.backends.vm.safety_net  # noqa: F401 - registers relax.op.<name> for every operator
 
     assert fused_operators(kernel) == operators
