@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
+from xrelax.backends.kernels import KernelError, compile_prim_func
 from xrelax.dialects import dtypes
 from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.relax import (
@@ -138,8 +139,6 @@ class FoldOperator(RewritePattern):
         rewriter.replace(op, make_const(result))
 
     def run_kernel(self, op: CallTIROp, inputs: list[Any]) -> np.ndarray:
-        from xrelax.backends.kernels import KernelError, compile_prim_func
-
         callee = SymbolTable.lookup_symbol(self.module, op.callee)
         type_ = op.result.type
         out = np.empty(tuple(int(d) for d in type_.dims), dtypes.numpy_dtype(type_.dtype))  # type: ignore[union-attr]

@@ -42,6 +42,7 @@ from xrelax.dialects.relax import (
     CallTIROp,
     DataflowOp,
     FuncOp,
+    GetItemOp,
     ReturnOp,
     ShapeOp,
     ShapeType,
@@ -224,8 +225,6 @@ class FuseDataflow(RewritePattern):
         rewriter.insert(call, InsertPoint.before(anchor))
         results = [call.result]
         if len(outputs) > 1:
-            from xrelax.dialects.relax import GetItemOp
-
             items = [GetItemOp(call.result, i) for i in range(len(outputs))]
             for item in items:
                 rewriter.insert(item, InsertPoint.before(anchor))
