@@ -5,24 +5,30 @@ an ``xrelax`` module, wherever it stands (module level, inside a function, under
 ``if TYPE_CHECKING:``). A function-local import runs later but is still a dependency;
 a ``TYPE_CHECKING`` import names another module's class in an annotation, which is a
 dependency of the code's meaning. Counting both is the point: they are how a cycle
-hides from the interpreter. ``from package import name`` is an edge to the submodule
-``package.name`` when there is one, else to the package.
+hides from the interpreter. (Function-local imports remain where they defer loading:
+optional dependencies, ``import xrelax`` and the tools' start-up, the lazy dialect
+registry; none of them may close a cycle.) ``from package import name`` is an edge to
+the submodule ``package.name`` when there is one, else to the package; the execution
+of a module's parent packages is not an edge.
 
 The layers, bottom to top; a module imports only from its own layer or lower ones:
 
 * ``dialects`` (with ``dialects/ir`` and ``dialects/shapes``): the IR.
 * ``ops``: the relax operators, defined on the dialects; the relax dialect with its
   operators is assembled here (:mod:`xrelax.ops.registry`).
-* ``backends``: what runs IR (the tir kernel compilers, the VM, the interpreter).
-  They sit below the passes because passes run IR at compile time:
-  ``relax-fold-constant`` executes a ``call_tir`` of constants with the tir kernel
-  compiler (TVM's FoldConstant builds and runs its kernels likewise). The lowering a
-  backend compiles with is the backend's own (``tir-to-llvm`` in ``backends/native``).
+* ``backends``: what runs IR (the tir kernel compilers, the VM with the operators'
+  run-time safety net, the interpreter). They sit below the passes because passes run
+  IR at compile time: ``relax-fold-constant`` executes a ``call_tir`` of constants with
+  the tir kernel compiler (TVM's FoldConstant builds and runs its kernels likewise).
+  The lowering a backend compiles with is the backend's own (``tir-to-llvm`` in
+  ``backends/native``).
 * ``transforms``: passes, the pass manager and its plugins.
-* ``frontend``: the model importers and the ``BlockBuilder``.
+* ``frontend``: the model importers and the ``BlockBuilder`` (which shares kernels
+  through the passes' kernel table).
 * the public API: ``xrelax`` itself, ``xrelax.op``, ``xrelax.topi`` - a facade over
   everything below.
-* ``tools``: thin command-line wrappers over the API (and the xDSL and ONNX entry points).
+* ``tools``: thin wrappers over the API: the command-line tools, and the entry points
+  other programs drive (``xdsl-opt``'s universe, the ONNX backend).
 """
 
 from __future__ import annotations
