@@ -83,6 +83,7 @@ from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.ir.operation import XrelaxOperation
 from xrelax.dialects.ir.symbol_index import lookup_symbol, symbol_fact
 from xrelax.dialects.ir.syntax import (
+    Callee,
     DefinedOperand,
     ResultTypeList,
     SymbolicDims,
@@ -1255,10 +1256,10 @@ class CallTIROp(XrelaxOperation):
     result = result_def()
     traits = traits_def(Pure(), CallTIRSymbolUser())
     assembly_format = (
-        "$callee `(` $args `)` (`sym` custom<SymbolicDims>($sym_args)^)? attr-dict "
-        "`:` `(` type($args) `)` `->` type($result)"
+        "custom<Callee>($callee) `(` $args `)` (`sym` custom<SymbolicDims>($sym_args)^)? "
+        "attr-dict `:` `(` type($args) `)` `->` type($result)"
     )
-    custom_directives = (SymbolicDims,)
+    custom_directives = (Callee, SymbolicDims)
 
     def __init__(
         self,
@@ -1497,7 +1498,10 @@ class CallOp(XrelaxOperation):
     args = var_operand_def()
     result = result_def()
     traits = traits_def(CallSymbolUser())
-    assembly_format = "$callee `(` $args `)` attr-dict `:` `(` type($args) `)` `->` type($result)"
+    assembly_format = (
+        "custom<Callee>($callee) `(` $args `)` attr-dict `:` `(` type($args) `)` `->` type($result)"
+    )
+    custom_directives = (Callee,)
 
     def __init__(self, callee: str, args: Sequence[SSAValue], result_type: Attribute) -> None:
         super().__init__(

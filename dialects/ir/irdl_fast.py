@@ -12,13 +12,15 @@ fixed arity:
   successor, in the right numbers) straight through ``Operation.__init__``, which is
   what xDSL's builder ends up doing with them; it declines any other call, which then
   goes through xDSL's builder, with its conversions and errors;
+* :func:`fill_defaults` sets the default values a built op lacks from a per-class
+  list;
 * :func:`definition_verifier` makes a check of the op's IRDL definition that verifies
   the same counts, constraints (in the same order, with one constraint context),
   properties, attributes and traits directly. When any check fails it runs xDSL's own
   ``OpDef.verify``, so the error raised is xDSL's, word for word, and an op the fast
   check accepts is one xDSL accepts.
 
-Both serve :class:`xrelax.dialects.ir.operation.XrelaxOperation` only: xDSL's classes and
+They serve :class:`xrelax.dialects.ir.operation.XrelaxOperation` only: xDSL's classes and
 op definitions are never modified.
 """
 
@@ -143,6 +145,30 @@ def build_plain(
         regions=built_regions,
     )
     return True
+
+
+_defaults: dict[type[Operation], tuple[list[tuple[str, Attribute]], ...]] = {}
+"""Op class -> the default values of its properties, then of its attributes."""
+
+
+def fill_defaults(op: IRDLOperation) -> None:
+    """Give ``op`` the default value of each property and attribute it lacks, as
+    ``IRDLOperation.__post_init__`` does (which reads every definition each time)."""
+    defaults = _defaults.get(type(op))
+    if defaults is None:
+        op_def = op.get_irdl_definition()
+        defaults = _defaults[type(op)] = tuple(
+            [
+                (name, d.default_value)
+                for name, d in definitions.items()
+                if not isinstance(d, OptionalDef) and d.default_value is not None
+            ]
+            for definitions in (op_def.properties, op_def.attributes)
+        )
+    for values, given in zip(defaults, (op.properties, op.attributes), strict=True):
+        for name, value in values:
+            if name not in given:
+                given[name] = value
 
 
 def definition_verifier(op_class: type[IRDLOperation]) -> Callable[[Operation], None] | None:

@@ -13,7 +13,7 @@ from typing import Any
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation
 
-from xrelax.dialects.ir.irdl_fast import build_plain, definition_verifier
+from xrelax.dialects.ir.irdl_fast import build_plain, definition_verifier, fill_defaults
 
 _own_verifiers: dict[type[Operation], Callable[[Operation], None]] = {}
 """Op class -> the ``verify_`` that ``@irdl_op_definition`` wraps after its definition
@@ -56,6 +56,18 @@ class XrelaxOperation(IRDLOperation):
                 successors=successors,
                 regions=regions,
             )
+
+    @classmethod
+    def build(cls, **fields: Any) -> Any:
+        """xDSL's ``build`` (which declarative formats use to make parsed ops), through
+        this class's ``__init__``."""
+        op = cls.__new__(cls)
+        XrelaxOperation.__init__(op, **fields)
+        return op
+
+    def __post_init__(self) -> None:
+        fill_defaults(self)  # what IRDLOperation.__post_init__ does, which is skipped
+        super(IRDLOperation, self).__post_init__()
 
     def verify(self, verify_nested_ops: bool = True) -> None:
         op_class = type(self)

@@ -264,3 +264,18 @@ class ResultTypeList(CustomDirective):
 
     def set_empty(self, state: ParsingState) -> None:
         self.types.set_empty(state)
+
+
+@irdl_custom_directive
+class Callee(CustomDirective):
+    """``custom<Callee>($callee)``: ``@name``, a flat symbol reference (one attribute
+    per name: :func:`symbol_ref`)."""
+
+    callee: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        self.callee.set(state, symbol_ref(parser.parse_symbol_name().data))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_attribute(self.callee.get(op))  # type: ignore[arg-type]

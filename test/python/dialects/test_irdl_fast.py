@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, f32, i64
 from xdsl.ir import Block, Operation
+from xdsl.irdl import attr_def, irdl_op_definition, opt_prop_def, prop_def
 from xdsl.irdl.operations import IRDLOperation, irdl_op_init
 from xdsl.utils.exceptions import VerifyException
 
@@ -162,3 +163,25 @@ def test_compiled_program_still_runs() -> None:
     run = xrelax.VirtualMachine(xrelax.compile(module))["main"]
     x = np.arange(8, dtype=np.float32).reshape(2, 4)
     np.testing.assert_allclose(run(x, x), np.exp(x + x), rtol=1e-6)
+
+
+@irdl_op_definition
+class _DefaultsOp(XrelaxOperation):
+    """An op with default-valued properties and attributes (none of ours has any yet)."""
+
+    name = "test.defaults"
+
+    count = prop_def(IntegerAttr, default_value=IntegerAttr(3, i64))
+    label = opt_prop_def(StringAttr, default_value=StringAttr("opt"))
+    tag = attr_def(StringAttr, default_value=StringAttr("t"))
+
+
+def test_defaults_filled_as_xdsl_fills_them() -> None:
+    given = {"count": IntegerAttr(5, i64)}
+    for properties in ({}, given):
+        fast = _DefaultsOp.create(properties=dict(properties))
+        generic = _DefaultsOp.create()
+        generic.properties, generic.attributes = dict(properties), {}
+        IRDLOperation.__post_init__(generic)  # xDSL's filling, on the same op
+        assert dict(fast.properties) == dict(generic.properties)
+        assert dict(fast.attributes) == dict(generic.attributes) == {"tag": StringAttr("t")}
