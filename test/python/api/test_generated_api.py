@@ -31,12 +31,12 @@ def test_each_function_is_declared_by_its_own_def() -> None:
 
 
 def test_a_stale_module_names_the_command(tmp_path: Path, monkeypatch, capsys) -> None:
-    (tmp_path / "op.py").write_text(Path(op.__file__).read_text().replace("def matmul(", "def mm("))
-    (tmp_path / "topi.py").write_text(Path(topi.__file__).read_text())
+    (tmp_path / "op.py").write_text(gen_api.render_op().replace("def matmul(", "def mm("))
+    (tmp_path / "topi.py").write_text(gen_api.render_topi())
     monkeypatch.setattr(gen_api, "PACKAGE", tmp_path)
     assert gen_api.main(["--check"]) == 1
     assert capsys.readouterr().err == (
         "gen_api: op.py is out of date: run `python -m xrelax.tools.gen_api`\n"
     )
     assert gen_api.main([]) == 0
-    assert (tmp_path / "op.py").read_text() == Path(op.__file__).read_text()
+    assert (tmp_path / "op.py").read_text() == gen_api.render_op()
