@@ -185,3 +185,11 @@ def test_defaults_filled_as_xdsl_fills_them() -> None:
         IRDLOperation.__post_init__(generic)  # xDSL's filling, on the same op
         assert dict(fast.properties) == dict(generic.properties)
         assert dict(fast.attributes) == dict(generic.attributes) == {"tag": StringAttr("t")}
+
+
+def test_build_of_declarative_formats_takes_the_fast_path() -> None:
+    a, b = _refs(2)
+    fields = {"operands": [[a, b]], "properties": {"callee": StringAttr("f")}}
+    fast = vm.CallOp.build(**fields, result_types=[[vm.REF]])
+    generic = IRDLOperation.build.__func__(vm.CallOp, **fields, result_types=[[vm.REF]])
+    assert _built(fast) == _built(generic)
