@@ -146,6 +146,7 @@ def avg_pool1d(
     strides: Any = None,
     padding: Any = None,
     dilation: Any = None,
+    layout: Any = None,
 ) -> Operation:
     """``relax.avg_pool1d``: 1-D average pooling of NCW data."""
 
@@ -158,6 +159,7 @@ def avg_pool2d(
     strides: Any = None,
     padding: Any = None,
     dilation: Any = None,
+    layout: Any = None,
 ) -> Operation:
     """``relax.avg_pool2d``: 2-D average pooling of NCHW data."""
 
@@ -170,6 +172,7 @@ def avg_pool3d(
     strides: Any = None,
     padding: Any = None,
     dilation: Any = None,
+    layout: Any = None,
 ) -> Operation:
     """``relax.avg_pool3d``: 3-D average pooling of NCDHW data."""
 
@@ -215,6 +218,8 @@ def conv1d(
     padding: Any = None,
     dilation: Any = None,
     groups: Any = None,
+    data_layout: Any = None,
+    kernel_layout: Any = None,
 ) -> Operation:
     """``relax.conv1d``: a 1-D convolution, data NCW, weights OIW."""
 
@@ -228,6 +233,8 @@ def conv2d(
     padding: Any = None,
     dilation: Any = None,
     groups: Any = None,
+    data_layout: Any = None,
+    kernel_layout: Any = None,
 ) -> Operation:
     """``relax.conv2d``: a 2-D convolution, data NCHW, weights OIHW."""
 
@@ -241,6 +248,8 @@ def conv3d(
     padding: Any = None,
     dilation: Any = None,
     groups: Any = None,
+    data_layout: Any = None,
+    kernel_layout: Any = None,
 ) -> Operation:
     """``relax.conv3d``: a 3-D convolution, data NCDHW, weights OIDHW."""
 
@@ -510,6 +519,7 @@ def max_pool1d(
     strides: Any = None,
     padding: Any = None,
     dilation: Any = None,
+    layout: Any = None,
 ) -> Operation:
     """``relax.max_pool1d``: 1-D max pooling of NCW data."""
 
@@ -522,6 +532,7 @@ def max_pool2d(
     strides: Any = None,
     padding: Any = None,
     dilation: Any = None,
+    layout: Any = None,
 ) -> Operation:
     """``relax.max_pool2d``: 2-D max pooling of NCHW data."""
 
@@ -534,6 +545,7 @@ def max_pool3d(
     strides: Any = None,
     padding: Any = None,
     dilation: Any = None,
+    layout: Any = None,
 ) -> Operation:
     """``relax.max_pool3d``: 3-D max pooling of NCDHW data."""
 
