@@ -209,15 +209,24 @@ relax.func @main(%x: !relax.tensor<[n, 16, 8, 8], f32>, %w: !relax.tensor<[16, 1
 
 // -----
 
-// A transposed convolution is a convolution (unit strides) of the input spread out by
-// the strides with the kernel flipped and its channel axes swapped.
+// A transposed convolution multiplies each kernel tap with the input (a product over
+// the channels), then each output phase (position modulo the stride) sums the shifted
+// products of its taps, and the output interleaves the phases: only products that exist
+// are summed, as torch does.
 // CHECK-LABEL: tir.prim_func @conv_transpose1d(%x0: !tir.buffer<[n, 4, w], f32>, %x1: !tir.buffer<[4, 3, 3], f32>, %out: !tir.buffer<[n, 3, w * 2], f32>) {
-// CHECK:         %flipped = tir.alloc_buffer : !tir.buffer<[3, 4, 3], f32>
-// CHECK-NEXT:    %spread = tir.alloc_buffer : !tir.buffer<[n, 4, w * 2 - 1], f32>
-// CHECK:         tir.load %x1[i1 + floordiv(i0, 3) * 4, floormod(i0, 3), -i2 + 2] : f32
-// CHECK:         tir.load %x0[i0, i1, floordiv(i2, 2)] : f32
-// CHECK:         tir.load %spread[i0, rc, i2 + r0 - 1] pad %{{.*}} : f32
-// CHECK-NEXT:    tir.load %flipped[i1, rc, r0] : f32
+// CHECK:         %products = tir.alloc_buffer : !tir.buffer<[n, 3, w], f32>
+// CHECK:         %phase = tir.alloc_buffer : !tir.buffer<[n, 3, w], f32>
+// CHECK:         %phase_1 = tir.alloc_buffer : !tir.buffer<[n, 3, w], f32>
+// CHECK:         tir.load %x0[i0, rc, i2] : f32
+// CHECK-NEXT:    tir.load %x1[rc, i1, 2] : f32
+// CHECK:         tir.load %products_1[i0, i1, i2 + 1] pad %{{.*}} : f32
+// CHECK:         tir.store %phase[i0, i1, i2], %{{.*}} : f32
+// CHECK:         tir.for i2 in [0, w * 2) {
+// CHECK-NEXT:      tir.index floormod(i2, 2) : i64
+// CHECK:           tir.load %phase_1[i0, i1, floordiv(i2, 2)] pad %{{.*}} : f32
+// CHECK:           tir.load %phase[i0, i1, floordiv(i2, 2)] pad %{{.*}} : f32
+// CHECK-NEXT:      arith.select
+// CHECK-NEXT:      tir.store %out[i0, i1, i2], %{{.*}} : f32
 // CHECK:       relax.call_tir @conv_transpose1d(%x, %k)
 relax.func @main(%x: !relax.tensor<[n, 4, w], f32>, %k: !relax.tensor<[4, 3, 3], f32>) -> !relax.tensor<[n, 3, w * 2], f32> {
   %r = relax.conv_transpose1d %x, %k {strides = array<i64: 2>, padding = array<i64: 1>, output_padding = array<i64: 1>} : (!relax.tensor<[n, 4, w], f32>, !relax.tensor<[4, 3, 3], f32>)
