@@ -164,16 +164,35 @@ def is_compact_splat(attr: DenseIntOrFPElementsAttr) -> bool:
     )
 
 
+def packed_layout(dtype: Attribute) -> np.dtype | None:
+    """The numpy dtype of the bytes a dense attribute of element type ``dtype`` stores
+    (its ``struct`` format, little-endian), where they are the values' own bytes; None
+    where they are not (i1, stored as normalized integers; types without a format)."""
+    try:
+        layout = np.dtype(dtype.format)  # type: ignore[attr-defined]
+    except (AttributeError, NotImplementedError, TypeError):
+        return None
+    value = numpy_dtype(dtype)
+    if value == np.bool_ or layout.itemsize != value.itemsize:
+        return None
+    return layout
+
+
 def dense_array(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     """The value of a dense attribute as a numpy array (a large splat stays one value,
-    broadcast)."""
+    broadcast); its bytes are read as they are stored, without a Python value per
+    element where the element type allows."""
     shape = tuple(attr.get_shape())
-    dtype = numpy_dtype(attr.get_element_type())
+    element = attr.get_element_type()
+    dtype = numpy_dtype(element)
     if is_compact_splat(attr):
         (value,) = attr.get_values()
         if math.prod(shape) <= SPLAT_MATERIALIZE_LIMIT:
             return np.full(shape, value, dtype)
         return np.broadcast_to(np.array(value, dtype), shape)
+    layout = packed_layout(element)
+    if layout is not None:
+        return np.frombuffer(attr.data.data, layout).astype(dtype).reshape(shape)
     return np.array(attr.get_values(), dtype=dtype).reshape(shape)
 
 

@@ -73,8 +73,9 @@ def make_const(array: np.ndarray) -> ConstOp:
     """A ``relax.const`` holding ``array``."""
     dtype = dtypes.from_numpy(array.dtype)
     type_ = BuiltinTensorType(dtype, list(array.shape))
-    packed = _packed(array, dtype)
-    if packed is not None:
+    layout = dtypes.packed_layout(dtype)
+    if layout is not None:
+        packed = np.ascontiguousarray(array, dtype=layout).tobytes()
         attr = DenseIntOrFPElementsAttr(type_, BytesAttr(packed))
     else:
         values = array.ravel().tolist()
@@ -82,19 +83,6 @@ def make_const(array: np.ndarray) -> ConstOp:
             values = [int(v) for v in values]
         attr = DenseIntOrFPElementsAttr.from_list(type_, values)
     return ConstOp(attr, TensorType.of(list(array.shape), dtype))
-
-
-def _packed(array: np.ndarray, dtype: Any) -> bytes | None:
-    """The bytes of ``array`` as the dense attribute stores them (the element type's
-    ``struct`` format, little-endian), without a Python value per element; None where
-    numpy has no such layout (i1, which the attribute stores as normalized integers)."""
-    try:
-        layout = np.dtype(dtype.format)
-    except (AttributeError, NotImplementedError, TypeError):
-        return None
-    if array.dtype == np.bool_ or layout.itemsize != array.dtype.itemsize:
-        return None
-    return np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
 
 
 def _static_tensor(type_: object) -> bool:
