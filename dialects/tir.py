@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import ClassVar
 
 import sympy
 from xdsl.dialects.arith import FloatingPointLikeBinaryOperation, SignlessIntegerBinaryOperation
@@ -50,9 +49,7 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
-    AnyAttr,
     IRDLOperation,
-    VarConstraint,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -66,11 +63,8 @@ from xdsl.irdl import (
 from xdsl.irdl.declarative_assembly_format import (
     AttributeVariable,
     CustomDirective,
-    OperandVariable,
     ParsingState,
     PrintingState,
-    RegionVariable,
-    TypeDirective,
     irdl_custom_directive,
 )
 from xdsl.parser import AttrParser, Parser
@@ -95,11 +89,12 @@ from xrelax.dialects.ir.syntax import (
     BareName,
     QuotedString,
     SymbolicDims,
-    defined_type,
     parse_bracket_dims,
+    parse_defined_operand,
+    parse_type,
     print_dims,
 )
-from xrelax.dialects.ir.xdsl_workarounds import skip_to
+from xrelax.dialects.ir.xdsl_workarounds import skip_to, take_angle_body
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.shapes.symbolic import Dims
 
@@ -125,15 +120,19 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            shape = parse_bracket_dims(parser)
-            parser.parse_punctuation(",")
-            at = parser.pos
-            name = parser.parse_identifier(" (an element type)")
-            dtype = dtypes.BY_NAME.get(name)
-            if dtype is None:
-                parser.raise_error(f"unsupported element type '{name}'", at, parser.pos)
-        return (DimsAttr(shape), dtype)
+        # The body is taken whole (a workaround, see take_angle_body): parsing it token
+        # by token doubled the time of parsing a function signature.
+        text, start = take_angle_body(parser)
+        shape_text, sep, dtype_text = text.rpartition(",")
+        if not sep or not shape_text.strip().startswith("["):
+            parser.raise_error("expected '[dims], <dtype>'", start, start + len(text))
+        dtype = dtypes.BY_NAME.get(dtype_text.strip())
+        if dtype is None:
+            at = start + len(shape_text) + 1
+            parser.raise_error(
+                f"unsupported element type '{dtype_text.strip()}'", at, at + len(dtype_text)
+            )
+        return (DimsAttr(parse_dims_text(parser, shape_text, start)), dtype)
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{symbolic.format_dims(self.dims)}, {dtypes.NAME_OF[self.dtype]}>")
@@ -352,46 +351,24 @@ def _check_name(what: str, name: str) -> None:
         raise VerifyException(f"{what} '{name}' is not an identifier")
 
 
-@irdl_custom_directive
-class LoopBounds(CustomDirective):
-    """``[lower, upper)``: a ``#sym.dims`` property of two expressions, a half-open
-    range."""
-
-    bounds: AttributeVariable
-
-    def parse(self, parser: Parser, state: ParsingState) -> None:
-        start = parser.pos
-        content = parser.lexer.input.content
-        end = _closing_paren(content, start)
-        if end == -1 or content[start] != "[":
-            parser.raise_error("expected loop bounds '[lower, upper)'", start, start + 1)
-        bounds = parse_dims_text(parser, content[start:end] + "]", start)
-        if len(bounds) != 2:
-            parser.raise_error("expected loop bounds '[lower, upper)'", start, end + 1)
-        skip_to(parser, end + 1)
-        self.bounds.set(state, DimsAttr(bounds))
-
-    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
-        state.print_whitespace(printer)
-        lower, upper = (symbolic.format_expr(b) for b in self.bounds.get(op).data)  # type: ignore[union-attr]
-        printer.print_string(f"[{lower}, {upper})")
+# tir.for, tir.load and tir.store write their syntax by hand (xDSL's public Parser and
+# Printer API): they make up most of every kernel, and xDSL's declarative-format
+# machinery (its parsing state, constraint resolution and generic builder, per op) made
+# parsing an executable's text about a sixth slower.
 
 
-@irdl_custom_directive
-class LoopBody(CustomDirective):
-    """A loop's single-block region; ``{}`` (no ops) is one empty block."""
-
-    body: RegionVariable
-
-    def parse(self, parser: Parser, state: ParsingState) -> None:
-        body = parser.parse_region()
-        if not body.blocks:
-            body.add_block(Block())
-        self.body.set(state, body)
-
-    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
-        state.print_whitespace(printer)
-        printer.print_region(self.body.get(op), print_empty_block=False)
+def parse_loop_bounds(parser: Parser) -> Dims:
+    """``[lower, upper)``: two symbolic expressions, a half-open range."""
+    start = parser.pos
+    content = parser.lexer.input.content
+    end = _closing_paren(content, start)
+    if end == -1 or content[start] != "[":
+        parser.raise_error("expected loop bounds '[lower, upper)'", start, start + 1)
+    bounds = parse_dims_text(parser, content[start:end] + "]", start)
+    if len(bounds) != 2:
+        parser.raise_error("expected loop bounds '[lower, upper)'", start, end + 1)
+    skip_to(parser, end + 1)
+    return bounds
 
 
 @irdl_op_definition
@@ -405,11 +382,6 @@ class ForOp(XrelaxOperation):
     parallel = opt_prop_def(UnitAttr)
     body = region_def("single_block")
     traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
-    custom_directives = (BareName, LoopBounds, LoopBody)
-    assembly_format = (
-        "custom<BareName>($var) `in` custom<LoopBounds>($bounds) (`parallel` $parallel^)? "
-        "attr-dict-with-keyword custom<LoopBody>($body)"
-    )
 
     def __init__(
         self,
@@ -443,6 +415,30 @@ class ForOp(XrelaxOperation):
         """The exclusive upper bound."""
         return self.bounds.data[1]
 
+    @classmethod
+    def parse(cls, parser: Parser) -> ForOp:
+        var = parser.parse_identifier()
+        parser.parse_keyword("in")
+        lower, upper = parse_loop_bounds(parser)
+        parallel = parser.parse_optional_keyword("parallel") is not None
+        attrs = parser.parse_optional_attr_dict_with_keyword(("var", "bounds", "parallel"))
+        body = parser.parse_region()
+        if not body.blocks:
+            body.add_block(Block())  # `{ }`: an empty loop body
+        op = ForOp(var, lower, upper, body, parallel)
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        lower, upper = (symbolic.format_expr(b) for b in self.bounds.data)
+        printer.print_string(f" {self.var_name} in [{lower}, {upper})")
+        if self.parallel is not None:
+            printer.print_string(" parallel")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_empty_block=False)
+
     def verify_(self) -> None:
         _check_name("loop variable", self.var_name)
         if len(self.bounds.data) != 2:
@@ -465,26 +461,6 @@ def _closing_paren(content: str, start: int) -> int:
     return -1
 
 
-@irdl_custom_directive
-class BufferAccess(CustomDirective):
-    """``%A[i, j]``: a buffer (defined before, its type not written) and its indices."""
-
-    buffer: OperandVariable
-    buffer_type: TypeDirective
-    indices: AttributeVariable
-
-    def parse(self, parser: Parser, state: ParsingState) -> None:
-        buffer = parser.parse_unresolved_operand()
-        self.buffer.set(state, buffer)
-        self.buffer_type.set(state, (defined_type(parser, buffer),))
-        self.indices.set(state, DimsAttr(parse_bracket_dims(parser)))
-
-    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
-        state.print_whitespace(printer)
-        printer.print_operand(self.buffer.get(op))
-        print_dims(printer, self.indices.get(op).data)  # type: ignore[union-attr]
-
-
 def _check_indices(op: Operation, buffer: SSAValue, indices: Dims) -> BufferType:
     type_ = buffer.type
     if not isinstance(type_, BufferType):
@@ -500,17 +476,11 @@ class LoadOp(XrelaxOperation):
 
     name = "tir.load"
 
-    T: ClassVar = VarConstraint("T", AnyAttr())
     buffer = operand_def(BufferType)
-    pad = opt_operand_def(T)
+    pad = opt_operand_def()
     indices = prop_def(DimsAttr)
-    result = result_def(T)
+    result = result_def()
     traits = traits_def(MemoryReadEffect())
-    custom_directives = (BufferAccess,)
-    assembly_format = (
-        "custom<BufferAccess>($buffer, type($buffer), $indices) (`pad` $pad^)? attr-dict "
-        "`:` type($result)"
-    )
 
     def __init__(
         self,
@@ -524,6 +494,35 @@ class LoadOp(XrelaxOperation):
             properties={"indices": DimsAttr.of(indices)},
             result_types=[buffer.type.dtype],
         )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        buffer = parse_defined_operand(parser)
+        indices = parse_bracket_dims(parser)
+        pad = None
+        if parser.parse_optional_keyword("pad") is not None:
+            pad = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        dtype = parse_type(parser)
+        pad_value = [parser.resolve_operand(pad, dtype)] if pad is not None else []
+        return cls.create(
+            operands=[buffer, *pad_value],
+            properties={"indices": DimsAttr(indices)},
+            result_types=[dtype],
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.buffer)
+        print_dims(printer, self.indices.data)
+        if self.pad is not None:
+            printer.print_string(" pad ")
+            printer.print_operand(self.pad)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         type_ = _check_indices(self, self.buffer, self.indices.data)
@@ -545,16 +544,36 @@ class StoreOp(XrelaxOperation):
     value = operand_def()
     indices = prop_def(DimsAttr)
     traits = traits_def(MemoryWriteEffect())
-    custom_directives = (BufferAccess,)
-    assembly_format = (
-        "custom<BufferAccess>($buffer, type($buffer), $indices) `,` $value attr-dict "
-        "`:` type($value)"
-    )
 
     def __init__(
         self, buffer: SSAValue, indices: Iterable[int | str | sympy.Expr], value: SSAValue
     ) -> None:
         super().__init__(operands=[buffer, value], properties={"indices": DimsAttr.of(indices)})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        buffer = parse_defined_operand(parser)
+        indices = parse_bracket_dims(parser)
+        parser.parse_punctuation(",")
+        value = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        dtype = parse_type(parser)
+        return cls.create(
+            operands=[buffer, parser.resolve_operand(value, dtype)],
+            properties={"indices": DimsAttr(indices)},
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.buffer)
+        print_dims(printer, self.indices.data)
+        printer.print_string(", ")
+        printer.print_operand(self.value)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
 
     def verify_(self) -> None:
         type_ = _check_indices(self, self.buffer, self.indices.data)

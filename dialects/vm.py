@@ -878,6 +878,12 @@ class FuncOp(XrelaxOperation):
         check_dominance(self.body)
 
 
+# vm.call, vm.const and vm.imm write their syntax by hand (xDSL's public Parser and Printer
+# API): they are most of every VM function, and xDSL's declarative-format machinery (its
+# parsing state, constraint resolution and generic builder, per op) made parsing an
+# executable's text about a sixth slower.
+
+
 @irdl_op_definition
 class CallOp(XrelaxOperation):
     """``%r = vm.call "name"(%a, %b)``: call a packed function, kernel or VM function."""
@@ -887,8 +893,6 @@ class CallOp(XrelaxOperation):
     callee = prop_def(StringAttr)
     args = var_operand_def(REF)
     result = opt_result_def(REF)
-    custom_directives = (QuotedString,)
-    assembly_format = "custom<QuotedString>($callee) `(` $args `)` attr-dict (`->` type($result)^)?"
 
     def __init__(self, callee: str, args: Sequence[SSAValue], has_result: bool = True) -> None:
         super().__init__(
@@ -896,6 +900,34 @@ class CallOp(XrelaxOperation):
             properties={"callee": StringAttr(callee)},
             result_types=[[REF] if has_result else []],
         )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CallOp:
+        callee = parser.parse_str_literal()
+        args = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN,
+            lambda: parser.resolve_operand(parser.parse_unresolved_operand(), REF),
+        )
+        attrs = parser.parse_optional_attr_dict()
+        # A result is written `%r = vm.call ... -> !vm.ref`: an op does not see how many
+        # results its `%r =` binds.
+        has_result = parser.parse_optional_punctuation("->") is not None
+        if has_result and parser.parse_type() != REF:
+            parser.raise_error("a vm.call result is a !vm.ref")
+        op = CallOp(callee, args, has_result)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.callee.data)
+        printer.print_string("(")
+        printer.print_list(self.args, printer.print_operand)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        if self.result is not None:
+            printer.print_string(" -> ")
+            printer.print_attribute(self.result.type)
 
 
 @irdl_op_definition
@@ -908,10 +940,20 @@ class ConstOp(XrelaxOperation):
     value = prop_def()
     result = result_def(REF)
     traits = traits_def(Pure())
-    assembly_format = "$value attr-dict"
 
     def __init__(self, value: Attribute) -> None:
         super().__init__(properties={"value": value}, result_types=[REF])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstOp:
+        op = ConstOp(parser.parse_attribute())
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+        printer.print_op_attributes(self.attributes)
 
     def verify_(self) -> None:
         _check_constant(self.value)
@@ -947,10 +989,20 @@ class ImmOp(XrelaxOperation):
     value = prop_def(IntegerAttr[I64])
     result = result_def(REF)
     traits = traits_def(Pure())
-    assembly_format = "$value attr-dict"
 
     def __init__(self, value: int) -> None:
         super().__init__(properties={"value": int_attr(value)}, result_types=[REF])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ImmOp:
+        op = ImmOp(parser.parse_integer(allow_boolean=False))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_int(self.value.value.data)
+        printer.print_op_attributes(self.attributes)
 
 
 @irdl_op_definition
