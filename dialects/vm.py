@@ -912,8 +912,9 @@ class CallOp(XrelaxOperation):
         # A result is written `%r = vm.call ... -> !vm.ref`: an op does not see how many
         # results its `%r =` binds.
         has_result = parser.parse_optional_punctuation("->") is not None
+        start = parser.pos
         if has_result and parser.parse_type() != REF:
-            parser.raise_error("a vm.call result is a !vm.ref")
+            parser.raise_error("a vm.call result is a !vm.ref", start, parser.pos)
         op = CallOp(callee, args, has_result)
         op.attributes |= attrs
         return op

@@ -126,3 +126,19 @@ tir.prim_func @use_before_def(%A: !tir.buffer<[n], f32>, %B: !tir.buffer<[n], f3
     %v = tir.load %A[i] : f32
   }
 }
+
+// -----
+
+// A loop variable is printed bare: a name that is not an identifier would not re-parse.
+tir.prim_func @dotted_loop_variable(%X: !tir.buffer<[n], f32>) {
+  // expected-error @+1 {{loop variable 'i.j' is not an identifier}}
+  tir.for i.j in [0, n) {
+  }
+}
+
+// -----
+
+tir.prim_func @spaced_relation(%X: !tir.buffer<[n], f32>) {
+  // expected-error @+1 {{expected a relation '==', '<=' or '<'}}
+  tir.assert [n] = = [n], "a relation is one token pair, written together"
+}

@@ -96,3 +96,19 @@ vm.func @main(%c) {
 ^bb4:
   vm.goto ^bb3
 }
+
+// -----
+
+vm.func @main(%x) {
+  // expected-error @+1 {{a vm.call result is a !vm.ref}}
+  %r = vm.call "vm.builtin.print"(%x) -> i32
+  vm.ret %x
+}
+
+// -----
+
+relax.func @main(%x: !relax.tensor<[n], f32>) -> !relax.tensor<[n], f32> {
+  // expected-error @+1 {{vm.alloc_shape_heap takes a non-negative size}}
+  %h = vm.alloc_shape_heap -1 : !relax.tensor<[1], i64>
+  relax.return %x : !relax.tensor<[n], f32>
+}
