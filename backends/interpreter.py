@@ -385,7 +385,10 @@ class RelaxFunctions(InterpreterFunctions):
         if name.startswith(RUNTIME_KERNEL_PREFIX):
             import xrelax.backends.vm.safety_net  # noqa: F401 - registers the safety-net kernels
         if op.op_attrs is not None:
-            args = (*args, to_constant(op.op_attrs))
+            try:
+                args = (*args, to_constant(op.op_attrs))
+            except ValueError as err:
+                raise InterpreterError(f"{self.where(op)}: {err}") from None
         try:
             func = get_func(name)
         except Exception:  # noqa: BLE001 - the registry's own error type is the VM's

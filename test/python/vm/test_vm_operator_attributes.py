@@ -9,6 +9,7 @@ import pytest
 from xdsl.dialects.builtin import DictionaryAttr, SymbolRefAttr
 
 import xrelax
+from xrelax.backends.interpreter import InterpreterError
 from xrelax.dialects.ir.diagnostics import LocatingParser
 from xrelax.ops.attribute_constants import from_constant, is_dict_constant, to_constant
 
@@ -59,3 +60,25 @@ def test_the_executable_holds_the_attributes_as_a_constant():
     for executable in (exe, loaded):
         got = xrelax.VirtualMachine(executable)["main"](x)
         np.testing.assert_array_equal(got, x.sum(axis=1, keepdims=True))
+
+
+SYMBOL_ATTR = """\
+relax.func @main(%x: !relax.tensor<ndim=1, f32>) -> !relax.tensor<ndim=1, f32> {
+  %y = relax.call_packed "relax.op.exp"(%x) {pure, op_attrs = {f = @main}} : (!relax.tensor<ndim=1, f32>) -> !relax.tensor<ndim=1, f32>
+  relax.return %y : !relax.tensor<ndim=1, f32>
+}
+"""
+
+
+def test_an_attribute_the_vm_cannot_hold_is_a_located_error():
+    module = xrelax.parse(SYMBOL_ATTR, "attrs.mlir")
+    with pytest.raises(xrelax.CompileError) as info:
+        xrelax.compile(module)
+    assert str(info.value) == (
+        "attrs.mlir:2:3: error: 'relax.call_packed' op cannot pass the attribute @main to run time"
+    )
+    with pytest.raises(InterpreterError) as info:
+        xrelax.interpret(module, "main", np.zeros(2, np.float32))
+    assert str(info.value) == (
+        "main: relax.call_packed 'relax.op.exp' (%y): cannot pass the attribute @main to run time"
+    )
