@@ -6,7 +6,7 @@ Operators (``relax.add``, ``relax.matmul``, ...) live in :mod:`xrelax.ops`;
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from io import StringIO
@@ -99,7 +99,8 @@ from xrelax.dialects.ir.syntax import (
     symbol_ref,
 )
 from xrelax.dialects.ir.xdsl_workarounds import skip_to
-from xrelax.dialects.shapes import obligations, symbolic
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.obligations import Deduction, Facts
 from xrelax.dialects.shapes.symbolic import Dims, Fact, SymbolicError
 from xrelax.dialects.tir import PrimFuncOp, StoreOp
 from xrelax.dialects.traits import BindsSymbolicVars, DeducesFromOperandShapes
@@ -940,28 +941,30 @@ class DeducedResultOp(XrelaxOperation):
 
     @classmethod
     def deduce(
-        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]
+        cls,
+        operand_types: Sequence[Attribute],
+        properties: dict[str, Attribute],
+        facts: Facts,
     ) -> Attribute:
-        """The result type; raises :class:`RelaxError` on a provable error."""
+        """The result type; raises :class:`RelaxError` on a provable error and adds
+        what it relies on but cannot prove to ``facts`` (``require``)."""
         raise NotImplementedError
 
     @classmethod
-    def deduce_cached(
-        cls, operand_types: tuple[Attribute, ...], properties: tuple[tuple[str, Attribute], ...]
-    ) -> Attribute:
-        """:meth:`deduce`, memoised on the (hashable) inputs."""
-        return _deduce_memo(cls, operand_types, properties)
+    def deduction(
+        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
+    ) -> Deduction:
+        """:meth:`deduce`'s result type and facts, memoised on the inputs."""
+        return _deduction_memo(cls, tuple(operand_types), tuple(sorted(properties.items())))
 
     def deduced_type(self) -> Attribute:
         """The deduced result type of this op."""
-        props = tuple(sorted(self.properties.items()))
-        return self.deduce_cached(tuple(self.operand_types), props)
+        return self.deduction(self.operand_types, self.properties).type
 
     def obligations(self) -> tuple[Fact, ...]:
         """The facts the deduction relies on but cannot prove: each must be checked at
         run time before a kernel computes this op (docs/shape-safety.md)."""
-        props = tuple(sorted(self.properties.items()))
-        return _obligations_memo(type(self), tuple(self.operand_types), props)
+        return self.deduction(self.operand_types, self.properties).facts
 
     @classmethod
     def build_deduced(
@@ -969,7 +972,7 @@ class DeducedResultOp(XrelaxOperation):
     ) -> DeducedResultOp:
         """Create the op with its deduced result type."""
         props = {k: v for k, v in properties.items() if v is not None}
-        result = cls.deduce([o.type for o in operands], props)
+        result = cls.deduction([o.type for o in operands], props).type
         return cls.create(operands=list(operands), properties=props, result_types=[result])
 
     @property
@@ -996,7 +999,7 @@ class DeducedResultOp(XrelaxOperation):
                     f"'{cls.name}' op expected {counts} operands, got {len(values)}", start, pos
                 )
             try:
-                result = cls.deduce([v.type for v in values], props)
+                result = cls.deduction([v.type for v in values], props).type
             except (VerifyException, SymbolicError) as err:
                 parser.raise_error(f"'{cls.name}' op {err}", start, pos)
         return cls.create(
@@ -1026,21 +1029,14 @@ def _operand_count(op_type: type[IRDLOperation]) -> tuple[int, float]:
 
 
 @lru_cache(maxsize=65536)
-def _obligations_memo(
+def _deduction_memo(
     cls: type[DeducedResultOp],
     operand_types: tuple[Attribute, ...],
     properties: tuple[tuple[str, Attribute], ...],
-) -> tuple[Fact, ...]:
-    return obligations.collect(lambda: cls.deduce(list(operand_types), dict(properties)))[1]
-
-
-@lru_cache(maxsize=65536)
-def _deduce_memo(
-    cls: type[DeducedResultOp],
-    operand_types: tuple[Attribute, ...],
-    properties: tuple[tuple[str, Attribute], ...],
-) -> Attribute:
-    return cls.deduce(list(operand_types), dict(properties))
+) -> Deduction:
+    facts = Facts()
+    result = cls.deduce(list(operand_types), dict(properties), facts)
+    return Deduction(result, facts.as_tuple())
 
 
 @irdl_op_definition
@@ -1055,7 +1051,7 @@ class ShapeOfOp(DeducedResultOp):
 
     @classmethod
     def deduce(
-        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]
+        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute], facts: Facts
     ) -> Attribute:
         (value,) = operand_types
         if not isinstance(value, TensorType):
@@ -1075,7 +1071,7 @@ class TupleOp(DeducedResultOp):
 
     @classmethod
     def deduce(
-        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute]
+        cls, operand_types: Sequence[Attribute], properties: dict[str, Attribute], facts: Facts
     ) -> Attribute:
         return TupleType.of(operand_types)
 
