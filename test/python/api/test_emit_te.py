@@ -241,9 +241,7 @@ def test_what_topi_cannot_prove_travels_with_its_tensor():
     func, sym_params = te.create_prim_func("f", [a, w, topi.relu(product)])
     assert sym_params == []
     asserts = [line.strip() for line in str(func).splitlines() if "tir.assert" in line]
-    assert asserts == [
-        'tir.assert [4] == [m], "relax.matmul: the lhs columns equal the rhs rows"'
-    ]
+    assert asserts == ['tir.assert [4] == [m], "relax.matmul: the lhs columns equal the rhs rows"']
 
 
 def test_what_topi_cannot_prove_the_kernel_checks():

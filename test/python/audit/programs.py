@@ -38,8 +38,8 @@ from xrelax.dialects.relax import (
     TupleType,
     show_type,
 )
-from xrelax.ops.library import OPERATORS
 from xrelax.ops.base import OperatorOp
+from xrelax.ops.library import OPERATORS
 from xrelax.transforms.pass_manager import Instrumentation
 from xrelax.transforms.relax_to_vm import DEFAULT_PIPELINE
 

@@ -15,10 +15,10 @@ from xrelax.backends.kernels import DEBUG_ENV, compile_prim_func
 from xrelax.dialects.relax import CallPackedOp, CallTIROp, TensorType, show_type
 from xrelax.dialects.shapes.symbolic import sym
 from xrelax.frontend.block_builder import BlockBuilder
-from xrelax.ops.library import OPERATORS
 from xrelax.ops.base import OperatorOp
 from xrelax.ops.create import ArangeOp
 from xrelax.ops.elementwise import AddOp, ExpOp
+from xrelax.ops.library import OPERATORS
 from xrelax.ops.manipulate import ReshapeOp
 from xrelax.ops.nn import SoftmaxOp
 from xrelax.ops.reduce import SumOp

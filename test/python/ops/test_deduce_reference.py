@@ -29,7 +29,6 @@ from xdsl.dialects.builtin import FloatAttr, f32
 
 from xrelax.dialects import dtypes
 from xrelax.dialects.relax import ShapeType, TensorType
-from xrelax.ops.library import OPERATORS
 from xrelax.ops.base import NUMERIC
 from xrelax.ops.create import ArangeOp, FullOp, OnesOp, TrilOp, TriuOp, ZerosOp
 from xrelax.ops.elementwise import (
@@ -46,6 +45,7 @@ from xrelax.ops.elementwise import (
 )
 from xrelax.ops.gather import TakeOp
 from xrelax.ops.layout import LAYOUT_OPS
+from xrelax.ops.library import OPERATORS
 from xrelax.ops.linalg import MatmulOp
 from xrelax.ops.manipulate import (
     ConcatOp,
