@@ -123,15 +123,25 @@ def slot_index(expr: sympy.Expr) -> int | None:
     return None
 
 
+class ShapeEntry(enum.IntEnum):
+    """The kind of an entry of ``vm.builtin.make_shape``'s pattern (and of
+    ``vm.builtin.make_prim``'s one entry), passed to the VM as its number."""
+
+    IMMEDIATE = 0
+    """The entry's integer itself."""
+    HEAP = 1
+    """The heap slot the entry's integer names."""
+
+
 def shape_pattern(dims: Dims) -> tuple[tuple[int, int], ...]:
-    """``vm.builtin.make_shape``'s pattern: (0, value) immediates, (1, slot) heap loads."""
+    """``vm.builtin.make_shape``'s pattern: (IMMEDIATE, value) and (HEAP, slot) pairs."""
     pattern: list[tuple[int, int]] = []
     for dim in dims:
         slot = slot_index(dim)
         if slot is not None:
-            pattern.append((1, slot))
+            pattern.append((ShapeEntry.HEAP, slot))
         elif dim.is_Integer:
-            pattern.append((0, int(dim)))
+            pattern.append((ShapeEntry.IMMEDIATE, int(dim)))
         else:
             raise VerifyException(
                 f"shape {symbolic.format_dims(dims)} is not lowered to heap slots and integers"

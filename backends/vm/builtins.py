@@ -19,7 +19,7 @@ import numpy as np
 
 from xrelax.backends import buffer_pool
 from xrelax.dialects import dtypes
-from xrelax.dialects.vm import MatchKind
+from xrelax.dialects.vm import MatchKind, ShapeEntry
 
 from .error import AllocationError, VMError
 
@@ -169,10 +169,10 @@ def load_shape(heap: np.ndarray, *indices: int) -> tuple[int, ...]:
 
 @register_func("vm.builtin.make_shape")
 def make_shape(heap: np.ndarray, pattern: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
-    """A shape from ``(kind, value)`` pairs: kind 0 is ``value``, kind 1 is ``heap[value]``."""
+    """A shape from ``(kind, value)`` pairs: IMMEDIATE ``value``, HEAP ``heap[value]``."""
     dims = []
     for kind, value in pattern:
-        dims.append(int(heap[value]) if kind else value)
+        dims.append(int(heap[value]) if kind == ShapeEntry.HEAP else value)
     return tuple(dims)
 
 
@@ -266,9 +266,9 @@ def prim_int(value: Any, err_ctx: str) -> int:
 
 @register_func("vm.builtin.make_prim")
 def make_prim(heap: np.ndarray, entry: tuple[int, int]) -> int:
-    """A prim value from a ``(kind, value)`` pair: kind 0 is ``value``, kind 1 ``heap[value]``."""
+    """A prim value from a ``(kind, value)`` pair (:class:`ShapeEntry`)."""
     kind, value = entry
-    return int(heap[value]) if kind else value
+    return int(heap[value]) if kind == ShapeEntry.HEAP else value
 
 
 def _match_error(

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from xrelax.dialects.vm import MatchKind
+from xrelax.dialects.vm import MatchKind, ShapeEntry
 
 from . import builtins
 from .executable import Arg, ArgKind, Call, If, Instruction, Ret
@@ -168,9 +168,9 @@ def _make_shape(site: CallSite, names: Globals) -> list[str] | None:
         if type(entry) is not tuple or len(entry) != 2 or type(entry[1]) is not int:
             return None
         kind, value = entry
-        if kind == 0:
+        if kind == ShapeEntry.IMMEDIATE:
             dims.append(str(value))
-        elif kind == 1 and value >= 0:
+        elif kind == ShapeEntry.HEAP and value >= 0:
             dims.append(_heap_read(site, heap, value))
         else:
             return None
@@ -179,7 +179,7 @@ def _make_shape(site: CallSite, names: Globals) -> list[str] | None:
 
 def _make_prim(site: CallSite, names: Globals) -> list[str] | None:
     entry = site.values[1] if len(site.args) == 2 else None
-    if not site.lhs or type(entry) is not tuple or len(entry) != 2 or entry[0] != 1:
+    if not site.lhs or type(entry) is not tuple or len(entry) != 2 or entry[0] != ShapeEntry.HEAP:
         return None
     if type(entry[1]) is not int or entry[1] < 0:
         return None
