@@ -121,12 +121,14 @@ def plan_contraction(
 ) -> Contraction | None:
     """A plan for ``sum over red_vars of a * b`` as a (batched) matrix product."""
     va, vb = a.vars, b.vars
-    if not set(out_vars) <= va | vb or not set(red_vars) <= va | vb:
+    if not set(red_vars) <= va | vb:
         return None
     contracted = [v for v in red_vars if v in va and v in vb]
     if not contracted:
         return None
-    shared = {v for v in out_vars if v in va and v in vb}
+    # Output axes in both operands are batch axes; so are those in neither (an operand
+    # indexed at 0 on a batch of one: matmul broadcasts the product along them).
+    shared = {v for v in out_vars if (v in va) == (v in vb)}
     for p in range(len(out_vars) + 1):
         batch, rest = out_vars[:p], out_vars[p:]
         if not shared <= set(batch):

@@ -202,6 +202,39 @@ tir.prim_func @mm(%A: !tir.buffer<[n, k], f32>, %B: !tir.buffer<[k, m], f32>, %C
     np.testing.assert_allclose(strided, a @ b, rtol=1e-6)
 
 
+@pytest.mark.parametrize("batch", [1, 3])
+def test_an_output_axis_in_neither_operand_is_a_broadcast_batch(batch):
+    # A batch of one that an operand indexes at 0 (a [1, n, k] x [k, m] matmul, BERT's
+    # at batch 1) and an axis the product does not depend on: one matrix product,
+    # broadcast along that axis, not an elementwise product of every (i, j, r).
+    kernel = kernel_of(
+        f"""
+tir.prim_func @mm(%A: !tir.buffer<[1, n, k], f32>, %B: !tir.buffer<[k, m], f32>, %C: !tir.buffer<[{batch}, n, m], f32>) {{
+  tir.for b in [0, {batch}) {{
+    tir.for i in [0, n) {{
+      tir.for j in [0, m) {{
+        %z = arith.constant 0.0 : f32
+        tir.store %C[b, i, j], %z : f32
+        tir.for r in [0, k) {{
+          %c = tir.load %C[b, i, j] : f32
+          %a = tir.load %A[0, i, r] : f32
+          %w = tir.load %B[r, j] : f32
+          %p = arith.mulf %a, %w : f32
+          %s = arith.addf %c, %p : f32
+          tir.store %C[b, i, j], %s : f32
+        }}
+      }}
+    }}
+  }}
+}}"""
+    )
+    assert [p.path for p in kernel.paths] == ["init", "matmul"]
+    a, b = RNG.random((1, 5, 6), np.float32), RNG.random((6, 4), np.float32)
+    c = np.empty((batch, 5, 4), np.float32)
+    kernel(a, b, c)
+    np.testing.assert_allclose(c, np.broadcast_to(a @ b, c.shape), rtol=1e-6)
+
+
 def test_expression_and_constant_dimension_messages():
     kernel = kernel_of(SCALE)
     a = np.ones((3, 4), np.float32)
