@@ -272,22 +272,14 @@ def _fast_verifier(op_def: OpDef, shapes: tuple[tuple[int, ...], ...]) -> Callab
                 entry = region.first_block
                 if entry is not None:
                     entry_args.verify(entry.arg_types, context)
-        given = op.properties
-        for name, constraint, optional in properties:
-            value = given.get(name)
-            if value is None:
-                if optional:
-                    continue
-                return False
-            constraint.verify(value, context)
-        given = op.attributes
-        for name, constraint, optional in attributes:
-            value = given.get(name)
-            if value is None:
-                if optional:
-                    continue
-                return False
-            constraint.verify(value, context)
+        for given, defined in ((op.properties, properties), (op.attributes, attributes)):
+            for name, constraint, optional in defined:
+                value = given.get(name)
+                if value is None:
+                    if optional:
+                        continue
+                    return False
+                constraint.verify(value, context)
         return op.properties.keys() <= defined_properties
 
     def verify(op: Operation) -> None:
