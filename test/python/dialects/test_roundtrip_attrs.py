@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import StringAttr
 
 import xrelax
 from xrelax.ops.registry import relax_dialect
@@ -16,6 +16,7 @@ from xrelax.ops.registry import relax_dialect
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(Path(__file__).parents[1] / "ops"))
 
+from discardable import check_round_trip, tagged  # noqa: E402
 from test_roundtrip import CASES  # noqa: E402
 from test_textual_form import EXAMPLES, module_text  # noqa: E402
 
@@ -43,33 +44,15 @@ PROGRAMS = [
 ]
 
 
-def _tagged(text: str, name: str) -> tuple[str, set[str]]:
-    """``text`` parsed, every relax op given ``{foo = 1 : i64}``, printed; the op names."""
-    module = xrelax.parse(text, name)
-    names = set()
-    for op in module.walk():
-        if op.name.startswith("relax."):
-            op.attributes["foo"] = IntegerAttr(1, i64)
-            names.add(op.name)
-    return xrelax.print_module(module), names
-
-
 @pytest.mark.parametrize(("name", "text"), PROGRAMS, ids=[p[0] for p in PROGRAMS])
 def test_discardable_attribute_round_trips(name: str, text: str) -> None:
-    printed, _ = _tagged(text, name)
-    reparsed = xrelax.parse(printed, name)
-    for op in reparsed.walk():
-        if op.name.startswith("relax."):
-            assert op.attributes.get("foo") == IntegerAttr(1, i64), op.name
-    assert xrelax.print_module(reparsed) == printed
-    generic = xrelax.print_module(reparsed, generic=True)
-    assert xrelax.print_module(xrelax.parse(generic, name)) == printed
+    check_round_trip(text, name, ("relax.",))
 
 
 def test_every_relax_op_is_covered() -> None:
     covered: set[str] = set()
     for name, text in PROGRAMS:
-        covered |= _tagged(text, name)[1]
+        covered |= tagged(text, name, ("relax.",))[1]
     assert {op.name for op in relax_dialect().operations} <= covered
 
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import StringAttr
 from xdsl.utils.exceptions import VerifyException
 
 import xrelax
@@ -16,6 +16,7 @@ from xrelax.dialects import tir, vm
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
+from discardable import check_round_trip, tagged  # noqa: E402
 from test_roundtrip import CASES  # noqa: E402
 
 MORE = """
@@ -40,41 +41,18 @@ PROGRAMS = [
     ("more", MORE),
 ]
 
-FOO = IntegerAttr(1, i64)
-
-
-def _is_ours(name: str) -> bool:
-    return name.startswith(("tir.", "vm."))
-
-
-def _tagged(text: str, name: str) -> tuple[str, set[str]]:
-    """``text`` parsed, every tir and vm op given ``{foo = 1 : i64}``, printed; the op
-    names."""
-    module = xrelax.parse(text, name)
-    names = set()
-    for op in module.walk():
-        if _is_ours(op.name):
-            op.attributes["foo"] = FOO
-            names.add(op.name)
-    return xrelax.print_module(module), names
+OURS = ("tir.", "vm.")
 
 
 @pytest.mark.parametrize(("name", "text"), PROGRAMS, ids=[p[0] for p in PROGRAMS])
 def test_discardable_attribute_round_trips(name: str, text: str) -> None:
-    printed, _ = _tagged(text, name)
-    reparsed = xrelax.parse(printed, name)
-    for op in reparsed.walk():
-        if _is_ours(op.name):
-            assert op.attributes.get("foo") == FOO, op.name
-    assert xrelax.print_module(reparsed) == printed
-    generic = xrelax.print_module(reparsed, generic=True)
-    assert xrelax.print_module(xrelax.parse(generic, name)) == printed
+    check_round_trip(text, name, OURS)
 
 
 def test_every_tir_and_vm_op_is_covered() -> None:
     covered: set[str] = set()
     for name, text in PROGRAMS:
-        covered |= _tagged(text, name)[1]
+        covered |= tagged(text, name, OURS)[1]
     assert {op.name for op in (*tir.Tir.operations, *vm.VM.operations)} <= covered
 
 
