@@ -1,4 +1,4 @@
-"""Hypothesis profiles of the whole test suite.
+"""Hypothesis profiles of the whole test suite, and its shared helpers on ``sys.path``.
 
 ``suite`` (loaded here): 25 examples per property, drawn from a fixed seed
 (``derandomize``), so that the test command gives the same answer on every machine and
@@ -7,7 +7,12 @@ run; a property failing in CI is a change's fault, not a new draw's.
 random seeds — the search for new counterexamples, to run before changing an operator.
 """
 
+import sys
+from pathlib import Path
+
 from hypothesis import HealthCheck, settings
+
+sys.path.insert(0, str(Path(__file__).parent))  # the shared helpers (listings.py)
 
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 settings.register_profile("suite", max_examples=25, derandomize=True, **_COMMON)

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from listings import read_listing
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnx.backend.test")
@@ -109,25 +110,8 @@ def _cases() -> Iterator[Case]:
                 yield Case(case.name, case, case.rtol, case.atol)
 
 
-def expected_failures() -> dict[str, str]:
-    """The listed cases and their reasons (``category: detail``)."""
-    listed: dict[str, str] = {}
-    for number, line in enumerate(EXPECTED_FAILURES.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        name, sep, reason = (part.strip() for part in line.partition("#"))
-        category = reason.partition(": ")[0]
-        assert sep and category in CATEGORIES and reason.partition(": ")[2], (
-            f"{EXPECTED_FAILURES.name}:{number}: expected 'case_name  # category: detail' with "
-            f"a category of {CATEGORIES}, got {line!r}"
-        )
-        assert name not in listed, f"{EXPECTED_FAILURES.name}:{number}: {name} is listed twice"
-        listed[name] = reason
-    return listed
-
-
 CASES = list(_cases())
-EXPECTED = expected_failures()
+EXPECTED = read_listing(EXPECTED_FAILURES, CATEGORIES, "case_name")
 
 
 def test_expected_failures_name_cases() -> None:

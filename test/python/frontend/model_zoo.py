@@ -10,7 +10,9 @@ model definitions even where its C extension does not load.
 
 from __future__ import annotations
 
+import functools
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +71,25 @@ class ZooModel:
         """``torch.export.export`` of ``model`` with the dynamic dimensions, as a user
         would call it (no decompositions)."""
         return torch.export.export(model, self.inputs(0), dynamic_shapes=self.dynamic_shapes())
+
+
+@functools.cache
+def exported(case: ZooModel) -> tuple[nn.Module, torch.export.ExportedProgram]:
+    """The model of ``case`` and its ExportedProgram (shared by the torch and ONNX paths)."""
+    model = case.model()
+    return model, case.export(model)
+
+
+def onnx_model(case: ZooModel) -> Any:
+    """The ONNX model ``torch.onnx.export`` (dynamo) makes of ``case``'s exported program."""
+    _, program = exported(case)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exported_onnx = torch.onnx.export(
+            program, case.inputs(0), dynamo=True, dynamic_shapes=case.dynamic_shapes(),
+            verbose=False,
+        )  # fmt: skip
+    return exported_onnx.model_proto
 
 
 def informative(model: nn.Module, seed: int = 0) -> nn.Module:

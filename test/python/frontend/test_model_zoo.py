@@ -9,10 +9,6 @@ tests fail, naming the install command: a zoo that skips silently checks nothing
 
 from __future__ import annotations
 
-import functools
-import warnings
-from typing import Any
-
 import numpy as np
 import pytest
 
@@ -25,7 +21,7 @@ INSTALL = "pip install -e '.[torch,onnx,models]'"
 try:
     import onnx  # noqa: F401
     import torch
-    from model_zoo import ZOO, as_numpy, import_torchvision
+    from model_zoo import ZOO, as_numpy, exported, import_torchvision, onnx_model
 
     import_torchvision()  # before timm and transformers, which import torchvision
     import timm  # noqa: F401
@@ -39,34 +35,15 @@ SIGNIFICANT = 1e-2
 comparison of near-zero outputs cannot pass by accident."""
 
 
-@functools.cache
-def _exported(name: str) -> tuple[Any, Any]:
-    """The model and its ExportedProgram (shared by the two paths)."""
-    model = ZOO[name].model()
-    return model, ZOO[name].export(model)
-
-
-def _onnx(name: str) -> Any:
-    model, program = _exported(name)
-    case = ZOO[name]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exported = torch.onnx.export(
-            program, case.inputs(0), dynamo=True, dynamic_shapes=case.dynamic_shapes(),
-            verbose=False,
-        )  # fmt: skip
-    return exported.model_proto
-
-
 @pytest.mark.parametrize("path", ["torch", "onnx"])
 @pytest.mark.parametrize("name", list(ZOO))
 def test_zoo_model_matches_eager(name: str, path: str) -> None:
-    model, program = _exported(name)
+    model, program = exported(ZOO[name])
     case = ZOO[name]
     if path == "torch":
         imported = frontend.from_exported_program(program)
     else:
-        imported = frontend.from_onnx(_onnx(name))
+        imported = frontend.from_onnx(onnx_model(ZOO[name]))
     executable = xrelax.compile(imported.module)
     # Every kernel of a stock model vectorizes: a scalar loop nest is correct but runs
     # Python per element (one in efficientnet made it 100x slower than eager).

@@ -14,13 +14,11 @@ file stays exact.
 
 from __future__ import annotations
 
-import functools
-import warnings
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
+from listings import read_listing
 
 import xrelax
 from xrelax import frontend
@@ -31,7 +29,7 @@ INSTALL = "pip install -e '.[torch,onnx,models]'"
 try:
     import onnxruntime
     import torch
-    from model_zoo import as_numpy
+    from model_zoo import as_numpy, exported, onnx_model
     from model_zoo2 import ZOO2
 except ModuleNotFoundError as missing:
     pytest.fail(f"the model zoo needs '{missing.name}': {INSTALL}", pytrace=False)
@@ -45,24 +43,7 @@ CATEGORIES = ("unsupported operator", "unsupported attribute", "unsupported type
 PATHS = ("torch", "onnx")
 
 
-def expected_failures() -> dict[str, str]:
-    """The listed cases (``model-path``) and their reasons (``category: detail``)."""
-    listed: dict[str, str] = {}
-    for number, line in enumerate(EXPECTED_FAILURES.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        name, sep, reason = (part.strip() for part in line.partition("#"))
-        category = reason.partition(": ")[0]
-        assert sep and category in CATEGORIES and reason.partition(": ")[2], (
-            f"{EXPECTED_FAILURES.name}:{number}: expected 'model-path  # category: detail' "
-            f"with a category of {CATEGORIES}, got {line!r}"
-        )
-        assert name not in listed, f"{EXPECTED_FAILURES.name}:{number}: {name} is listed twice"
-        listed[name] = reason
-    return listed
-
-
-EXPECTED = expected_failures()
+EXPECTED = read_listing(EXPECTED_FAILURES, CATEGORIES, "model-path")
 
 
 def test_expected_failures_name_cases() -> None:
@@ -70,33 +51,14 @@ def test_expected_failures_name_cases() -> None:
     assert not sorted(set(EXPECTED) - cases), "listed cases the zoo does not have"
 
 
-@functools.cache
-def _exported(name: str) -> tuple[Any, Any]:
-    """The model and its ExportedProgram (shared by the two paths)."""
-    model = ZOO2[name].model()
-    return model, ZOO2[name].export(model)
-
-
-def _onnx(name: str) -> Any:
-    model, program = _exported(name)
-    case = ZOO2[name]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exported = torch.onnx.export(
-            program, case.inputs(0), dynamo=True, dynamic_shapes=case.dynamic_shapes(),
-            verbose=False,
-        )  # fmt: skip
-    return exported.model_proto
-
-
 def _run(name: str, path: str) -> None:
     """Import, compile and run the model on ``path`` at both sizes, comparing."""
-    model, program = _exported(name)
+    model, program = exported(ZOO2[name])
     case = ZOO2[name]
     if path == "torch":
         imported = frontend.from_exported_program(program)
     else:
-        proto = _onnx(name)
+        proto = onnx_model(ZOO2[name])
         session = onnxruntime.InferenceSession(
             proto.SerializeToString(), providers=["CPUExecutionProvider"]
         )
