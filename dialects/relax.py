@@ -1684,7 +1684,7 @@ def verify_function_scoping(func: Operation) -> None:
                 f"{missing} that no parameter binds as a whole dimension",
             )
     if missing := _undefined(type_free_vars(func.result_type), defined):
-        general = show_type(_without(func.result_type, defined))
+        general = show_type(erase_vars_outside(func.result_type, defined))
         raise IRError(
             func,
             f"result type {show_type(func.result_type)} uses symbolic variable(s) {missing} "
@@ -1694,11 +1694,11 @@ def verify_function_scoping(func: Operation) -> None:
     _walk_block(func.body.block, set(func.body.block.args), defined)
 
 
-def _without(type_: Attribute, defined: set[str]) -> Attribute:
+def erase_vars_outside(type_: Attribute, defined: set[str]) -> Attribute:
     """``type_`` with each shape that uses a variable outside ``defined`` reduced to
     its rank (a prim to its dtype): the declaration the parameters can justify."""
     if isinstance(type_, TupleType):
-        return TupleType.of(_without(t, defined) for t in type_.types)
+        return TupleType.of(erase_vars_outside(t, defined) for t in type_.types)
     if type_free_vars(type_) <= defined:
         return type_
     if isinstance(type_, TensorType):

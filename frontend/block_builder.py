@@ -44,13 +44,13 @@ from xrelax.dialects.relax import (
     FuncOp,
     MatchShapeOp,
     OutputOp,
-    PrimType,
     PrimValueOp,
     ReturnOp,
     ShapeOp,
     ShapeType,
     TensorType,
     TupleType,
+    erase_vars_outside,
     show_type,
     type_binds,
     type_free_vars,
@@ -65,21 +65,6 @@ from xrelax.transforms.kernel_table import KernelTable
 
 class BuilderError(ValueError):
     """Misuse of the builder (e.g. emitting outside a function)."""
-
-
-def _erase_local_vars(type_: Attribute, allowed: set[str]) -> Attribute:
-    """``type_`` made less specific where it mentions variables outside ``allowed``."""
-    if not type_free_vars(type_) - allowed:
-        return type_
-    if isinstance(type_, TensorType):
-        return TensorType.of(type_.ndim, type_.known_dtype)
-    if isinstance(type_, ShapeType):
-        return ShapeType.of(type_.ndim)
-    if isinstance(type_, PrimType):
-        return PrimType.of(type_.dtype)
-    if isinstance(type_, TupleType):
-        return TupleType.of(_erase_local_vars(t, allowed) for t in type_.types)
-    return type_
 
 
 class BlockBuilder:
@@ -188,7 +173,7 @@ class BlockBuilder:
             allowed: set[str] = set()
             for type_ in self._func.function_type.inputs.data:
                 allowed |= type_free_vars(type_)
-            result = _erase_local_vars(value.type, allowed)
+            result = erase_vars_outside(value.type, allowed)
             inputs = self._func.function_type.inputs.data
             self._func.function_type = FunctionType.from_lists(inputs, [result])
         self._insert(ReturnOp(value))
