@@ -394,13 +394,11 @@ def is_contiguous(buffer: Buffer, indices: tuple[sympy.Expr, ...], domain: Domai
 
 def _check_bounds(ev: Evaluator, buffer: Buffer, forms: list[Affine], domain: Domain) -> None:
     lows, extents = domain.lows(), domain.extents()
-    for dim, (form, size) in enumerate(zip(forms, buffer.dims, strict=True)):
-        low, high = form.bounds(lows, extents)
-        if prove_le(0, low) and prove_lt(high, size):
-            continue
-        lo, hi, n = ev.src.py(low), ev.src.py(high), ev.src.py(size)
-        ev.src.line(f"if not (0 <= {lo} and {hi} < {n}):")
-        ev.src.line(f"    rt.bounds_error({ev.kname}, {buffer.label!r}, {dim}, {lo}, {hi}, {n})")
+    checks = [
+        (dim, *form.bounds(lows, extents), size)
+        for dim, (form, size) in enumerate(zip(forms, buffer.dims, strict=True))
+    ]
+    _emit_bound_checks(ev, buffer, checks)
 
 
 def _check_flat_bounds(
@@ -416,6 +414,16 @@ def _check_flat_bounds(
         bounds = index_bounds(index, lows, extents, ev.lets)
         if bounds is not None:
             checks.append((dim, *bounds, size))
+    _emit_bound_checks(ev, buffer, checks)
+
+
+def _emit_bound_checks(
+    ev: Evaluator,
+    buffer: Buffer,
+    checks: list[tuple[int | str, sympy.Expr, sympy.Expr, sympy.Expr]],
+) -> None:
+    """Emit, for each ``(dim, low, high, size)`` not proven ``0 <= low and high < size``,
+    a run-time check that reports the out-of-bounds access of ``buffer``."""
     for dim, low, high, size in checks:
         if prove_le(0, low) and prove_lt(high, size):
             continue
