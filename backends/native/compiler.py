@@ -34,6 +34,7 @@ from xrelax.backends.kernels import compiler as numpy_kernels
 from xrelax.backends.kernels import runtime
 from xrelax.backends.kernels.kernel import CompiledKernel, Kernel, KernelPath
 from xrelax.backends.kernels.signature import (
+    Parameters,
     emit_bindings,
     emit_checks,
     emit_contiguity,
@@ -173,7 +174,7 @@ def _hybrid(func: PrimFuncOp, blas: set[int], fallback: CompiledKernel) -> Compi
         except NotLowerable as reason:
             numpy_part = numpy_kernels.compile_prim_func(part).compiled
             parts.append(_with_note(numpy_part, f"native: {reason}"))
-    return _sequence(func, locals_, parts)
+    return _sequence(func, locals_, parts, fallback)
 
 
 def _segment(func: PrimFuncOp, keep: set[int], locals_: list[AllocBufferOp]) -> PrimFuncOp:
@@ -199,9 +200,13 @@ def _segment(func: PrimFuncOp, keep: set[int], locals_: list[AllocBufferOp]) -> 
 
 
 def _sequence(
-    func: PrimFuncOp, locals_: list[AllocBufferOp], parts: list[CompiledKernel]
+    func: PrimFuncOp,
+    locals_: list[AllocBufferOp],
+    parts: list[CompiledKernel],
+    fallback: CompiledKernel,
 ) -> CompiledKernel:
-    """One kernel running ``parts`` in order on the parameters and fresh local arrays."""
+    """One kernel running ``parts`` in order on the parameters and fresh local arrays
+    (``fallback``, the numpy kernel, where a written buffer overlaps another)."""
     src = Source()
     kname = src.kernel_name
     function = src.fresh("kernel")
@@ -222,6 +227,7 @@ def _sequence(
             src.line(f"{entry}({', '.join([kname, *params.buffers, *arrays, *params.syms])})")
     with src.indented(f"def {function}({kname}, *args):"):
         emit_checks(src, func, kname, params)
+        _emit_alias_guard(src, func, kname, params, src.value("numpy_kernel", fallback.unchecked))
         src.line(f"{unchecked}({', '.join([kname, *params.all])})")
     text = src.text()
     namespace = {"np": np, "ndarray": np.ndarray, "rt": runtime, **src.namespace}
@@ -276,6 +282,7 @@ def _wrap(func: PrimFuncOp, address: int) -> CompiledKernel:
             src.line(line)
     with src.indented(f"def {function}({kname}, *args):"):
         emit_checks(src, func, kname, params)
+        _emit_alias_guard(src, func, kname, params, numpy_entry)
         src.line(f"{unchecked}({', '.join([kname, *params.all])})")
     text = src.text()
     namespace = {"np": np, "ndarray": np.ndarray, "rt": runtime, **src.namespace}
@@ -292,6 +299,30 @@ def _wrap(func: PrimFuncOp, address: int) -> CompiledKernel:
         len(args),
         tuple(func.sym_param_names),
     )
+
+
+def _emit_alias_guard(
+    src: Source, func: PrimFuncOp, kname: str, params: Parameters, numpy_entry: str
+) -> None:
+    """In a checked entry: where a buffer the kernel writes shares memory with another
+    argument (a direct call; the VM never passes such), run the numpy kernel instead,
+    since the machine code takes its buffers to be apart (``noalias``)."""
+    args = list(func.body.block.args)
+    written = {op.buffer for op in func.walk() if isinstance(op, StoreOp)}
+    pairs = [
+        (params.buffers[k], params.buffers[j])
+        for k, arg in enumerate(args)
+        if arg in written
+        for j in range(len(args))
+        if j != k and (j < k or args[j] not in written)
+    ]
+    if not pairs:
+        return
+    may_share = src.value("may_share", np.may_share_memory)
+    overlap = " or ".join(f"{may_share}({a}, {b})" for a, b in pairs)
+    with src.indented(f"if {overlap}:"):
+        src.line(f"{numpy_entry}({', '.join([kname, *params.all])})")
+        src.line("return")
 
 
 class _NumpyEntry:

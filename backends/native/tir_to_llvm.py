@@ -43,12 +43,15 @@ import sympy
 from xdsl.context import Context
 from xdsl.dialects import arith, llvm, math
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
     Float32Type,
     Float64Type,
     FloatAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    UnitAttr,
 )
 from xdsl.dialects.utils import FastMathFlag
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -71,6 +74,7 @@ from xrelax.dialects.tir import (
     AssertOp,
     ForOp,
     IndexOp,
+    LetOp,
     LoadOp,
     PrimFuncOp,
     RemFOp,
@@ -468,8 +472,19 @@ class _FuncLowering:
             self.add(llvm.CallOp("free", pointer))
         self.add(llvm.ReturnOp(self.exit.args[0]))
         type_ = llvm.LLVMFunctionType(list(self.entry.arg_types), I32)
+        # The buffers never overlap where one is written (the caller's contract: the VM
+        # allocates outputs apart from live inputs, the kernel entry checks a direct
+        # call), so every pointer is noalias and LLVM vectorizes without run-time checks.
+        noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
+        arg_attrs = ArrayAttr(
+            [noalias if t == PTR else DictionaryAttr({}) for t in self.entry.arg_types]
+        )
         return llvm.FuncOp(
-            func.sym_name.data, type_, linkage=llvm.LinkageAttr("external"), body=self.region
+            func.sym_name.data,
+            type_,
+            linkage=llvm.LinkageAttr("external"),
+            body=self.region,
+            other_props={"arg_attrs": arg_attrs},
         )
 
     def allocate(self, op: AllocBufferOp) -> None:
@@ -511,8 +526,15 @@ class _FuncLowering:
                 self.values[old] = new
 
     def loop(self, op: ForOp) -> None:
-        lower, upper = self.expr(op.lower), self.expr(op.upper)
-        accumulators = _accumulators(op)
+        chain = _collapsible_chain(op)
+        if len(chain) == 1:
+            lower, upper = self.expr(op.lower), self.expr(op.upper)
+        else:  # one loop over the product of the extents (see _collapsible_chain)
+            lower = self.const(0)
+            upper = self.expr(sympy.Mul(*(loop.upper for loop in chain)))
+        innermost = chain[-1]
+        names = [loop.var_name for loop in chain]
+        accumulators = _accumulators(innermost, set(names))
         for key in accumulators:
             if self.unproven(*key):
                 raise NotLowerable(
@@ -531,13 +553,18 @@ class _FuncLowering:
         inside = self.add(llvm.ICmpOp(index, upper, predicate))
         self.add(llvm.CondBrOp(inside, body, [], after, []))
         self.block = body
-        self.env[op.var_name] = index
-        self.loops[op.var_name] = (op.lower, op.upper)
+        # The outer variables of a collapsed chain read as 0 and the innermost as the
+        # one index: each offset is linear in them with the row-major strides, so it is
+        # the same. Their own ranges stay what the bounds proofs read.
+        for loop in chain:
+            self.env[loop.var_name] = index if loop is innermost else self.const(0)
+            self.loops[loop.var_name] = (loop.lower, loop.upper)
         for key, value in zip(accumulators, header.args[1:], strict=True):
             self.accumulated[key] = value
-        self.ops(op.body.block)
+        self.ops(innermost.body.block)
         carried = [self.accumulated.pop(key) for key in accumulators]
-        del self.env[op.var_name], self.loops[op.var_name]
+        for name in names:
+            del self.env[name], self.loops[name]
         step = self.add(llvm.AddOp(index, self.const(1), overflow=_NSW))
         self.add(llvm.BrOp(header, step, *carried))
         self.block = after
@@ -569,6 +596,8 @@ class _FuncLowering:
             raise NotLowerable(f"an index of {op.buffer.name_hint or 'a buffer'} not proven inside")
         if not unproven:
             return self.read(op)
+        if all(isinstance(size, sympy.Integer) and size > 0 for _, size in unproven):
+            return self.clamped_read(op, unproven)
         inside = None
         for index, size in unproven:
             value = self.expr(index)
@@ -585,6 +614,31 @@ class _FuncLowering:
         self.add(llvm.BrOp(join, self.read(op)))
         self.block = join
         return join.args[0]
+
+    def clamped_read(self, op: LoadOp, unproven: list[tuple[sympy.Expr, sympy.Expr]]) -> SSAValue:
+        """A padded load without a branch, where every unproven index runs along a
+        non-empty axis: each such index is clamped into its axis, the element there is
+        read, and ``pad`` selected where an index was outside. Straight-line code, so
+        LLVM vectorizes the loop around it (a depthwise convolution's border taps)."""
+        indices = list(op.indices.data)
+        inside = None
+        for index, size in unproven:
+            value = self.expr(index)
+            zero, last = self.const(0), self.const(int(size) - 1)
+            clamped = self.add(llvm.CallIntrinsicOp("llvm.smax.i64", [value, zero], [I64]))
+            clamped = self.add(llvm.CallIntrinsicOp("llvm.smin.i64", [clamped, last], [I64]))
+            flag = IntegerAttr(llvm.ICmpPredicateFlag.EQ.to_int(), 64)
+            test = self.add(llvm.ICmpOp(clamped, value, flag))
+            inside = test if inside is None else self.add(llvm.AndOp(inside, test))
+            name = f"clamped.{len(self.env)}"
+            self.env[name] = clamped
+            indices[indices.index(index)] = symbolic.sym(name)
+        pointer, memory = self.address(op.buffer, tuple(indices))
+        value = self.add(llvm.LoadOp(pointer, memory))
+        if memory != op.result.type:  # a bool byte
+            flag = IntegerAttr(llvm.ICmpPredicateFlag.NE.to_int(), 64)
+            value = self.add(llvm.ICmpOp(value, self.const(0, I8), flag))
+        return self.add(llvm.SelectOp(inside, value, self.values[op.pad]))
 
     def read(self, op: LoadOp) -> SSAValue:
         pointer, memory = self.address(op.buffer, op.indices.data)
@@ -678,10 +732,73 @@ class _FuncLowering:
         return self.add(llvm.SubOp(quotient, self.add(llvm.ZExtOp(negative, I64))))
 
 
-def _accumulators(loop: ForOp) -> list[tuple[SSAValue, tuple]]:
-    """The elements an innermost loop reads and writes at indices that do not depend on
-    it (a reduction's output element): ``(buffer, indices)``, held in a register over
-    the loop (loaded before it, stored after it). The other buffers the loop reads are
+def _collapsible_chain(loop: ForOp) -> list[ForOp]:
+    """``loop`` and the loops perfectly nested in it, when they can run as one loop over
+    the product of their extents (else ``[loop]``): each starts at 0 with an extent the
+    others do not change, and their variables appear only in load and store indices,
+    linearly, with the coefficients of row-major strides (``A[i, j]`` of an ``[n, m]``
+    buffer: ``m * i + j``; ``A[k, i, j]`` too, a bias ``b[k]`` not at all). An
+    element-wise nest over a 14x14 image is then one loop of ``n * c * 196`` that LLVM
+    vectorizes, not 14-element rows it leaves scalar."""
+    chain = [loop]
+    while True:
+        ops = list(chain[-1].body.block.ops)
+        if len(ops) != 1 or not isinstance(ops[0], ForOp):
+            break
+        chain.append(ops[0])
+    while len(chain) > 1 and not _collapses(chain):
+        chain.pop()
+    return chain
+
+
+def _collapses(chain: list[ForOp]) -> bool:
+    names = [loop.var_name for loop in chain]
+    group = set(names)
+    extents = []
+    for loop in chain:
+        if loop.lower != 0 or _mentions((loop.upper,), group):
+            return False
+        extents.append(sympy.sympify(loop.upper))
+    strides = {name: sympy.Mul(*extents[k + 1 :]) for k, name in enumerate(names)}
+    for op in chain[-1].body.block.walk():
+        if isinstance(op, LoadOp | StoreOp):
+            if isinstance(op, LoadOp) and op.pad is not None and _mentions(op.indices.data, group):
+                return False
+            offset = symbolic.flat_offset(op.indices.data, op.buffer.type.dims)
+            variables = [s for s in offset.free_symbols if s.name in group]
+            if not variables:
+                continue
+            try:
+                poly = sympy.Poly(offset, *variables)
+            except sympy.PolynomialError:  # a variable under floordiv or floormod
+                return False
+            if poly.total_degree() > 1:
+                return False
+            coefficient = {s.name: poly.coeff_monomial(s) for s in variables}
+            unit = coefficient.get(names[-1], 0)
+            for name, stride in strides.items():
+                if sympy.expand(coefficient.get(name, 0) - unit * stride) != 0:
+                    return False
+        elif isinstance(op, ForOp):
+            if _mentions((op.lower, op.upper), group):
+                return False
+        elif isinstance(op, IndexOp):
+            if _mentions((op.expr,), group):
+                return False
+        elif isinstance(op, AssertOp | LetOp):
+            return False
+    return True
+
+
+def _mentions(exprs: Sequence, names: set[str]) -> bool:
+    return any(names & symbolic.free_vars(sympy.sympify(e)) for e in exprs)
+
+
+def _accumulators(loop: ForOp, names: set[str]) -> list[tuple[SSAValue, tuple]]:
+    """The elements an innermost loop (whose variables are ``names``: more than one when
+    it is a collapsed chain) reads and writes at indices that do not depend on it (a
+    reduction's output element): ``(buffer, indices)``, held in a register over the
+    loop (loaded before it, stored after it). The other buffers the loop reads are
     taken to be other memory, as the numpy kernels' vectorized reductions take them."""
     block = loop.body.block
     if any(isinstance(op, ForOp) for op in block.walk()):
@@ -698,7 +815,7 @@ def _accumulators(loop: ForOp) -> list[tuple[SSAValue, tuple]]:
         if not isinstance(op, StoreOp) or op.buffer.type.dtype == dtypes.I1:
             continue
         indices = op.indices.data
-        uses_loop = any(loop.var_name in symbolic.free_vars(i) for i in indices)
+        uses_loop = any(names & symbolic.free_vars(i) for i in indices)
         key = (op.buffer, indices)
         alone = accesses[op.buffer] == {indices} and op.buffer not in padded
         if not uses_loop and alone and key not in found:

@@ -236,6 +236,96 @@ def test_padded_loads_local_buffers_and_empty_sizes(shape):
     np.testing.assert_array_equal(outs[1], outs[0])
 
 
+STATIC_NESTS = """
+tir.prim_func @depthwise(%X: !tir.buffer<[2, 3, 5, 5], f32>, %W: !tir.buffer<[3, 3, 3], f32>, %B: !tir.buffer<[3], f32>, %Y: !tir.buffer<[2, 3, 5, 5], f32>, %Z: !tir.buffer<[2, 3, 5, 5], f32>) {
+  tir.for i in [0, 2) {
+    tir.for c in [0, 3) {
+      tir.for h in [0, 5) {
+        tir.for w in [0, 5) {
+          %z = arith.constant 0.000000e+00 : f32
+          tir.store %Y[i, c, h, w], %z : f32
+          tir.for r0 in [0, 3) {
+            tir.for r1 in [0, 3) {
+              %acc = tir.load %Y[i, c, h, w] : f32
+              %p = arith.constant -2.000000e+00 : f32
+              %x = tir.load %X[i, c, h + r0 - 1, w + r1 - 1] pad %p : f32
+              %k = tir.load %W[c, r0, r1] : f32
+              %m = arith.mulf %x, %k : f32
+              %s = arith.addf %acc, %m : f32
+              tir.store %Y[i, c, h, w], %s : f32
+            }
+          }
+        }
+      }
+    }
+  }
+  tir.for i in [0, 2) {
+    tir.for c in [0, 3) {
+      tir.for h in [0, 5) {
+        tir.for w in [0, 5) {
+          %y = tir.load %Y[i, c, h, w] : f32
+          %b = tir.load %B[c] : f32
+          %t = arith.addf %y, %b : f32
+          tir.store %Y[i, c, h, w], %t : f32
+        }
+      }
+    }
+  }
+  tir.for i in [0, 2) {
+    tir.for c in [0, 3) {
+      tir.for h in [0, 5) {
+        tir.for w in [0, 5) {
+          %y = tir.load %Y[i, c, h, w] : f32
+          %f = tir.load %X[i, c, h, 4 - w] : f32
+          %t = arith.mulf %y, %f : f32
+          tir.store %Z[i, c, h, w], %t : f32
+        }
+      }
+    }
+  }
+}
+"""
+
+
+def test_clamped_padded_loads_and_collapsed_nests_match_numpy():
+    # The padded load on static axes is clamped, not branched; the bias nest collapses
+    # its image loops, the mirrored one (w read backwards) collapses none.
+    reference = numpy_kernels.load_library(STATIC_NESTS)["depthwise"]
+    kernel = native.load_library(STATIC_NESTS)["depthwise"]
+    assert native_paths(kernel) == ["native"]
+    inputs = [RNG.uniform(-1, 1, s).astype(np.float32) for s in [(2, 3, 5, 5), (3, 3, 3), (3,)]]
+    outs = [[np.full((2, 3, 5, 5), 7, np.float32) for _ in range(2)] for _ in range(2)]
+    reference(*inputs, *outs[0])
+    kernel(*inputs, *outs[1])
+    assert_same(outs[0], outs[1], rtol=1e-5, atol=1e-6)
+
+
+def test_a_written_buffer_overlapping_another_runs_the_numpy_kernel(monkeypatch):
+    # The machine code takes its buffers to be apart (noalias); a direct call passing
+    # one array as input and output runs the numpy kernel, whose result it gets.
+    text = """
+    tir.prim_func @shift(%X: !tir.buffer<[1000], f32>, %Y: !tir.buffer<[1000], f32>) {
+      tir.for i in [0, 1000) {
+        %p = arith.constant 0.000000e+00 : f32
+        %x = tir.load %X[i - 1] pad %p : f32
+        tir.store %Y[i], %x : f32
+      }
+    }
+    """
+    kernel = native.load_library(text)["shift"]
+    compiled = []
+    numpy_compile = numpy_kernels.compile_prim_func
+    monkeypatch.setattr(
+        numpy_kernels, "compile_prim_func", lambda f: compiled.append(f) or numpy_compile(f)
+    )
+    a, out = np.arange(1000, dtype=np.float32), np.empty(1000, np.float32)
+    kernel(a, out)
+    assert compiled == []
+    kernel(a, a)
+    assert len(compiled) == 1
+    np.testing.assert_array_equal(a, np.concatenate([[0], np.arange(999)]).astype(np.float32))
+
+
 def test_non_contiguous_arguments_and_outputs():
     n = tp.sym("n")
     A, B, C = tp.binary(lambda a, b: a * b, [n, 4], [4])
