@@ -2,7 +2,7 @@
 instead (issue "Performance, round 3").
 
     python bench/against_onnxruntime.py [--threads 1] [--set real|zoo|all] [--repeat 5]
-                                        [MODEL ...] [--json]
+                                        [--kernels numpy|native] [MODEL ...] [--json]
 
 Each model is exported once with ``torch.onnx.export`` (dynamo, dynamic batch or
 sequence), then imported by xrelax (``from_onnx``, ``xrelax.compile``, the VM) and
@@ -214,9 +214,12 @@ def _timed(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]
     return {name: statistics.median(values) * 1e3 for name, values in samples.items()}
 
 
-def measure(case: Case, set_name: str, repeat: int, bind: bool) -> Result:
+def measure(
+    case: Case, set_name: str, repeat: int, bind: bool, kernels: str | None = None
+) -> Result:
     """Export, import, check and time one model (``bind``: its weights bound at compile
-    time, as onnxruntime has its initializers)."""
+    time, as onnxruntime has its initializers; ``kernels``: the VM's kernel backend,
+    ``numpy`` or ``native``, by default the VM's)."""
     result = Result(case.name, set_name, THREADS, "yes")
     try:
         model = case.build().eval()
@@ -238,7 +241,8 @@ def measure(case: Case, set_name: str, repeat: int, bind: bool) -> Result:
         start = time.perf_counter()
         imported = frontend.from_onnx(proto)
         bound = imported.params if bind else None
-        main = xrelax.VirtualMachine(xrelax.compile(imported.module, params=bound))["main"]
+        exe = xrelax.compile(imported.module, params=bound)
+        main = xrelax.VirtualMachine(exe, kernels=kernels)["main"]
         result.compile_s = time.perf_counter() - start
     except Exception as err:  # noqa: BLE001 - refusals are rows of the table
         result.ok = f"refused: {str(err).splitlines()[0][:60]}"
@@ -296,6 +300,12 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="pass the weights at each call instead of binding them at compile time",
     )
+    parser.add_argument(
+        "--kernels",
+        choices=("numpy", "native"),
+        default=None,
+        help="the VM's kernel backend (default: the VM's, XRELAX_KERNELS or numpy)",
+    )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON last")
     args = parser.parse_args(argv)
     sets = {"real": real_cases, "zoo": zoo_cases}
@@ -305,7 +315,7 @@ def main(argv: list[str] | None = None) -> None:
         for case in cases():
             if args.models and not any(m in case.name for m in args.models):
                 continue
-            result = measure(case, set_name, args.repeat, not args.no_bind_params)
+            result = measure(case, set_name, args.repeat, not args.no_bind_params, args.kernels)
             results.append(result)
             ratio = f"{result.ratio:.2f}x" if result.ok == "yes" else result.ok
             print(

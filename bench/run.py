@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gc
+import importlib.util
 import json
 import os
 import platform
@@ -367,7 +368,8 @@ def model_zoo(repeat: int) -> list[Row]:
 def against_onnxruntime(repeat: int, sets: tuple[str, ...]) -> list[Row]:
     """Issue 24's rows: ``bench/against_onnxruntime.py`` per model set, at one thread and
     at two (a child process each: the thread counts are set before numpy and torch
-    start), when torch, onnx and the models extra are installed."""
+    start), when torch, onnx and the models extra are installed; with the native
+    kernels where the ``native`` extra is installed."""
     try:
         import onnxruntime  # noqa: F401
         import timm  # noqa: F401
@@ -376,13 +378,14 @@ def against_onnxruntime(repeat: int, sets: tuple[str, ...]) -> list[Row]:
         needs = "needs pip install -e '.[torch,onnx,models]'"
         return [Row("onnxruntime", "xrelax / onnxruntime", needs)]
     script = Path(__file__).resolve().parent / "against_onnxruntime.py"
+    kernels = "native" if importlib.util.find_spec("llvmlite") else "numpy"
     rows = []
     for threads in (1, 2):
         for set_name in sets:
             command = [sys.executable, str(script), "--set", set_name, "--threads", str(threads)]
-            command += ["--repeat", str(max(repeat // 3, 3)), "--json"]
+            command += ["--repeat", str(max(repeat // 3, 3)), "--kernels", kernels, "--json"]
             done = subprocess.run(command, capture_output=True, text=True, check=False)
-            label = f"{set_name}, {threads} thread(s)"
+            label = f"{set_name}, {threads} thread(s), {kernels} kernels"
             if done.returncode != 0:
                 rows.append(Row("onnxruntime", label, f"failed: {done.stderr.strip()[-60:]}"))
                 continue
@@ -394,7 +397,7 @@ def against_onnxruntime(repeat: int, sets: tuple[str, ...]) -> list[Row]:
                     if r["ok"] == "yes"
                     else r["ok"]
                 )
-                rows.append(Row("onnxruntime", f"{r['model']} ({threads}t)", value))
+                rows.append(Row("onnxruntime", f"{r['model']} ({threads}t, {kernels})", value))
             for name, value, target, met in _ort_summary(results):
                 rows.append(Row("onnxruntime", name, value, target, met))
     return rows

@@ -94,6 +94,10 @@ class Contraction:
         if vector:
             call, path = f"np.einsum('...k,...k->...', {left}, {right}", "einsum"
         else:
+            if self.batch and not (self.left_only and self.right_only):
+                # Many small products (a depthwise convolution's, one per image and
+                # channel): the native backend computes them itself rather than in BLAS.
+                ev.note("matrix-vector")
             call, path = f"np.{'dot' if dot else 'matmul'}({left}, {right}", "matmul"
         out_shape = [ext[v] for v in self.batch]
         if not vector:

@@ -112,7 +112,9 @@ def load_executable_kernels(exe: Executable) -> dict[str, Kernel]:
 
 def _generate(func: PrimFuncOp, key: str) -> CompiledKernel:
     fallback = numpy_kernels.compile_prim_func(func).compiled
-    blas = {p.nest for p in fallback.paths if p.path in _BLAS_PATHS}
+    blas = {
+        p.nest for p in fallback.paths if p.path in _BLAS_PATHS and "matrix-vector" not in p.detail
+    }
     if blas:
         return _hybrid(func, blas, fallback)
     try:

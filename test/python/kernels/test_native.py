@@ -352,6 +352,22 @@ def test_contractions_keep_blas_and_the_epilogue_is_native():
     np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6)
 
 
+def test_batched_matrix_vector_products_are_native_not_blas():
+    # A depthwise convolution over a 5x5 window: the numpy kernel's batched matmul of
+    # one column per image and channel; native loops do it without the im2col copy.
+    channels = 4
+    X, W, Y = tp.conv(2, [5, 5], [2, 2], [2, 2], [1, 1], channels, (channels, channels))
+    reference, kernel = both([X, W, Y], "depthwise")
+    assert "matrix-vector" in reference.paths[-1].detail
+    assert native_paths(kernel) == ["native"]
+    x = RNG.uniform(-1, 1, (2, channels, 9, 9)).astype(np.float32)
+    w = RNG.uniform(-1, 1, (channels, 1, 5, 5)).astype(np.float32)
+    outs = [np.empty((2, channels, 5, 5), np.float32) for _ in range(2)]
+    reference(x, w, outs[0])
+    kernel(x, w, outs[1])
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
+
+
 def test_compiled_code_is_cached_on_disk_and_loaded_by_a_fresh_jit(tmp_path, monkeypatch):
     monkeypatch.setenv(native_jit.CACHE_ENV, str(tmp_path))
     module = ModuleOp([xrelax.parse(ASSERTING).body.block.first_op.clone()])
