@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from io import StringIO
+from typing import ClassVar
 
 import sympy
 from xdsl.dialects.builtin import (
@@ -542,6 +543,8 @@ class DeducesResultType(DeducesFromOperandShapes):
     """
 
     def unrelated_dims(self, op: Operation) -> tuple[int, list[sympy.Expr]] | None:
+        if not getattr(type(op), "BROADCASTS", False):
+            return None  # its operands' dims do not meet axis by axis (a convolution's)
         return unrelated_dims([operand.type for operand in op.operands])
 
 
@@ -938,6 +941,10 @@ class DeducedResultOp(XrelaxOperation):
     """
 
     traits = traits_def(DeducesResultType())
+
+    BROADCASTS: ClassVar[bool] = False
+    """The result shape is the numpy broadcast of the operands' shapes (an element-wise
+    operator): a deduction that lost dims names the operand dims it could not relate."""
 
     @classmethod
     def deduce(

@@ -264,6 +264,7 @@ class BinaryOp(OperatorOp):
     traits = traits_def(Pure())
 
     DTYPES: ClassVar[DtypeKind] = NUMERIC
+    BROADCASTS: ClassVar[bool] = True
     NUMPY_FN: ClassVar[Callable[[np.ndarray, np.ndarray], np.ndarray]]
     TE_FN: ClassVar[Callable[[te.Expr, te.Expr], te.Expr]]
 
@@ -470,6 +471,7 @@ class WhereOp(OperatorOp):
     """``relax.where``: a where cond is true, else b (three-way numpy broadcasting)."""
 
     name = "relax.where"
+    BROADCASTS: ClassVar[bool] = True
 
     cond = operand_def(TensorType)
     lhs = operand_def(TensorType)
