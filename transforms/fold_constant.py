@@ -9,7 +9,10 @@
 
 * a scale along the output channels of a convolution or matmul whose weights are
   constant (a batch norm's, once the weights are bound: ``relax-bind-params``) is
-  multiplied into the weights: ``conv2d(x, W) * s`` is ``conv2d(x, W * s)``.
+  multiplied into the weights: ``conv2d(x, W) * s`` is ``conv2d(x, W * s)``;
+* the kernel taps of a convolution with constant weights that only ever read padding
+  (a 3x3 convolution with padding 1 of a 1x1 image: all but the centre) are cut from
+  its weights and padding.
 
 Results larger than ``max-elements`` are left alone so modules stay small, unless no
 larger than a constant operand (weights folded with weights); so are operators of a
@@ -23,7 +26,13 @@ from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    i64,
+)
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -55,7 +64,7 @@ from xrelax.dialects.shapes import symbolic
 from xrelax.ops.base import OperatorOp
 from xrelax.ops.elementwise import AddOp, MultiplyOp
 from xrelax.ops.linalg import MatmulOp
-from xrelax.ops.nn import ConvOp
+from xrelax.ops.nn import ConvOp, Window
 
 
 def const_value(value: SSAValue) -> Any | None:
@@ -175,6 +184,75 @@ class FoldScaleIntoWeights(RewritePattern):
             return
 
 
+class TrimPaddingTaps(RewritePattern):
+    """A convolution with constant weights over static spatial sizes whose first or last
+    kernel taps along an axis read padding at every output position (the zeros of a
+    3x3 window with padding 1 over a 1x1 image, as a ResNet's last stage sees at small
+    input sizes) is the convolution by the remaining taps with that much less padding:
+    the same output, without reading or multiplying the cut weights. Taps of non-finite
+    weights stay (``inf * 0`` is NaN)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConvOp, rewriter: PatternRewriter) -> None:
+        weights = const_value(op.operands[1])
+        data = op.operands[0].type
+        if not (_plain_contraction(op) and isinstance(weights, np.ndarray)):
+            return
+        if not isinstance(data, TensorType) or data.dims is None:
+            return
+        sizes = data.dims[2:]
+        if not all(size.is_Integer for size in sizes) or weights.ndim != len(sizes) + 2:
+            return
+        window = Window.of(op.properties, len(sizes))
+        kept, before, after = [], [], []
+        for axis, size in enumerate(sizes):
+            trimmed = _useful_taps(window, axis, int(size), weights.shape[2 + axis])
+            if trimmed is None:
+                return
+            kept.append(slice(trimmed[0], trimmed[1]))
+            before.append(trimmed[2])
+            after.append(trimmed[3])
+        if all(k.stop - k.start == n for k, n in zip(kept, weights.shape[2:], strict=True)):
+            return
+        cut = weights[(slice(None), slice(None), *kept)]
+        removed = weights.copy()
+        removed[(slice(None), slice(None), *kept)] = 0
+        if not np.isfinite(removed).all():
+            return
+        folded = make_const(np.ascontiguousarray(cut))
+        rewriter.insert(folded, InsertPoint.before(op))
+        op.operands[1] = folded.result
+        op.properties["padding"] = DenseArrayBase.from_list(i64, [*before, *after])
+
+
+def _useful_taps(
+    window: Window, axis: int, size: int, taps: int
+) -> tuple[int, int, int, int] | None:
+    """Along ``axis``: the taps ``[first, stop)`` that read the data at some output
+    position and the padding before and after that keeps the output size, or None
+    when no such padding exists (it would have to be negative)."""
+    stride, dilation = window.strides[axis], window.dilation[axis]
+    pad = window.before[axis]
+    reach = dilation * (taps - 1) + 1
+    outputs = (size + pad + window.after[axis] - reach) // stride + 1
+    useful = []
+    for tap in range(taps):
+        # the output positions o with 0 <= o * stride + offset < size
+        offset = tap * dilation - pad
+        low, high = max(0, -(offset // stride)), min(outputs - 1, -(-(size - offset) // stride) - 1)
+        if low <= high:
+            useful.append(tap)
+    if not useful:
+        return None
+    first, stop = useful[0], useful[-1] + 1
+    before = pad - first * dilation
+    reach = dilation * (stop - first - 1) + 1
+    after = max(0, (outputs - 1) * stride + reach - size - before)
+    if before < 0 or (size + before + after - reach) // stride + 1 != outputs:
+        return None
+    return first, stop, before, after
+
+
 def _scaled_contraction(
     product: SSAValue,
 ) -> tuple[Operation, Operation | None, np.ndarray | None] | None:
@@ -286,6 +364,7 @@ class FoldConstantPass(ModulePass):
         patterns = [
             FoldOperator(self.max_elements, op),
             FoldScaleIntoWeights(),
+            TrimPaddingTaps(),
             FoldShapeOf(),
             FoldMatchShape(),
         ]

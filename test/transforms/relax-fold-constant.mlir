@@ -107,3 +107,27 @@ relax.func @matmul_scale(%x: !relax.tensor<[3, 1], f32>, %xi: !relax.tensor<[3, 
   %out = relax.tuple %r, %v, %j : (!relax.tensor<[3, 2], f32>, !relax.tensor<[3, 2], f32>, !relax.tensor<[3, 2], i32>)
   relax.return %out : !relax.tuple<!relax.tensor<[3, 2], f32>, !relax.tensor<[3, 2], f32>, !relax.tensor<[3, 2], i32>>
 }
+
+// -----
+
+// Kernel taps that read padding at every output position are cut from constant
+// weights, with the padding they needed: a 3x3 window with padding 1 over a 1x1 image
+// keeps its centre tap; over 1x2, stride 2, the centre row and its two right columns.
+// Not cut: a tap whose weight is not finite (inf * 0 is NaN), weights not constant.
+// CHECK-LABEL: relax.func @padding_taps
+// CHECK:         %[[C:.*]] = relax.const dense<5.000000e+00> : !relax.tensor<[1, 1, 1, 1], f32>
+// CHECK-NEXT:    %a = relax.conv2d %x, %[[C]] {padding = array<i64: 0, 0, 0, 0>}
+// CHECK:         %[[R:.*]] = relax.const dense<{{\[\[\[\[}}5.000000e+00, 6.000000e+00]]]]> : !relax.tensor<[1, 1, 1, 2], f32>
+// CHECK-NEXT:    %b = relax.conv2d %y, %[[R]] {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>}
+// CHECK-NEXT:    %c = relax.conv2d %x, %inf {padding = array<i64: 1, 1>}
+// CHECK-NEXT:    %d = relax.conv2d %x, %v {padding = array<i64: 1, 1>}
+relax.func @padding_taps(%x: !relax.tensor<[n, 1, 1, 1], f32>, %y: !relax.tensor<[n, 1, 1, 2], f32>, %v: !relax.tensor<[1, 1, 3, 3], f32>) -> !relax.tuple<!relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>> {
+  %w = relax.const dense<[[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]]> : !relax.tensor<[1, 1, 3, 3], f32>
+  %inf = relax.const dense<[[[[0x7F800000, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]]> : !relax.tensor<[1, 1, 3, 3], f32>
+  %a = relax.conv2d %x, %w {padding = array<i64: 1, 1>} : (!relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[1, 1, 3, 3], f32>)
+  %b = relax.conv2d %y, %w {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (!relax.tensor<[n, 1, 1, 2], f32>, !relax.tensor<[1, 1, 3, 3], f32>)
+  %c = relax.conv2d %x, %inf {padding = array<i64: 1, 1>} : (!relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[1, 1, 3, 3], f32>)
+  %d = relax.conv2d %x, %v {padding = array<i64: 1, 1>} : (!relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[1, 1, 3, 3], f32>)
+  %t = relax.tuple %a, %b, %c, %d : (!relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>)
+  relax.return %t : !relax.tuple<!relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>>
+}
