@@ -19,6 +19,11 @@ import sympy
 from xrelax.backends.kernels.buffers import Array, Buffer, Domain
 from xrelax.backends.kernels.evaluator import Evaluator, is_contiguous
 
+_SMALL_WINDOW = 64
+"""The largest contraction (a convolution window: 7x7 is 49) whose batched
+matrix-vector products are noted ``matrix-vector`` for the native backend; a longer
+one (a decoding step's ``[1, 768] x [768, 3072]``) stays with BLAS."""
+
 
 @dataclass(frozen=True)
 class Contraction:
@@ -94,7 +99,14 @@ class Contraction:
         if vector:
             call, path = f"np.einsum('...k,...k->...', {left}, {right}", "einsum"
         else:
-            if self.batch and not (self.left_only and self.right_only):
+            extents = domain.extents()
+            window = sympy.Mul(*(extents[v] for v in self.contracted))
+            if (
+                self.batch
+                and not (self.left_only and self.right_only)
+                and window.is_Integer
+                and window <= _SMALL_WINDOW
+            ):
                 # Many small products (a depthwise convolution's, one per image and
                 # channel): the native backend computes them itself rather than in BLAS.
                 ev.note("matrix-vector")
