@@ -3,6 +3,8 @@ errors for bad input."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -120,3 +122,31 @@ def test_in_place_operators_import_as_exported(tmp_path: Path, capsys) -> None:
         f"relax-import: error: {tmp_path / 'c.pt2'}: 1 unsupported ATen operator in 1 node: "
         "aten.add_.Tensor (writes to the buffer 'steps') (1)"
     )
+
+
+_LOADED = """
+import sys
+from xrelax.tools.relax_import import main
+status = main([sys.argv[1], "-o", sys.argv[2]])
+heavy = ("torch", "onnx", "onnxruntime", "transformers", "torchvision", "timm", "onnxscript")
+print(status, sorted(m for m in heavy if m in sys.modules))
+"""
+
+
+def test_relax_import_loads_only_the_framework_of_the_file(tmp_path: Path) -> None:
+    # Start-up is most of a small import (docs/importing-models.md): an ONNX file loads
+    # onnx only, a .pt2 torch only (no model libraries, no onnx).
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU())
+    example = (torch.randn(2, 4),)
+    torch.export.save(torch.export.export(model, example), tmp_path / "m.pt2")
+    torch.onnx.export(model, example, str(tmp_path / "m.onnx"), dynamo=True, verbose=False)
+    for name, expected in (("m.onnx", "0 ['onnx']"), ("m.pt2", "0 ['torch']")):
+        done = subprocess.run(
+            [sys.executable, "-c", _LOADED, str(tmp_path / name), str(tmp_path / "out.mlir")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert done.stdout.strip() == expected, done.stderr
