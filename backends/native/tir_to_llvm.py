@@ -16,7 +16,9 @@ Two rewrite patterns do it: :class:`LowerPrimFunc` turns the structure into bloc
 and branches (a ``tir.for`` is a header block whose argument is the induction variable,
 a body, a latch branching back), loads and stores into ``getelementptr`` on the
 row-major offset plus ``load``/``store`` (``i1`` buffers are bytes, as numpy's bools),
-a padded load into a branch on the bounds, symbolic index expressions into ``i64``
+a padded load into a branch on the bounds (or, on an axis of static non-zero size,
+a select over the clamped index; a window's padded loads read a padded copy first:
+:mod:`.padding`), symbolic index expressions into ``i64``
 arithmetic, local buffers into ``malloc``/``free``; scalar ``arith``/``math`` ops move
 over unchanged, and :class:`LowerScalarOp` rewrites each into its ``llvm`` op or
 intrinsic (``llvm.maximum`` for ``arith.maximumf``, whose NaN rule is numpy's
@@ -65,6 +67,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from xrelax.backends.kernels.affine import proven_inside
+from xrelax.backends.native.padding import MaterializePadding
 from xrelax.dialects import dtypes
 from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.shapes import symbolic
@@ -857,7 +860,9 @@ def _declare_externals(module: ModuleOp) -> None:
 
 
 def lower_module(module: ModuleOp) -> None:
-    """Lower every prim_func of ``module`` (:class:`NotLowerable` if one cannot be)."""
+    """Lower every prim_func of ``module`` (:class:`NotLowerable` if one cannot be);
+    padded loads first read padded copies (:class:`MaterializePadding`)."""
+    PatternRewriteWalker(MaterializePadding(), apply_recursively=False).rewrite_module(module)
     PatternRewriteWalker(
         GreedyRewritePatternApplier([LowerPrimFunc(), LowerScalarOp()]),
         apply_recursively=True,

@@ -206,3 +206,35 @@ tir.prim_func @collapse(%A: !tir.buffer<[n, c, 14, 14], f32>, %B: !tir.buffer<[c
 // CHECK:         llvm.getelementptr inbounds %B[%{{.*}}]
 // CHECK-NOT:     llvm.icmp "slt" %{{.*}}, {{.*}}14
 // CHECK:         llvm.return
+
+// -----
+
+// A padded load indexed by a reduction variable (a window: each element is read several
+// times) reads a copy with the pad value around it, filled before the nest: the window
+// loop then loads without a bounds test.
+tir.prim_func @window(%X: !tir.buffer<[8], f32>, %Y: !tir.buffer<[8], f32>) {
+  tir.for i in [0, 8) {
+    %z = arith.constant 0.000000e+00 : f32
+    tir.store %Y[i], %z : f32
+    tir.for k in [0, 3) {
+      %acc = tir.load %Y[i] : f32
+      %p = arith.constant 0.000000e+00 : f32
+      %x = tir.load %X[i + k - 1] pad %p : f32
+      %s = arith.addf %acc, %x : f32
+      tir.store %Y[i], %s : f32
+    }
+  }
+}
+
+// CHECK-LABEL: llvm.func @window(
+// CHECK-NEXT:    %[[BYTES:.*]] = llvm.mlir.constant(40) : i64
+// CHECK-NEXT:    %[[COPY:.*]] = llvm.call @malloc(%[[BYTES]]) : (i64) -> !llvm.ptr
+// CHECK:         %[[TEN:.*]] = llvm.mlir.constant(10) : i64
+// CHECK:         llvm.call_intrinsic "llvm.smax.i64"
+// CHECK:         %[[SEL:.*]] = llvm.select
+// CHECK-NEXT:    %[[AT:.*]] = llvm.getelementptr inbounds %[[COPY]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.store %[[SEL]], %[[AT]] : f32, !llvm.ptr
+// CHECK:         %[[PX:.*]] = llvm.getelementptr inbounds %[[COPY]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    %{{.*}} = llvm.load %[[PX]] : !llvm.ptr -> f32
+// CHECK-NEXT:    %s = llvm.fadd
+// CHECK:         llvm.call @free(%[[COPY]])
