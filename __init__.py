@@ -127,6 +127,7 @@ def compile(  # noqa: A001
     instrumentation: Instrumentation | None = None,
     verify_each: bool = False,
     params: Mapping[str, Any] | None = None,
+    kernels: str | None = None,
 ) -> Executable:
     """Compile ``module`` (left unchanged) with ``pipeline`` (as :func:`apply` takes
     it) into a VM ``Executable``. The IR is verified once, after the pipeline
@@ -134,9 +135,17 @@ def compile(  # noqa: A001
 
     ``params`` (name -> array, e.g. an importer's ``imported.params``) binds those
     parameters of ``main`` as constants first (``relax-bind-params``): folding then
-    precomputes what depends only on them, and ``main`` no longer takes them."""
+    precomputes what depends only on them, and ``main`` no longer takes them.
+
+    ``kernels`` (``numpy`` or ``native``; default ``$XRELAX_KERNELS``, else ``numpy``)
+    is the kernel backend the default pipeline builds the kernels for
+    (``relax-to-vm{kernels=...}``): the executable runs on either, faster on that one."""
     import xrelax.backends.vm.safety_net  # noqa: F401 - the safety-net kernels the executable may call
+    from xrelax.backends.native import kernel_backend
     from xrelax.backends.vm.assembler import assemble
+
+    if pipeline == "relax-to-vm":
+        pipeline = f"relax-to-vm{{kernels={kernel_backend(kernels)}}}"
 
     def prepared() -> ModuleOp:
         copy = module.clone()

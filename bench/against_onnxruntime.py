@@ -241,7 +241,7 @@ def measure(
         start = time.perf_counter()
         imported = frontend.from_onnx(proto)
         bound = imported.params if bind else None
-        exe = xrelax.compile(imported.module, params=bound)
+        exe = xrelax.compile(imported.module, params=bound, kernels=kernels)
         main = xrelax.VirtualMachine(exe, kernels=kernels)["main"]
         result.compile_s = time.perf_counter() - start
     except Exception as err:  # noqa: BLE001 - refusals are rows of the table

@@ -89,6 +89,16 @@ class OperatorOp(DeducedResultOp):
         raise NotImplementedError(f"{cls.name} has no TIR legalization")
 
     @classmethod
+    def emit_te_for(
+        cls, kernels: str, inputs: Sequence[Any], result_type: Attribute, props: Props
+    ) -> Any:
+        """:meth:`emit_te` for the kernel backend the program is compiled for
+        (``numpy`` or ``native``: ``relax-legalize-ops{kernels=...}``), where an operator
+        computes the same result another way on one of them (TVM's target-specific
+        strategies). Every form runs on both backends; this chooses the faster."""
+        return cls.emit_te(inputs, result_type, props)
+
+    @classmethod
     def run_reference(cls, inputs: Sequence[Any], props: Props) -> Any:
         """The reference kernel on run-time values, as the safety net, the interpreter
         and constant folding run it: first the operator's own facts on the values'

@@ -574,6 +574,22 @@ class ConvOp(OperatorOp):
             return _banded_depthwise_te(x, weight, window, dims)
         return _conv_te(x, weight, window, groups, dims, data)
 
+    @classmethod
+    def emit_te_for(
+        cls, kernels: str, inputs: Sequence[Any], result_type: Attribute, props: Props
+    ) -> Any:
+        """The banded depthwise form is for the numpy kernels (a batched matmul beats a
+        multiply-add per window point there); native loops do a sum over the window's
+        points directly, in 25 multiply-adds per output of a 5x5 window where the band
+        takes 160 (5 rows of 32)."""
+        data, kernel_layout = cls.layouts(props)
+        if kernels == "native" and data.is_canonical and kernel_layout.is_canonical:
+            x, weight = inputs
+            window = Window.of(props, cls.SPATIAL)
+            groups = prop_int(props, "groups", 1)
+            return _conv_te(x, weight, window, groups, result_dims(result_type), data)
+        return cls.emit_te(inputs, result_type, props)
+
 
 def _conv_te(
     x: te.Tensor | CanonicalView,

@@ -134,10 +134,15 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _load_executable(
-    path: str, pipeline: str, verify_each: bool, bound: tuple[str, dict[str, np.ndarray]] | None
+    path: str,
+    pipeline: str,
+    verify_each: bool,
+    bound: tuple[str, dict[str, np.ndarray]] | None,
+    kernels: str | None,
 ) -> Any:
     """The executable of ``path``; ``bound`` (function, weights) binds those parameters
-    as constants before the pipeline."""
+    as constants before the pipeline; the default pipeline builds the kernels for the
+    ``kernels`` backend."""
     import xrelax
     from xrelax.backends.vm import Executable
 
@@ -154,7 +159,9 @@ def _load_executable(
     relax = _has_relax(module)
     if bound is not None:
         _bind(module, relax, *bound)
-    exe = xrelax.compile(module, pipeline if relax else "", verify_each=verify_each)
+    exe = xrelax.compile(
+        module, pipeline if relax else "", verify_each=verify_each, kernels=kernels
+    )
     if relax and not exe.global_funcs:
         raise RunError(
             f"the pipeline '{pipeline}' lowers no relax function to the VM "
@@ -372,7 +379,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             if args.params is None:
                 raise RunError("--bind-params binds the weights of --params: give --params")
             bound = (args.entry, _read_npz(args.params, "params"))
-        exe = _load_executable(args.file, args.pipeline, args.verify_each, bound)
+        exe = _load_executable(args.file, args.pipeline, args.verify_each, bound, args.kernels)
         if args.save_executable:
             _writing(args.save_executable, lambda: exe.save(args.save_executable))
         weights = None if bound is not None else args.params

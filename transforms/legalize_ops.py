@@ -25,6 +25,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from xrelax.backends.native import BACKENDS as KERNEL_BACKENDS
 from xrelax.dialects import dtypes
 from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.relax import (
@@ -72,8 +73,10 @@ def is_legalizable(op: OperatorOp) -> bool:
 class LegalizeOperator(RewritePattern):
     """Replace one operator by a kernel call or a safety-net packed call."""
 
-    def __init__(self, kernels: KernelTable) -> None:
+    def __init__(self, kernels: KernelTable, backend: str = "numpy") -> None:
         self.kernels = kernels
+        self.backend = backend
+        """The kernel backend the kernels are built for (:meth:`OperatorOp.emit_te_for`)."""
         self.legalized: dict[tuple, tuple[str, list[str]]] = {}
         """(operator, operand types, properties, result type) -> (kernel, sym params):
         an operator seen before reuses its kernel without rebuilding it."""
@@ -132,7 +135,7 @@ class LegalizeOperator(RewritePattern):
             inputs = [_widened(x) if isinstance(x, te.Tensor) else x for x in inputs]
             result_type = _bf16_as_f32(result_type)
         try:
-            outputs = op.emit_te(inputs, result_type, dict(op.properties))
+            outputs = op.emit_te_for(self.backend, inputs, result_type, dict(op.properties))
         except NotImplementedError as err:
             raise IRError(op, f"cannot legalize: {err}") from None
         outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
@@ -173,10 +176,18 @@ def _bf16_as_f32(type_: Attribute) -> Attribute:
 
 @dataclass(frozen=True)
 class LegalizeOpsPass(ModulePass):
-    """Legalize every relax operator."""
+    """Legalize every relax operator; ``kernels`` (``numpy`` or ``native``) is the kernel
+    backend to build the kernels for: both run every kernel, an operator may choose
+    a form that is faster on one (:meth:`OperatorOp.emit_te_for`)."""
 
     name = "relax-legalize-ops"
 
+    kernels: str = "numpy"
+
+    def __post_init__(self) -> None:
+        if self.kernels not in KERNEL_BACKENDS:
+            raise ValueError(f"kernels must be one of {', '.join(KERNEL_BACKENDS)}")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernels = KernelTable.of_module(op)
-        lower_function_bodies(op, [LegalizeOperator(kernels)])
+        lower_function_bodies(op, [LegalizeOperator(kernels, self.kernels)])

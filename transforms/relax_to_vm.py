@@ -33,9 +33,16 @@ DEFAULT_PIPELINE = (
 
 @dataclass(frozen=True)
 class RelaxToVMPass(PipelinePass):
-    """Compile relax functions to ``vm.func`` (legalization, memory, shapes, codegen)."""
+    """Compile relax functions to ``vm.func`` (legalization, memory, shapes, codegen);
+    ``kernels`` is the kernel backend the kernels are built for
+    (``relax-legalize-ops{kernels=...}``)."""
 
     name = "relax-to-vm"
 
+    kernels: str = "numpy"
+
     def passes(self) -> list[ModulePass]:
-        return parse_passes(",".join(DEFAULT_PIPELINE))
+        legalize = f"relax-legalize-ops{{kernels={self.kernels}}}"
+        return parse_passes(
+            ",".join(legalize if p == "relax-legalize-ops" else p for p in DEFAULT_PIPELINE)
+        )

@@ -497,3 +497,25 @@ def test_a_refusal_of_the_lowering_is_cached_too(tmp_path, monkeypatch):
     monkeypatch.setattr(native, "lower_module", no_lowering)
     with pytest.raises(native.NotLowerable, match="index of X not proven inside"):
         native._native(func, "unproven copy")
+
+
+def test_an_executable_built_for_either_backend_runs_on_both():
+    # relax-to-vm{kernels=native} builds a 5x5 depthwise convolution as a direct window
+    # sum (numpy: a banded product); every executable runs on both backends, the same.
+    text = """
+    relax.func @main(%x: !relax.tensor<[n, 8, 12, 12], f32>, %w: !relax.tensor<[8, 1, 5, 5], f32>) -> !relax.tensor<[n, 8, 12, 12], f32> {
+      %c = relax.conv2d %x, %w {padding = array<i64: 2, 2>, groups = 8 : i64} : (!relax.tensor<[n, 8, 12, 12], f32>, !relax.tensor<[8, 1, 5, 5], f32>)
+      relax.return %c : !relax.tensor<[n, 8, 12, 12], f32>
+    }
+    """
+    x = RNG.uniform(-1, 1, (2, 8, 12, 12)).astype(np.float32)
+    w = RNG.uniform(-1, 1, (8, 1, 5, 5)).astype(np.float32)
+    module = xrelax.parse(text)
+    results = []
+    for built_for in ("numpy", "native"):
+        exe = xrelax.compile(module, kernels=built_for)
+        assert ("band" in exe.library) == (built_for == "numpy")
+        for backend in ("numpy", "native"):
+            results.append(xrelax.VirtualMachine(exe, kernels=backend)["main"](x, w))
+    for result in results[1:]:
+        np.testing.assert_allclose(result, results[0], rtol=1e-5, atol=1e-6)
