@@ -41,7 +41,7 @@ from xrelax.backends.kernels.signature import (
     parameter_names,
 )
 from xrelax.backends.kernels.source import Source
-from xrelax.backends.native import tir_to_llvm
+from xrelax.backends.native import padding, tir_to_llvm
 from xrelax.backends.native.jit import jit
 from xrelax.backends.native.tir_to_llvm import (
     NotLowerable,
@@ -59,9 +59,11 @@ from xrelax.dialects.tir import AllocBufferOp, ForOp, PrimFuncOp, StoreOp, Tir
 __all__ = ["compile_prim_func", "load_executable_kernels", "load_library"]
 
 _FFI = FFI()
-_LOWERING_VERSION = hashlib.sha256(Path(tir_to_llvm.__file__).read_bytes()).hexdigest()
-"""Part of the cache key of the machine code: the lowering's source, so that a changed
-lowering never loads code an earlier one made."""
+_LOWERING_VERSION = hashlib.sha256(
+    b"".join(Path(m.__file__).read_bytes() for m in (tir_to_llvm, padding))
+).hexdigest()
+"""Part of the cache key of the machine code: the lowering's source (with the padded
+copies it makes), so that a changed lowering never loads code an earlier one made."""
 _BLAS_PATHS = ("matmul", "einsum")
 _COMPILED: dict[str, CompiledKernel] = {}
 _KERNELS: dict[tuple[str, str], Kernel] = {}
