@@ -41,7 +41,7 @@ from xrelax.backends.kernels.signature import (
     parameter_names,
 )
 from xrelax.backends.kernels.source import Source
-from xrelax.backends.native import padding, tir_to_llvm
+from xrelax.backends.native import nest_fusion, padding, tir_to_llvm
 from xrelax.backends.native.jit import jit
 from xrelax.backends.native.tir_to_llvm import (
     NotLowerable,
@@ -60,7 +60,7 @@ __all__ = ["compile_prim_func", "load_executable_kernels", "load_library"]
 
 _FFI = FFI()
 _LOWERING_VERSION = hashlib.sha256(
-    b"".join(Path(m.__file__).read_bytes() for m in (tir_to_llvm, padding))
+    b"".join(Path(m.__file__).read_bytes() for m in (tir_to_llvm, nest_fusion, padding))
 ).hexdigest()
 """Part of the cache key of the machine code: the lowering's source (with the padded
 copies it makes), so that a changed lowering never loads code an earlier one made."""

@@ -131,7 +131,7 @@ def _read_copy(
     ]
     copy = AllocBufferOp(BufferType.of(shape, type_.dtype))
     copy.buffer.name_hint = f"{buffer.name_hint or 'buffer'}_padded"
-    rewriter.insert_op(copy, InsertPoint.at_start(block))
+    rewriter.insert(copy, InsertPoint.at_start(block))
     taken = _names(block)
     names = []
     for axis in range(len(shape)):
@@ -148,12 +148,12 @@ def _read_copy(
     loop = None
     for name, size in reversed(list(zip(names, shape, strict=True))):
         loop = ForOp(name, 0, size, Region(body if loop is None else Block([loop])))
-    rewriter.insert_op(loop, InsertPoint.before(nest))
+    rewriter.insert(loop, InsertPoint.before(nest))
     for load in loads:
         shifted = [
             index + before for index, (before, _) in zip(load.indices.data, margins, strict=True)
         ]
-        rewriter.replace_op(load, LoadOp(copy.buffer, shifted))
+        rewriter.replace(load, LoadOp(copy.buffer, shifted))
 
 
 def _names(block: Block) -> set[str]:

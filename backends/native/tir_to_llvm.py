@@ -67,6 +67,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from xrelax.backends.kernels.affine import proven_inside
+from xrelax.backends.native.nest_fusion import FuseElementwiseNests
 from xrelax.backends.native.padding import MaterializePadding
 from xrelax.dialects import dtypes
 from xrelax.dialects.ir.diagnostics import IRError
@@ -861,7 +862,9 @@ def _declare_externals(module: ModuleOp) -> None:
 
 def lower_module(module: ModuleOp) -> None:
     """Lower every prim_func of ``module`` (:class:`NotLowerable` if one cannot be);
-    padded loads first read padded copies (:class:`MaterializePadding`)."""
+    adjacent element-wise nests first run as one (:class:`FuseElementwiseNests`), and
+    padded loads read padded copies (:class:`MaterializePadding`)."""
+    PatternRewriteWalker(FuseElementwiseNests(), apply_recursively=False).rewrite_module(module)
     PatternRewriteWalker(MaterializePadding(), apply_recursively=False).rewrite_module(module)
     PatternRewriteWalker(
         GreedyRewritePatternApplier([LowerPrimFunc(), LowerScalarOp()]),

@@ -176,14 +176,14 @@ tir.prim_func @collapse(%A: !tir.buffer<[n, c, 14, 14], f32>, %B: !tir.buffer<[c
       }
     }
   }
-  tir.for i in [0, n) {
-    tir.for j in [0, c) {
-      tir.for h in [0, 14) {
-        tir.for w in [0, 14) {
-          %x = tir.load %C[i, j, h, w] : f32
-          %b = tir.load %B[j] : f32
+  tir.for i2 in [0, n) {
+    tir.for j2 in [0, c) {
+      tir.for h2 in [0, 14) {
+        tir.for w2 in [0, 14) {
+          %x = tir.load %C[i2, j2, h2, w2] : f32
+          %b = tir.load %B[j2] : f32
           %y = arith.addf %x, %b : f32
-          tir.store %C[i, j, h, w], %y : f32
+          tir.store %C[i2, j2, h2, w2], %y : f32
         }
       }
     }
@@ -238,3 +238,36 @@ tir.prim_func @window(%X: !tir.buffer<[8], f32>, %Y: !tir.buffer<[8], f32>) {
 // CHECK-NEXT:    %{{.*}} = llvm.load %[[PX]] : !llvm.ptr -> f32
 // CHECK-NEXT:    %s = llvm.fadd
 // CHECK:         llvm.call @free(%[[COPY]])
+
+// -----
+
+// Adjacent element-wise nests over the same loops, whose shared written buffer both
+// access at the loop variables, run as one pass: one loop, the second body after the
+// first (its load of %T is the first's store, which LLVM forwards). A nest reading %T
+// elsewhere (reversed) stays a pass of its own.
+tir.prim_func @chain(%X: !tir.buffer<[n], f32>, %Y: !tir.buffer<[n], f32>, %Z: !tir.buffer<[n], f32>) {
+  %T = tir.alloc_buffer : !tir.buffer<[n], f32>
+  tir.for i in [0, n) {
+    %x = tir.load %X[i] : f32
+    %e = math.exp %x : f32
+    tir.store %T[i], %e : f32
+  }
+  tir.for i in [0, n) {
+    %t = tir.load %T[i] : f32
+    %x2 = tir.load %X[i] : f32
+    %m = arith.mulf %t, %x2 : f32
+    tir.store %Y[i], %m : f32
+  }
+  tir.for i in [0, n) {
+    %r = tir.load %T[n - 1 - i] : f32
+    tir.store %Z[i], %r : f32
+  }
+}
+
+// CHECK-LABEL: llvm.func @chain(
+// CHECK:         llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr
+// CHECK-NOT:     llvm.cond_br
+// CHECK:         %m = llvm.fmul
+// CHECK-NEXT:    %{{.*}} = llvm.getelementptr inbounds %Y
+// CHECK:         llvm.cond_br
+// CHECK:         llvm.getelementptr inbounds %Z
