@@ -569,3 +569,46 @@ def test_fused_element_wise_nests_match_numpy():
     reference(x, b, *outs[0])
     kernel(x, b, *outs[1])
     assert_same(outs[0], outs[1], rtol=1e-6, atol=1e-7)
+
+
+IN_PLACE = """
+tir.prim_func @smooth(%X: !tir.buffer<[n, 40], f32>, %Y: !tir.buffer<[n, 40], f32>) {
+  %T = tir.alloc_buffer : !tir.buffer<[n, 40], f32>
+  tir.for i in [0, n) {
+    tir.for j in [0, 40) {
+      %x = tir.load %X[i, j] : f32
+      %e = math.exp %x : f32
+      tir.store %T[i, j], %e : f32
+      %t = tir.load %T[i, j] : f32
+      %d = arith.addf %t, %t : f32
+      tir.store %T[i, j], %d : f32
+    }
+  }
+  tir.for i in [0, n) {
+    tir.for j in [0, 40) {
+      %z = arith.constant 0.000000e+00 : f32
+      tir.store %Y[i, j], %z : f32
+      tir.for k in [0, 5) {
+        %acc = tir.load %Y[i, j] : f32
+        %p = arith.constant -1.000000e+00 : f32
+        %t = tir.load %T[i, j + k - 2] pad %p : f32
+        %s = arith.addf %acc, %t : f32
+        tir.store %Y[i, j], %s : f32
+      }
+    }
+  }
+}
+"""
+
+
+def test_a_local_buffer_read_through_a_window_is_written_padded_in_place():
+    # %T (rows of 40) is only written and read back by the nest before the window: it
+    # becomes the padded copy itself, its border filled with the pad value (-1).
+    reference = numpy_kernels.load_library(IN_PLACE)["smooth"]
+    kernel = native.load_library(IN_PLACE)["smooth"]
+    assert native_paths(kernel) == ["native"]
+    x = RNG.uniform(-1, 1, (3, 40)).astype(np.float32)
+    outs = [np.full((3, 40), 7, np.float32) for _ in range(2)]
+    reference(x, outs[0])
+    kernel(x, outs[1])
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6, atol=1e-6)
