@@ -29,12 +29,15 @@ from xrelax.frontend.onnx import from_onnx
 class XrelaxBackendRep(BackendRep):
     """A model imported and compiled for the VM; :meth:`run` calls its ``main``."""
 
-    def __init__(self, imported: ImportedModel, model: onnx.ModelProto) -> None:
+    def __init__(
+        self, imported: ImportedModel, model: onnx.ModelProto, kernels: str | None = None
+    ) -> None:
         self.imported = imported
         weights = {tensor.name for tensor in model.graph.initializer}
         self.input_names = [v.name for v in model.graph.input if v.name not in weights]
         self.output_names = [value.name for value in model.graph.output]
-        self.main = xrelax.VirtualMachine(xrelax.compile(imported.module))["main"]
+        exe = xrelax.compile(imported.module, kernels=kernels)
+        self.main = xrelax.VirtualMachine(exe, kernels=kernels)["main"]
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
         """The graph outputs for ``inputs``: a list in graph input order (initializers
@@ -58,11 +61,12 @@ class XrelaxBackend(Backend):
 
     @classmethod
     def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> BackendRep:
-        """Import and compile ``model``."""
+        """Import and compile ``model``; ``kernels="numpy"|"native"`` picks the kernel
+        backend (default: ``$XRELAX_KERNELS``, else numpy)."""
         if not cls.supports_device(device):
             raise ValueError(f"xrelax runs on the CPU, not on {device}")
         imported = from_onnx(model)
-        return XrelaxBackendRep(imported, model)
+        return XrelaxBackendRep(imported, model, kwargs.get("kernels"))
 
     @classmethod
     def supports_device(cls, device: str) -> bool:

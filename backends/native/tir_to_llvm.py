@@ -394,6 +394,10 @@ class LowerScalarOp(RewritePattern):
             new = [llvm.FCmpOp(op.lhs, op.rhs, predicate)]
         elif kind is arith.CmpiOp:
             predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+            if op.lhs.type == I1 and predicate.startswith("s"):
+                # Booleans order False < True, as numpy's (and the numpy kernels') do:
+                # a signed i1 would read True as -1.
+                predicate = "u" + predicate[1:]
             index = llvm.ICmpPredicateFlag(predicate).to_int()
             new = [llvm.ICmpOp(op.lhs, op.rhs, IntegerAttr(index, 64))]
         elif kind is math.RsqrtOp:

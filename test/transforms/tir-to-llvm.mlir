@@ -271,3 +271,19 @@ tir.prim_func @chain(%X: !tir.buffer<[n], f32>, %Y: !tir.buffer<[n], f32>, %Z: !
 // CHECK-NEXT:    %{{.*}} = llvm.getelementptr inbounds %Y
 // CHECK:         llvm.cond_br
 // CHECK:         llvm.getelementptr inbounds %Z
+
+// -----
+
+// Booleans order False < True (numpy's order): a signed comparison of i1 values, which
+// would read True as -1, becomes the unsigned one.
+tir.prim_func @bools(%A: !tir.buffer<[4], i1>, %B: !tir.buffer<[4], i1>, %C: !tir.buffer<[4], i1>) {
+  tir.for i in [0, 4) {
+    %a = tir.load %A[i] : i1
+    %b = tir.load %B[i] : i1
+    %c = arith.cmpi slt, %a, %b : i1
+    tir.store %C[i], %c : i1
+  }
+}
+
+// CHECK-LABEL: llvm.func @bools(
+// CHECK:         %c = llvm.icmp "ult" %{{.*}}, %{{.*}} : i1

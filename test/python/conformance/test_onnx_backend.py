@@ -2,9 +2,9 @@
 ships (the node cases, generated in memory by ``onnx.backend.test``, and the model
 cases under ``onnx/backend/test/data``: real models in their light form, simple,
 pytorch-converted and pytorch-operator), imported, compiled with the default pipeline
-and run on the VM through :class:`xrelax.tools.onnx_backend.XrelaxBackend`, the
-outputs compared as onnx's runner compares them (``Runner.assert_similar_outputs``,
-with each case's tolerances).
+and run on the VM through :class:`xrelax.tools.onnx_backend.XrelaxBackend`, with the
+numpy kernels and with the native ones, the outputs compared as onnx's runner
+compares them (``Runner.assert_similar_outputs``, with each case's tolerances).
 
 A case that cannot pass yet is listed in ``onnx_expected_failures.txt`` as
 ``case_name  # category: detail``: it must be refused cleanly (a one-line
@@ -35,6 +35,7 @@ from onnx.backend.test.loader import load_model_tests  # noqa: E402
 from onnx.backend.test.runner import Runner  # noqa: E402
 
 import xrelax  # noqa: E402
+from xrelax.backends.native import available as native_available  # noqa: E402
 from xrelax.frontend import FrontendError  # noqa: E402
 from xrelax.tools.onnx_backend import XrelaxBackend  # noqa: E402
 
@@ -52,6 +53,8 @@ only at run time) or type xrelax lacks, a relax operator that would give a wrong
 result (refused in the importer, reported), or onnx's checker refusing its own case."""
 
 CLEAN_REFUSALS = (FrontendError, xrelax.CompileError, xrelax.VMError)
+KERNELS = ["numpy", *(["native"] if native_available() else [])]
+"""Every case runs on both kernel backends (the native one where its extra is installed)."""
 
 
 @dataclass
@@ -119,22 +122,24 @@ def test_expected_failures_name_cases() -> None:
     assert not sorted(set(EXPECTED) - names), "listed cases the suite does not have"
 
 
-def run_case(case: Case) -> None:
-    """Import, compile and run ``case`` and compare its outputs as onnx's runner does."""
+def run_case(case: Case, kernels: str) -> None:
+    """Import, compile and run ``case`` on the ``kernels`` backend and compare its
+    outputs as onnx's runner does."""
     model, data = case.load()
-    rep = XrelaxBackend.prepare(model, "CPU")
+    rep = XrelaxBackend.prepare(model, "CPU", kernels=kernels)
     for inputs, outputs in data:
         Runner.assert_similar_outputs(outputs, rep.run(inputs), rtol=case.rtol, atol=case.atol)
 
 
+@pytest.mark.parametrize("kernels", KERNELS)
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
-def test_onnx_backend_case(case: Case) -> None:
+def test_onnx_backend_case(case: Case, kernels: str) -> None:
     reason = EXPECTED.get(case.name)
     if reason is None:
-        run_case(case)
+        run_case(case, kernels)
         return
     try:
-        run_case(case)
+        run_case(case, kernels)
     except CLEAN_REFUSALS as err:
         message = str(err)
         detail = reason.partition(": ")[2]

@@ -121,6 +121,18 @@ def test_comparisons_write_numpy_bools(op):
     assert_same(want, got)
 
 
+@pytest.mark.parametrize("op", sorted(tp.COMPARE))
+def test_comparisons_of_bools_order_false_before_true(op):
+    # numpy's order (and the numpy kernels'): a signed i1 comparison reads True as -1.
+    fn, _ = tp.COMPARE[op]
+    A, B, C = tp.binary(fn, [4], [4], dtype=I1)
+    a = np.array([False, False, True, True])
+    b = np.array([False, True, False, True])
+    kernel, want, got = run_both([A, B, C], [a, b], [(4,)], np.bool_)
+    assert native_paths(kernel) == ["native"]
+    assert_same(want, got)
+
+
 @pytest.mark.parametrize("combiner", ["sum", "max", "min", "prod"])
 @pytest.mark.parametrize("dtype", [F32, I32])
 def test_reductions_over_the_innermost_axis(combiner, dtype):
