@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gc
-import importlib.util
 import json
 import os
 import platform
@@ -42,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 import xrelax
+from xrelax.backends.native import available as native_available
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -378,7 +378,7 @@ def against_onnxruntime(repeat: int, sets: tuple[str, ...]) -> list[Row]:
         needs = "needs pip install -e '.[torch,onnx,models]'"
         return [Row("onnxruntime", "xrelax / onnxruntime", needs)]
     script = Path(__file__).resolve().parent / "against_onnxruntime.py"
-    kernels = "native" if importlib.util.find_spec("llvmlite") else "numpy"
+    kernels = "native" if native_available() else "numpy"
     rows = []
     for threads in (1, 2):
         for set_name in sets:

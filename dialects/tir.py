@@ -415,6 +415,14 @@ class ForOp(XrelaxOperation):
         """The exclusive upper bound."""
         return self.bounds.data[1]
 
+    def perfect_nest(self) -> list[ForOp]:
+        """This loop and the loops perfectly nested in it (each the only op of the
+        body around it), outermost first."""
+        nest = [self]
+        while len(body := nest[-1].body.block.ops) == 1 and isinstance(body.first, ForOp):
+            nest.append(body.first)
+        return nest
+
     @classmethod
     def parse(cls, parser: Parser) -> ForOp:
         var = parser.parse_identifier()

@@ -561,18 +561,7 @@ class ConvOp(OperatorOp):
 
     @classmethod
     def emit_te(cls, inputs: Sequence[Any], result_type: Attribute, props: Props) -> Any:
-        x, weight = inputs
-        window = Window.of(props, cls.SPATIAL)
-        groups = prop_int(props, "groups", 1)
-        dims = result_dims(result_type)
-        data, kernel_layout = cls.layouts(props)
-        if not (data.is_canonical and kernel_layout.is_canonical):
-            return _conv_te(data.view(x), kernel_layout.view(weight), window, groups, dims, data)
-        if _banded_depthwise(window, groups, weight.shape, x.shape, dims) and (
-            accumulator(x.dtype) == x.dtype
-        ):
-            return _banded_depthwise_te(x, weight, window, dims)
-        return _conv_te(x, weight, window, groups, dims, data)
+        return cls.emit_te_for("numpy", inputs, result_type, props)
 
     @classmethod
     def emit_te_for(
@@ -582,13 +571,20 @@ class ConvOp(OperatorOp):
         multiply-add per window point there); native loops do a sum over the window's
         points directly, in 25 multiply-adds per output of a 5x5 window where the band
         takes 160 (5 rows of 32)."""
+        x, weight = inputs
+        window = Window.of(props, cls.SPATIAL)
+        groups = prop_int(props, "groups", 1)
+        dims = result_dims(result_type)
         data, kernel_layout = cls.layouts(props)
-        if kernels == "native" and data.is_canonical and kernel_layout.is_canonical:
-            x, weight = inputs
-            window = Window.of(props, cls.SPATIAL)
-            groups = prop_int(props, "groups", 1)
-            return _conv_te(x, weight, window, groups, result_dims(result_type), data)
-        return cls.emit_te(inputs, result_type, props)
+        if not (data.is_canonical and kernel_layout.is_canonical):
+            return _conv_te(data.view(x), kernel_layout.view(weight), window, groups, dims, data)
+        if (
+            kernels == "numpy"
+            and _banded_depthwise(window, groups, weight.shape, x.shape, dims)
+            and accumulator(x.dtype) == x.dtype
+        ):
+            return _banded_depthwise_te(x, weight, window, dims)
+        return _conv_te(x, weight, window, groups, dims, data)
 
 
 def _conv_te(

@@ -1204,7 +1204,9 @@ def _emit_call(block: Block, expr: Call, args: list[SSAValue]) -> SSAValue:
     if op in _CMPF:
         if is_float:
             return _add(block, arith.CmpfOp(args[0], args[1], _CMPF[op]))
-        return _add(block, arith.CmpiOp(args[0], args[1], _CMPI[op]))
+        # Booleans order False < True (numpy's order): a signed i1 reads True as -1.
+        predicates = _CMPI_UNSIGNED if dtypes.is_bool(expr.args[0].dtype) else _CMPI
+        return _add(block, arith.CmpiOp(args[0], args[1], predicates[op]))
     if op == "not":
         return _add(block, arith.XOrIOp(args[0], _emit_constant(block, True, dtypes.I1)))
     if is_float:

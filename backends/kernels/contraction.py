@@ -19,10 +19,13 @@ import sympy
 from xrelax.backends.kernels.buffers import Array, Buffer, Domain
 from xrelax.backends.kernels.evaluator import Evaluator, is_contiguous
 
+MATRIX_VECTOR = "matrix-vector"
+"""The path note of many small matrix-vector products (a depthwise convolution's), which
+the native backend computes itself rather than hand to BLAS."""
 _SMALL_WINDOW = 64
 """The largest contraction (a convolution window: 7x7 is 49) whose batched
-matrix-vector products are noted ``matrix-vector`` for the native backend; a longer
-one (a decoding step's ``[1, 768] x [768, 3072]``) stays with BLAS."""
+matrix-vector products are noted :data:`MATRIX_VECTOR`; a longer one (a decoding
+step's ``[1, 768] x [768, 3072]``) stays with BLAS."""
 
 
 @dataclass(frozen=True)
@@ -107,9 +110,7 @@ class Contraction:
                 and window.is_Integer
                 and window <= _SMALL_WINDOW
             ):
-                # Many small products (a depthwise convolution's, one per image and
-                # channel): the native backend computes them itself rather than in BLAS.
-                ev.note("matrix-vector")
+                ev.note(MATRIX_VECTOR)
             call, path = f"np.{'dot' if dot else 'matmul'}({left}, {right}", "matmul"
         out_shape = [ext[v] for v in self.batch]
         if not vector:

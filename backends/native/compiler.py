@@ -32,6 +32,7 @@ from xdsl.printer import Printer
 
 from xrelax.backends.kernels import compiler as numpy_kernels
 from xrelax.backends.kernels import runtime
+from xrelax.backends.kernels.contraction import MATRIX_VECTOR
 from xrelax.backends.kernels.kernel import CompiledKernel, Kernel, KernelPath
 from xrelax.backends.kernels.signature import (
     Parameters,
@@ -115,7 +116,7 @@ def load_executable_kernels(exe: Executable) -> dict[str, Kernel]:
 def _generate(func: PrimFuncOp, key: str) -> CompiledKernel:
     fallback = numpy_kernels.compile_prim_func(func).compiled
     blas = {
-        p.nest for p in fallback.paths if p.path in _BLAS_PATHS and "matrix-vector" not in p.detail
+        p.nest for p in fallback.paths if p.path in _BLAS_PATHS and MATRIX_VECTOR not in p.detail
     }
     if blas:
         return _hybrid(func, blas, fallback)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from xdsl.ir import Block, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
 from xrelax.dialects.tir import AllocBufferOp, AssertOp, ForOp, LetOp, LoadOp, PrimFuncOp, StoreOp
 
@@ -31,27 +32,12 @@ class FuseElementwiseNests(RewritePattern):
             if isinstance(op, AllocBufferOp):
                 continue
             if isinstance(op, ForOp) and previous is not None and _fusable(previous, op):
-                target = _innermost(previous).body.block
-                for inner in list(_innermost(op).body.block.ops):
-                    inner.detach()
-                    target.add_op(inner)
+                target = previous.perfect_nest()[-1].body.block
+                body = op.perfect_nest()[-1].body.block
+                rewriter.inline_block(body, InsertPoint.at_end(target))
                 rewriter.erase(op)
                 continue
             previous = op if isinstance(op, ForOp) else None
-
-
-def _chain(loop: ForOp) -> list[ForOp]:
-    """``loop`` and the loops perfectly nested in it."""
-    chain = [loop]
-    while True:
-        ops = list(chain[-1].body.block.ops)
-        if len(ops) != 1 or not isinstance(ops[0], ForOp):
-            return chain
-        chain.append(ops[0])
-
-
-def _innermost(loop: ForOp) -> ForOp:
-    return _chain(loop)[-1]
 
 
 def _straight(block: Block) -> bool:
@@ -60,7 +46,7 @@ def _straight(block: Block) -> bool:
 
 def _fusable(first: ForOp, second: ForOp) -> bool:
     """Whether ``second`` may run in the iterations of ``first`` (module docstring)."""
-    a, b = _chain(first), _chain(second)
+    a, b = first.perfect_nest(), second.perfect_nest()
     if len(a) != len(b) or not _straight(a[-1].body.block) or not _straight(b[-1].body.block):
         return False
     if any(x.var_name != y.var_name or x.bounds != y.bounds for x, y in zip(a, b, strict=True)):

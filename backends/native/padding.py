@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from xrelax.backends.kernels.affine import index_bounds
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import AllocBufferOp, BufferType, ForOp, LoadOp, PrimFuncOp, StoreOp
 
@@ -73,7 +74,7 @@ def _reads_a_window(load: LoadOp) -> bool:
             for index in op.indices.data:
                 stored |= symbolic.free_vars(index)
     used = set().union(*(symbolic.free_vars(i) for i in load.indices.data))
-    return bool((used & set(_loop_ranges(load))) - stored)
+    return bool((used & set(_loop_box(load)[0])) - stored)
 
 
 def _margins(loads: list[LoadOp]) -> list[tuple[int, int]] | None:
@@ -82,12 +83,12 @@ def _margins(loads: list[LoadOp]) -> list[tuple[int, int]] | None:
     dims = loads[0].buffer.type.dims
     margins = [(0, 0)] * len(dims)
     for load in loads:
-        ranges = _loop_ranges(load)
+        lows, extents = _loop_box(load)
         for axis, (index, size) in enumerate(zip(load.indices.data, dims, strict=True)):
-            low, high = _extremes(sympy.expand(index), ranges)
-            if low is None:
+            bounds = index_bounds(index, lows, extents)
+            if bounds is None:
                 return None
-            before, after = sympy.expand(-low), sympy.expand(high - (size - 1))
+            before, after = sympy.expand(-bounds[0]), sympy.expand(bounds[1] - (size - 1))
             if not (before.is_Integer and after.is_Integer):
                 return None
             margins[axis] = (
@@ -97,30 +98,16 @@ def _margins(loads: list[LoadOp]) -> list[tuple[int, int]] | None:
     return margins if any(b or a for b, a in margins) else None
 
 
-def _loop_ranges(op: LoadOp) -> dict[str, tuple[sympy.Expr, sympy.Expr]]:
-    """The inclusive range of each loop variable around ``op``."""
-    ranges = {}
+def _loop_box(op: LoadOp) -> tuple[dict[str, sympy.Expr], dict[str, sympy.Expr]]:
+    """The lower bound and the extent of each loop variable around ``op`` (the box
+    :func:`~xrelax.backends.kernels.affine.index_bounds` reads)."""
+    lows, extents = {}, {}
     parent = op.parent_op()
     while isinstance(parent, ForOp):
-        ranges[parent.var_name] = (parent.lower, parent.upper - 1)
+        lows[parent.var_name] = parent.lower
+        extents[parent.var_name] = sympy.expand(parent.upper - parent.lower)
         parent = parent.parent_op()
-    return ranges
-
-
-def _extremes(index: sympy.Expr, ranges: dict) -> tuple[sympy.Expr | None, sympy.Expr | None]:
-    """The least and greatest value of an index linear in the loop variables (None,
-    None when it is not linear in them or uses another variable)."""
-    low = high = index
-    for symbol in index.free_symbols:
-        if symbol.name not in ranges:
-            return None, None
-        coefficient = index.coeff(symbol)
-        if coefficient.free_symbols or (index - coefficient * symbol).has(symbol):
-            return None, None
-        first, last = ranges[symbol.name]
-        small, large = (first, last) if coefficient >= 0 else (last, first)
-        low, high = low.subs(symbol, small), high.subs(symbol, large)
-    return sympy.expand(low), sympy.expand(high)
+    return lows, extents
 
 
 def _read_copy(

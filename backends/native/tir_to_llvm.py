@@ -178,6 +178,8 @@ _CASTS: dict[type[Operation], type[Operation]] = {
 }
 _CMPF = ("oeq", "ogt", "oge", "olt", "ole", "une")
 _CMPI = ("eq", "ne", "slt", "sle", "sgt", "sge")
+_CMPI_BOOL = ("ult", "ule", "ugt", "uge")
+"""The unsigned predicates, lowered for i1 operands (booleans: legalization emits them)."""
 _OTHER = (arith.ConstantOp, arith.NegfOp, arith.SelectOp, arith.CmpfOp, arith.CmpiOp)
 _OTHER_MATH = (math.RsqrtOp, math.AbsIOp)
 
@@ -202,7 +204,7 @@ def _scalar_unsupported(op: Operation) -> str | None:
             return f"'arith.cmpf {predicate}'"
     if kind is arith.CmpiOp:
         predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
-        if predicate not in _CMPI:
+        if predicate not in _CMPI and not (op.lhs.type == I1 and predicate in _CMPI_BOOL):
             return f"'arith.cmpi {predicate}'"
     if kind is arith.ExtSIOp and op.operands[0].type == I1:
         return "'arith.extsi' of an i1"
@@ -395,8 +397,9 @@ class LowerScalarOp(RewritePattern):
         elif kind is arith.CmpiOp:
             predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
             if op.lhs.type == I1 and predicate.startswith("s"):
-                # Booleans order False < True, as numpy's (and the numpy kernels') do:
-                # a signed i1 would read True as -1.
+                # The numpy kernels read every i1 comparison in numpy's order, False <
+                # True (legalization emits the unsigned ones); the same here, so that
+                # hand-written TIR gives one result on both backends.
                 predicate = "u" + predicate[1:]
             index = llvm.ICmpPredicateFlag(predicate).to_int()
             new = [llvm.ICmpOp(op.lhs, op.rhs, IntegerAttr(index, 64))]
@@ -641,15 +644,12 @@ class _FuncLowering:
             name = f"clamped.{len(self.env)}"
             self.env[name] = clamped
             indices[indices.index(index)] = symbolic.sym(name)
-        pointer, memory = self.address(op.buffer, tuple(indices))
-        value = self.add(llvm.LoadOp(pointer, memory))
-        if memory != op.result.type:  # a bool byte
-            flag = IntegerAttr(llvm.ICmpPredicateFlag.NE.to_int(), 64)
-            value = self.add(llvm.ICmpOp(value, self.const(0, I8), flag))
+        value = self.read(op, tuple(indices))
         return self.add(llvm.SelectOp(inside, value, self.values[op.pad]))
 
-    def read(self, op: LoadOp) -> SSAValue:
-        pointer, memory = self.address(op.buffer, op.indices.data)
+    def read(self, op: LoadOp, indices: tuple | None = None) -> SSAValue:
+        """The element ``op`` loads (at ``indices`` in place of its own)."""
+        pointer, memory = self.address(op.buffer, op.indices.data if indices is None else indices)
         value = self.add(llvm.LoadOp(pointer, memory))
         if memory != op.result.type:  # a bool byte
             flag = IntegerAttr(llvm.ICmpPredicateFlag.NE.to_int(), 64)
@@ -748,12 +748,7 @@ def _collapsible_chain(loop: ForOp) -> list[ForOp]:
     buffer: ``m * i + j``; ``A[k, i, j]`` too, a bias ``b[k]`` not at all). An
     element-wise nest over a 14x14 image is then one loop of ``n * c * 196`` that LLVM
     vectorizes, not 14-element rows it leaves scalar."""
-    chain = [loop]
-    while True:
-        ops = list(chain[-1].body.block.ops)
-        if len(ops) != 1 or not isinstance(ops[0], ForOp):
-            break
-        chain.append(ops[0])
+    chain = loop.perfect_nest()
     while len(chain) > 1 and not _collapses(chain):
         chain.pop()
     return chain

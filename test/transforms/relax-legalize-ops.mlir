@@ -248,3 +248,18 @@ relax.func @main(%x: !relax.tensor<[n, 3, h], f32>) -> !relax.tensor<[n, 3, h * 
   %r = relax.resize %x, %s {mode = "linear", axes = array<i64: 2>} : (!relax.tensor<[n, 3, h], f32>, !relax.shape<[n, 3, h * 2]>)
   relax.return %r : !relax.tensor<[n, 3, h * 2], f32>
 }
+
+// -----
+
+// Comparisons of booleans are the unsigned ones (numpy's order, False < True; a signed
+// i1 would read True as -1); of signed integers the signed ones.
+// CHECK-LABEL: tir.prim_func @less(
+// CHECK:         arith.cmpi ult, %{{.*}}, %{{.*}} : i1
+// CHECK-LABEL: tir.prim_func @less1(
+// CHECK:         arith.cmpi slt, %{{.*}}, %{{.*}} : i32
+relax.func @main(%a: !relax.tensor<[n], i1>, %b: !relax.tensor<[n], i1>, %c: !relax.tensor<[n], i32>, %d: !relax.tensor<[n], i32>) -> !relax.tuple<!relax.tensor<[n], i1>, !relax.tensor<[n], i1>> {
+  %x = relax.less %a, %b : (!relax.tensor<[n], i1>, !relax.tensor<[n], i1>)
+  %y = relax.less %c, %d : (!relax.tensor<[n], i32>, !relax.tensor<[n], i32>)
+  %t = relax.tuple %x, %y : (!relax.tensor<[n], i1>, !relax.tensor<[n], i1>)
+  relax.return %t : !relax.tuple<!relax.tensor<[n], i1>, !relax.tensor<[n], i1>>
+}

@@ -274,8 +274,8 @@ tir.prim_func @chain(%X: !tir.buffer<[n], f32>, %Y: !tir.buffer<[n], f32>, %Z: !
 
 // -----
 
-// Booleans order False < True (numpy's order): a signed comparison of i1 values, which
-// would read True as -1, becomes the unsigned one.
+// A signed comparison of i1 values, which would read True as -1, is the unsigned one,
+// as the numpy kernels read it (legalization emits the unsigned predicates for bools).
 tir.prim_func @bools(%A: !tir.buffer<[4], i1>, %B: !tir.buffer<[4], i1>, %C: !tir.buffer<[4], i1>) {
   tir.for i in [0, 4) {
     %a = tir.load %A[i] : i1

@@ -83,12 +83,17 @@ def exported(case: ZooModel) -> tuple[nn.Module, torch.export.ExportedProgram]:
 def onnx_model(case: ZooModel) -> Any:
     """The ONNX model ``torch.onnx.export`` (dynamo) makes of ``case``'s exported program."""
     _, program = exported(case)
+    return to_onnx(program, case.inputs(0), case.dynamic_shapes())
+
+
+def to_onnx(model: Any, inputs: tuple, dynamic_shapes: Any) -> Any:
+    """``torch.onnx.export`` (dynamo) of a module or an exported program, quietly: its
+    ONNX model."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exported_onnx = torch.onnx.export(
-            program, case.inputs(0), dynamo=True, dynamic_shapes=case.dynamic_shapes(),
-            verbose=False,
-        )  # fmt: skip
+            model, inputs, dynamo=True, dynamic_shapes=dynamic_shapes, verbose=False
+        )
     return exported_onnx.model_proto
 
 

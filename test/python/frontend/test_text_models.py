@@ -25,6 +25,7 @@ try:
 except ModuleNotFoundError:
     pytest.fail("the text models need transformers: pip install -e '.[models]'")
 
+from model_zoo import to_onnx  # noqa: E402
 from text_models import TEXT_ZOO, informative  # noqa: E402
 from torch_models import compiled_main  # noqa: E402
 
@@ -52,13 +53,7 @@ def _exported(name: str) -> tuple[Any, Any]:
 def _onnx(name: str) -> Any:
     model, _ = _exported(name)
     case = TEXT_ZOO[name]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exported = torch.onnx.export(
-            model, case.inputs(0), dynamo=True, dynamic_shapes=case.dynamic_shapes(),
-            verbose=False,
-        )  # fmt: skip
-    return exported.model_proto
+    return to_onnx(model, case.inputs(0), case.dynamic_shapes())
 
 
 def _eager(model: Any, inputs: tuple) -> np.ndarray:

@@ -45,13 +45,26 @@ def both(tensors, name="k"):
 
 
 def run_both(tensors, inputs, out_shapes, out_dtype, syms=()):
-    reference, kernel = both(tensors)
+    return _run(both(tensors), inputs, out_shapes, out_dtype, syms)
+
+
+def run_library(text, name, inputs, out_shapes, out_dtype=np.float32):
+    """:func:`run_both` for the prim_func ``name`` of a TIR text; its kernel must be
+    native throughout."""
+    kernels = numpy_kernels.load_library(text)[name], native.load_library(text)[name]
+    assert native_paths(kernels[1]) == ["native"]
+    return _run(kernels, inputs, out_shapes, out_dtype, ())
+
+
+def _run(kernels, inputs, out_shapes, out_dtype, syms):
+    """(the native kernel, the numpy kernel's outputs, the native one's), every output
+    filled with 77 before the call."""
     outs = []
-    for k in (reference, kernel):
+    for k in kernels:
         out = [np.full(s, 77, out_dtype) for s in out_shapes]
         k(*inputs, *out, *syms)
         outs.append(out)
-    return kernel, outs[0], outs[1]
+    return kernels[1], outs[0], outs[1]
 
 
 def assert_same(expected, actual, rtol=1e-6, atol=1e-7):
@@ -238,14 +251,9 @@ tir.prim_func @shifted(%X: !tir.buffer<[n, m], f32>, %Y: !tir.buffer<[n, m], f32
 
 @pytest.mark.parametrize("shape", [(3, 5), (1, 1), (0, 4), (4, 0)])
 def test_padded_loads_local_buffers_and_empty_sizes(shape):
-    reference = numpy_kernels.load_library(PADDED)["shifted"]
-    kernel = native.load_library(PADDED)["shifted"]
-    assert native_paths(kernel) == ["native"]
     x = RNG.uniform(-1, 1, shape).astype(np.float32)
-    outs = [np.full(shape, 7, np.float32) for _ in range(2)]
-    reference(x, outs[0])
-    kernel(x, outs[1])
-    np.testing.assert_array_equal(outs[1], outs[0])
+    _, want, got = run_library(PADDED, "shifted", [x], [shape])
+    np.testing.assert_array_equal(got[0], want[0])
 
 
 STATIC_NESTS = """
@@ -302,14 +310,9 @@ tir.prim_func @depthwise(%X: !tir.buffer<[2, 3, 5, 5], f32>, %W: !tir.buffer<[3,
 def test_clamped_padded_loads_and_collapsed_nests_match_numpy():
     # The padded load on static axes is clamped, not branched; the bias nest collapses
     # its image loops, the mirrored one (w read backwards) collapses none.
-    reference = numpy_kernels.load_library(STATIC_NESTS)["depthwise"]
-    kernel = native.load_library(STATIC_NESTS)["depthwise"]
-    assert native_paths(kernel) == ["native"]
     inputs = [RNG.uniform(-1, 1, s).astype(np.float32) for s in [(2, 3, 5, 5), (3, 3, 3), (3,)]]
-    outs = [[np.full((2, 3, 5, 5), 7, np.float32) for _ in range(2)] for _ in range(2)]
-    reference(*inputs, *outs[0])
-    kernel(*inputs, *outs[1])
-    assert_same(outs[0], outs[1], rtol=1e-5, atol=1e-6)
+    _, want, got = run_library(STATIC_NESTS, "depthwise", inputs, [(2, 3, 5, 5)] * 2)
+    assert_same(want, got, rtol=1e-5, atol=1e-6)
 
 
 def test_a_written_buffer_overlapping_another_runs_the_numpy_kernel(monkeypatch):
@@ -374,10 +377,8 @@ def test_batched_matrix_vector_products_are_native_not_blas():
     assert native_paths(kernel) == ["native"]
     x = RNG.uniform(-1, 1, (2, channels, 9, 9)).astype(np.float32)
     w = RNG.uniform(-1, 1, (channels, 1, 5, 5)).astype(np.float32)
-    outs = [np.empty((2, channels, 5, 5), np.float32) for _ in range(2)]
-    reference(x, w, outs[0])
-    kernel(x, w, outs[1])
-    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
+    _, want, got = _run((reference, kernel), [x, w], [(2, channels, 5, 5)], np.float32, ())
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
 
 
 def test_compiled_code_is_cached_on_disk_and_loaded_by_a_fresh_jit(tmp_path, monkeypatch):
@@ -572,15 +573,10 @@ tir.prim_func @chain(%X: !tir.buffer<[n, 4], f32>, %B: !tir.buffer<[4], f32>, %Y
 def test_fused_element_wise_nests_match_numpy():
     # The first three nests run as one pass (in-place update of %T included); the last
     # reads %T reversed, so it stays after them.
-    reference = numpy_kernels.load_library(CHAIN)["chain"]
-    kernel = native.load_library(CHAIN)["chain"]
-    assert native_paths(kernel) == ["native"]
     x = RNG.uniform(-1, 1, (5, 4)).astype(np.float32)
     b = RNG.uniform(-1, 1, 4).astype(np.float32)
-    outs = [[np.full((5, 4), 7, np.float32) for _ in range(2)] for _ in range(2)]
-    reference(x, b, *outs[0])
-    kernel(x, b, *outs[1])
-    assert_same(outs[0], outs[1], rtol=1e-6, atol=1e-7)
+    _, want, got = run_library(CHAIN, "chain", [x, b], [(5, 4)] * 2)
+    assert_same(want, got, rtol=1e-6, atol=1e-7)
 
 
 IN_PLACE = """
@@ -616,11 +612,6 @@ tir.prim_func @smooth(%X: !tir.buffer<[n, 40], f32>, %Y: !tir.buffer<[n, 40], f3
 def test_a_local_buffer_read_through_a_window_is_written_padded_in_place():
     # %T (rows of 40) is only written and read back by the nest before the window: it
     # becomes the padded copy itself, its border filled with the pad value (-1).
-    reference = numpy_kernels.load_library(IN_PLACE)["smooth"]
-    kernel = native.load_library(IN_PLACE)["smooth"]
-    assert native_paths(kernel) == ["native"]
     x = RNG.uniform(-1, 1, (3, 40)).astype(np.float32)
-    outs = [np.full((3, 40), 7, np.float32) for _ in range(2)]
-    reference(x, outs[0])
-    kernel(x, outs[1])
-    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6, atol=1e-6)
+    _, want, got = run_library(IN_PLACE, "smooth", [x], [(3, 40)])
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-6)
