@@ -9,7 +9,7 @@ from typing import Any
 
 from xrelax.backends.kernels.runtime import KernelError
 
-__all__ = ["CompiledKernel", "Kernel", "KernelError", "KernelPath"]
+__all__ = ["CompiledKernel", "DirectEntry", "Kernel", "KernelError", "KernelPath"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,26 @@ class KernelPath:
         return f"nest {self.nest}: {self.statement}: {self.path}{detail}"
 
 
+@dataclass(frozen=True)
+class DirectEntry:
+    """A native kernel's machine code, for a caller that has its buffers' addresses:
+    ``function(*addresses, *variables)`` returns 0, or non-zero when a check of the
+    kernel failed (the caller then runs the unchecked entry, which reports it).
+
+    The buffers must be C-contiguous and match the signature. ``variables`` says where
+    each variable comes from: ``(k, d)``, dimension ``d`` of buffer ``k``, or ``k``, the
+    ``k``-th symbolic argument."""
+
+    function: Callable[..., int]
+    variables: tuple[tuple[int, int] | int, ...]
+    address: Callable[[Any], int]
+    """The data address of an array (for the caller to compute once per buffer)."""
+    guard: str | None = None
+    """Where set, the machine code applies only when this Python expression over the
+    variables (``{0}``, ``{1}``, ... in ``variables`` order) is true; else the caller
+    runs the unchecked entry."""
+
+
 @dataclass(frozen=True, eq=False)
 class CompiledKernel:
     """Generated code shared by every prim_func of the same structure."""
@@ -43,6 +63,8 @@ class CompiledKernel:
     paths: tuple[KernelPath, ...]
     buffers: int
     sym_params: tuple[str, ...]
+    direct: DirectEntry | None = None
+    """The machine code itself, where the kernel is native throughout."""
 
 
 class Kernel(functools.partial):

@@ -19,10 +19,12 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from collections.abc import Callable
 from io import StringIO
 from pathlib import Path
 
 import numpy as np
+import sympy
 from cffi import FFI
 from xdsl.context import Context
 from xdsl.dialects.arith import Arith
@@ -33,7 +35,7 @@ from xdsl.printer import Printer
 from xrelax.backends.kernels import compiler as numpy_kernels
 from xrelax.backends.kernels import runtime
 from xrelax.backends.kernels.contraction import MATRIX_VECTOR
-from xrelax.backends.kernels.kernel import CompiledKernel, Kernel, KernelPath
+from xrelax.backends.kernels.kernel import CompiledKernel, DirectEntry, Kernel, KernelPath
 from xrelax.backends.kernels.signature import (
     Parameters,
     emit_bindings,
@@ -42,7 +44,7 @@ from xrelax.backends.kernels.signature import (
     parameter_names,
 )
 from xrelax.backends.kernels.source import Source
-from xrelax.backends.native import nest_fusion, padding, tir_to_llvm
+from xrelax.backends.native import nest_fusion, padding, reduction_order, tir_to_llvm
 from xrelax.backends.native.jit import jit
 from xrelax.backends.native.tir_to_llvm import (
     NotLowerable,
@@ -55,13 +57,15 @@ from xrelax.backends.vm.executable import Executable
 from xrelax.dialects import dtypes
 from xrelax.dialects.dims import Sym
 from xrelax.dialects.ir.diagnostics import LocatingParser, verify_module
+from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import AllocBufferOp, ForOp, PrimFuncOp, StoreOp, Tir
 
 __all__ = ["compile_prim_func", "load_executable_kernels", "load_library"]
 
 _FFI = FFI()
+_LOWERING_MODULES = (tir_to_llvm, nest_fusion, padding, reduction_order)
 _LOWERING_VERSION = hashlib.sha256(
-    b"".join(Path(m.__file__).read_bytes() for m in (tir_to_llvm, nest_fusion, padding))
+    b"".join(Path(m.__file__).read_bytes() for m in _LOWERING_MODULES)
 ).hexdigest()
 """Part of the cache key of the machine code: the lowering's source (with the padded
 copies it makes), so that a changed lowering never loads code an earlier one made."""
@@ -113,17 +117,90 @@ def load_executable_kernels(exe: Executable) -> dict[str, Kernel]:
     return load_library(exe.library) if exe.library else {}
 
 
+SMALL_CONTRACTION = 65536
+"""Contractions of at most this many multiply-adds run as native loops, larger ones on
+BLAS. numpy's BLAS call costs about 3.5 us before any work where a native call costs
+1.3; the native loops then do about 16 multiply-adds a nanosecond on one core against
+BLAS's 50, so they break even near 60,000 (docs/performance.md)."""
+
+
 def _generate(func: PrimFuncOp, key: str) -> CompiledKernel:
     fallback = numpy_kernels.compile_prim_func(func).compiled
     blas = {
         p.nest for p in fallback.paths if p.path in _BLAS_PATHS and MATRIX_VECTOR not in p.detail
     }
-    if blas:
+    if not blas:
+        try:
+            return _native(func, key)
+        except NotLowerable as reason:
+            return _with_note(fallback, f"native: {reason}")
+    work = _contraction_work(func, blas)
+    if symbolic.evaluate(work, dict.fromkeys(symbolic.free_vars(work), 1)) > SMALL_CONTRACTION:
         return _hybrid(func, blas, fallback)
     try:
-        return _native(func, key)
-    except NotLowerable as reason:
-        return _with_note(fallback, f"native: {reason}")
+        small = _native(func, key)
+    except NotLowerable:
+        return _hybrid(func, blas, fallback)
+    if work.is_Integer:
+        return small
+    return _by_size(func, work, small, lambda: _hybrid(func, blas, fallback))
+
+
+def _contraction_work(func: PrimFuncOp, blas: set[int]) -> sympy.Expr:
+    """The multiply-adds of the nests numbered ``blas``: the product of the extents of
+    the loops of each (more than that where a nest has loops side by side)."""
+    nests = [op for op in func.body.block.ops if isinstance(op, ForOp | StoreOp)]
+    work = sympy.Integer(0)
+    for index in blas:
+        loops = [op for op in nests[index].walk() if isinstance(op, ForOp)]
+        work += sympy.Mul(*(loop.upper - loop.lower for loop in loops))
+    return sympy.expand(work)
+
+
+def _by_size(
+    func: PrimFuncOp, work: sympy.Expr, small: CompiledKernel, large: Callable[[], CompiledKernel]
+) -> CompiledKernel:
+    """One kernel that runs ``small`` (native loops) when the contraction's ``work`` at
+    the call's sizes is at most :data:`SMALL_CONTRACTION`, else ``large`` (the BLAS
+    kernel, made at its first call). The sizes are read from the buffers' shapes."""
+    where: dict[str, str] = {}
+    for k, type_ in enumerate(func.buffer_types):
+        for d, dim in enumerate(type_.dims):
+            if dim.is_Symbol:
+                where.setdefault(dim.name, f"args[{k}].shape[{d}]")
+    if not symbolic.free_vars(work) <= where.keys():
+        return large()
+    made: list[CompiledKernel] = []
+
+    def pick(args: tuple) -> CompiledKernel:
+        try:
+            small_enough = count(args) <= SMALL_CONTRACTION
+        except (AttributeError, IndexError, TypeError):  # not buffers: the checks say why
+            small_enough = True
+        if small_enough:
+            return small
+        if not made:
+            made.append(large())
+        return made[0]
+
+    count = eval(f"lambda args: {symbolic.to_python(work, where)}")  # noqa: S307 - generated from the prim_func's sizes
+    note = KernelPath(
+        0, "kernel", "native", f"{work} multiply-adds: native up to {SMALL_CONTRACTION}, else BLAS"
+    )
+    direct = small.direct
+    if direct is not None:
+        placeholders = {name: f"{{{k}}}" for k, name in enumerate(signature_vars(func))}
+        guard = f"{symbolic.to_python(work, placeholders)} <= {SMALL_CONTRACTION}"
+        direct = DirectEntry(direct.function, direct.variables, direct.address, guard)
+    return CompiledKernel(
+        lambda name, *args: pick(args).function(name, *args),
+        lambda name, *args: pick(args).unchecked(name, *args),
+        small.source,
+        (note, *small.paths),
+        small.buffers,
+        small.sym_params,
+        direct,
+    )
 
 
 def _native(func: PrimFuncOp, key: str) -> CompiledKernel:
@@ -303,7 +380,34 @@ def _wrap(func: PrimFuncOp, address: int) -> CompiledKernel:
         paths,
         len(args),
         tuple(func.sym_param_names),
+        _direct_entry(func, address),
     )
+
+
+def _direct_entry(func: PrimFuncOp, address: int) -> DirectEntry:
+    """The machine code at ``address`` taking the buffers' addresses as integers."""
+    variables = signature_vars(func)
+    signature = ", ".join(["intptr_t"] * len(func.buffer_types) + ["int64_t"] * len(variables))
+    where: list[tuple[int, int] | int] = []
+    for name in variables:
+        if name in func.sym_param_names:
+            where.append(list(func.sym_param_names).index(name))
+            continue
+        where.append(
+            next(
+                (k, d)
+                for k, type_ in enumerate(func.buffer_types)
+                for d, dim in enumerate(type_.dims)
+                if dim.is_Symbol and dim.name == name
+            )
+        )
+    function = _FFI.cast(f"int32_t (*)({signature or 'void'})", address)
+    return DirectEntry(function, tuple(where), address_of)
+
+
+def address_of(array: np.ndarray) -> int:
+    """The address of an array's data (0.3 us; numpy's ``ctypes.data`` takes 1 us)."""
+    return int(_FFI.cast("intptr_t", _FFI.from_buffer(array)))
 
 
 def _emit_alias_guard(

@@ -69,6 +69,7 @@ from xdsl.pattern_rewriter import (
 from xrelax.backends.kernels.affine import proven_inside
 from xrelax.backends.native.nest_fusion import FuseElementwiseNests
 from xrelax.backends.native.padding import MaterializePadding
+from xrelax.backends.native.reduction_order import SinkOutputLoopsPass
 from xrelax.dialects import dtypes
 from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.shapes import symbolic
@@ -421,6 +422,15 @@ class LowerScalarOp(RewritePattern):
 # ---- structure: prim_func, for, load, store, ... -----------------------------------
 
 
+def _selected(op: LoadOp) -> bool:
+    """Whether the value ``op`` loads is only ever a value a ``select`` picks (not its
+    condition), so that a clamped read of an index outside is never kept."""
+    uses = list(op.result.uses)
+    return bool(uses) and all(
+        isinstance(use.operation, arith.SelectOp) and use.index > 0 for use in uses
+    )
+
+
 def check_lowerable(func: PrimFuncOp) -> None:
     """Raise :class:`NotLowerable` if ``func`` uses anything the lowering does not cover."""
     for index, type_ in enumerate(func.buffer_types):
@@ -603,11 +613,12 @@ class _FuncLowering:
         if key in self.accumulated:
             return self.accumulated[key]
         unproven = self.unproven(op.buffer, op.indices.data)
-        if unproven and op.pad is None:
-            raise NotLowerable(f"an index of {op.buffer.name_hint or 'a buffer'} not proven inside")
         if not unproven:
             return self.read(op)
-        if all(isinstance(size, sympy.Integer) and size > 0 for _, size in unproven):
+        clampable = all(isinstance(size, sympy.Integer) and size > 0 for _, size in unproven)
+        if op.pad is None and not (clampable and _selected(op)):
+            raise NotLowerable(f"an index of {op.buffer.name_hint or 'a buffer'} not proven inside")
+        if clampable:
             return self.clamped_read(op, unproven)
         inside = None
         for index, size in unproven:
@@ -630,7 +641,12 @@ class _FuncLowering:
         """A padded load without a branch, where every unproven index runs along a
         non-empty axis: each such index is clamped into its axis, the element there is
         read, and ``pad`` selected where an index was outside. Straight-line code, so
-        LLVM vectorizes the loop around it (a depthwise convolution's border taps)."""
+        LLVM vectorizes the loop around it (a depthwise convolution's border taps).
+
+        A load without ``pad`` whose value only a ``select`` picks (a concatenation's
+        parts, each read at every index and the one inside chosen, as the numpy kernels
+        compute them) reads the clamped element as is: memory-safe, and the element the
+        select keeps where the index is inside."""
         indices = list(op.indices.data)
         inside = None
         for index, size in unproven:
@@ -645,6 +661,8 @@ class _FuncLowering:
             self.env[name] = clamped
             indices[indices.index(index)] = symbolic.sym(name)
         value = self.read(op, tuple(indices))
+        if op.pad is None:
+            return value
         return self.add(llvm.SelectOp(inside, value, self.values[op.pad]))
 
     def read(self, op: LoadOp, indices: tuple | None = None) -> SSAValue:
@@ -861,10 +879,13 @@ def _declare_externals(module: ModuleOp) -> None:
 
 def lower_module(module: ModuleOp) -> None:
     """Lower every prim_func of ``module`` (:class:`NotLowerable` if one cannot be);
-    adjacent element-wise nests first run as one (:class:`FuseElementwiseNests`), and
-    padded loads read padded copies (:class:`MaterializePadding`)."""
+    adjacent element-wise nests first run as one (:class:`FuseElementwiseNests`),
+    padded loads read padded copies (:class:`MaterializePadding`), and reductions that
+    stride through memory run with their output loops inside
+    (:class:`~.reduction_order.SinkOutputLoops`)."""
     PatternRewriteWalker(FuseElementwiseNests(), apply_recursively=False).rewrite_module(module)
     PatternRewriteWalker(MaterializePadding(), apply_recursively=False).rewrite_module(module)
+    SinkOutputLoopsPass().apply(Context(), module)
     PatternRewriteWalker(
         GreedyRewritePatternApplier([LowerPrimFunc(), LowerScalarOp()]),
         apply_recursively=True,

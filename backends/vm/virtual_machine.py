@@ -320,6 +320,18 @@ class _Compiler:
         self.resolved = resolved
         self.vm_function_names = {f.name for f in funcs}
         self.globals = intrinsics.Globals()
+        self.address = next(
+            (
+                entry.address
+                for target in resolved
+                if (entry := getattr(getattr(target, "compiled", None), "direct", None))
+            ),
+            None,
+        )
+        """How to read an array's data address, where some kernel runs machine code
+        that takes addresses (:meth:`_direct_call`); None: no kernel does."""
+        if self.address is not None:
+            self.globals.values["_address"] = self.address
         self.lines: list[str] = []
         # source line number -> (function index, pc, packed function name or "" for
         # `if` / `ret`, the arguments as code)
@@ -374,6 +386,9 @@ class _Compiler:
         }
         """The pcs of ``check_tensor_info`` calls emitted with the ``match_shape`` after."""
         self.done: set[int] = set()
+        self.addresses: dict[int, str] = {}
+        """Registers holding a C-contiguous tensor or storage the VM allocated, with the
+        code of its data address (see :meth:`_direct_call`)."""
         if any(isinstance(ins, Goto | If) for ins in instrs):
             self._blocks(k, instrs)
         else:
@@ -401,6 +416,7 @@ class _Compiler:
         for n, start in enumerate(starts):
             end = starts[n + 1] if n + 1 < len(starts) else len(instrs)
             self._emit(3, f"if _b == {start}:")
+            self.addresses = {}  # a block may be entered from anywhere
             for pc in range(start, end):
                 ins = instrs[pc]
                 if isinstance(ins, Call) and self._is_tail_call(k, instrs, pc):
@@ -483,6 +499,28 @@ class _Compiler:
         if timed:
             self._emit(indent, f"_record({len(self.sites)}, _t)")
             self.sites.append((self.funcs[k].name, pc, self._timed_name(ins, name)))
+        if ins.dst is not None:
+            self.addresses.pop(ins.dst, None)
+            address = self._address_of(ins, target, lines)
+            if address is not None:
+                if not address.isidentifier():
+                    self._emit(indent, f"a{ins.dst} = {address}", info)
+                    address = f"a{ins.dst}"
+                self.addresses[ins.dst] = address
+
+    def _address_of(self, ins: Call, target: int | Callable, lines: list[str]) -> str | None:
+        """The code of the data address of what call ``ins`` allocates: a storage, or a
+        tensor viewing one at an offset (as the inline ``alloc_tensor`` makes it)."""
+        if self.address is None:
+            return None
+        if target is builtins.alloc_storage:
+            return f"_address(r{ins.dst})"
+        if target is builtins.alloc_tensor and lines[0].startswith(f"r{ins.dst} = _ndarray("):
+            storage, offset = ins.args[0], ins.args[1]
+            if storage.kind == ArgKind.REGISTER and storage.value in self.addresses:
+                base = self.addresses[storage.value]
+                return base if self._arg(offset) == "0" else f"{base} + {self._arg(offset)}"
+        return None
 
     def _timed_name(self, ins: Call, name: str) -> str:
         """What a call site's time is counted under: the kernel a ``call_tir`` builtin
@@ -500,6 +538,9 @@ class _Compiler:
             if lines is not None:
                 self.done.add(pc + 1)
                 return lines
+        direct = self._direct_call(ins, target)
+        if direct is not None:
+            return [f"if {direct}: {site.call}"]
         expansion = intrinsics.expansion_of(target)
         if expansion is not None:
             lines = expansion(site, self.globals)
@@ -533,6 +574,47 @@ class _Compiler:
             [self._value(a) for a in ins.args],
             list_heap=not registers.isdisjoint(self.list_heaps),
         )
+
+    def _direct_call(self, ins: Call, target: int | Callable) -> str | None:
+        """A native kernel's machine code called with its buffers' addresses, where the
+        call is ``call_tir_unchecked`` (the compiler proved the signature) and every
+        buffer is a constant array or a tensor the VM allocated: no Python wrapper, no
+        per-buffer conversion. Non-zero from the code (a failed check) runs the kernel's
+        unchecked entry, which reports the failure."""
+        if target is not builtins.call_tir_unchecked or not ins.args:
+            return None
+        callee = ins.args[0]
+        if callee.kind != ArgKind.FUNC_IDX:
+            return None
+        compiled = getattr(self.resolved[callee.value], "compiled", None)
+        direct = getattr(compiled, "direct", None)
+        if direct is None or len(ins.args) - 1 < compiled.buffers:
+            return None
+        buffers, syms = ins.args[1 : 1 + compiled.buffers], ins.args[1 + compiled.buffers :]
+        addresses = [self._buffer_address(arg) for arg in buffers]
+        if None in addresses:
+            return None
+        sizes = [
+            f"{self._arg(buffers[v[0]])}.shape[{v[1]}]"
+            if isinstance(v, tuple)
+            else self._arg(syms[v])
+            for v in direct.variables
+        ]
+        self.globals.values[f"n{callee.value}"] = direct.function
+        call = f"n{callee.value}({', '.join([*addresses, *sizes])})"
+        return call if direct.guard is None else f"not {direct.guard.format(*sizes)} or {call}"
+
+    def _buffer_address(self, arg: Arg) -> str | None:
+        """The code of a kernel buffer argument's data address, where the VM knows it."""
+        if arg.kind == ArgKind.REGISTER:
+            return self.addresses.get(arg.value)
+        if arg.kind != ArgKind.CONST_IDX:
+            return None
+        value = self.exe.constants[arg.value]
+        if not (isinstance(value, np.ndarray) and value.flags.c_contiguous):
+            return None
+        self.globals.values[f"k{arg.value}"] = self.address(value)
+        return f"k{arg.value}"
 
     def _value(self, arg: Arg) -> Any:
         """The constant value of an argument (``NOT_CONSTANT`` for a register)."""

@@ -353,18 +353,58 @@ def test_non_contiguous_arguments_and_outputs():
     np.testing.assert_array_equal(outs[1], outs[0])
 
 
-def test_contractions_keep_blas_and_the_epilogue_is_native():
-    A, B, C = tp.matmul(["n", 8], [8, 6])
+def _matmul_relu(m, k, n):
+    A, B, C = tp.matmul([m, k], [k, n])
     D = te.compute(C.shape, lambda i, j: te.maximum(C[i, j], te.const(0.0, F32)), "D")
-    reference, kernel = both([A, B, D], "mm_relu")
-    paths = native_paths(kernel)
-    assert "matmul" in paths and "native" in paths
-    a = RNG.uniform(-1, 1, (5, 8)).astype(np.float32)
-    b = RNG.uniform(-1, 1, (8, 6)).astype(np.float32)
-    outs = [np.empty((5, 6), np.float32) for _ in range(2)]
+    return both([A, B, D], "mm_relu")
+
+
+def _check_matmul_relu(reference, kernel, m, k, n):
+    a = RNG.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (k, n)).astype(np.float32)
+    outs = [np.empty((m, n), np.float32) for _ in range(2)]
     reference(a, b, outs[0])
     kernel(a, b, outs[1])
-    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6)
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-5)
+
+
+def test_large_contractions_keep_blas_and_the_epilogue_is_native():
+    reference, kernel = _matmul_relu(64, 128, 32)  # 262,144 multiply-adds
+    paths = native_paths(kernel)
+    assert "matmul" in paths and "native" in paths
+    _check_matmul_relu(reference, kernel, 64, 128, 32)
+
+
+def test_small_contractions_are_native_loops():
+    reference, kernel = _matmul_relu(5, 8, 6)
+    assert native_paths(kernel) == ["native"]
+    _check_matmul_relu(reference, kernel, 5, 8, 6)
+
+
+def test_a_contraction_of_symbolic_size_picks_native_or_blas_per_call(monkeypatch):
+    reference, kernel = _matmul_relu("n", 64, 64)  # 4,096 multiply-adds per row
+    assert "else BLAS" in kernel.paths[0].detail
+    made = []
+    original = native._hybrid
+    monkeypatch.setattr(native, "_hybrid", lambda *a: made.append(1) or original(*a))
+    _check_matmul_relu(reference, kernel, 3, 64, 64)
+    assert made == []  # 12,288: native
+    _check_matmul_relu(reference, kernel, 40, 64, 64)
+    assert made == [1]  # 163,840: the BLAS kernel, made at its first call
+    _check_matmul_relu(reference, kernel, 40, 64, 64)
+    assert made == [1]
+
+
+def test_contractions_striding_through_memory_run_with_the_output_loops_inside():
+    # A 1x1 convolution: its reduction over channels reads the input an image apart;
+    # with the output loops sunk inside it, each step is a vector multiply-add.
+    X, W, Y = tp.conv(2, [1, 1], [1, 1], [0, 0], [1, 1], 1, (24, 8))
+    reference, kernel = both([X, W, Y], "conv1x1")
+    assert set(native_paths(kernel)) == {"native"}
+    x = RNG.uniform(-1, 1, (3, 24, 4, 5)).astype(np.float32)
+    w = RNG.uniform(-1, 1, (8, 24, 1, 1)).astype(np.float32)
+    _, want, got = _run((reference, kernel), [x, w], [(3, 8, 4, 5)], np.float32, ())
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
 
 
 def test_batched_matrix_vector_products_are_native_not_blas():
@@ -615,3 +655,28 @@ def test_a_local_buffer_read_through_a_window_is_written_padded_in_place():
     x = RNG.uniform(-1, 1, (3, 40)).astype(np.float32)
     _, want, got = run_library(IN_PLACE, "smooth", [x], [(3, 40)])
     np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-6)
+
+
+def test_the_vm_calls_native_code_with_addresses_and_guards_the_contraction_size():
+    # Tensors the VM allocates and bound weights have addresses it knows: a native
+    # kernel's machine code is called with them (no Python wrapper); a contraction
+    # native only while small runs the BLAS kernel beyond (2 rows: 8,192 multiply-adds
+    # per matmul, native; 100 rows: 409,600, BLAS).
+    text = """
+    relax.func @main(%x: !relax.tensor<[n, 64], f32>, %w: !relax.tensor<[64, 64], f32>) -> !relax.tensor<[n, 64], f32> {
+      %h = relax.matmul %x, %w : (!relax.tensor<[n, 64], f32>, !relax.tensor<[64, 64], f32>) -> !relax.tensor<[n, 64], f32>
+      %r = relax.relu %h : (!relax.tensor<[n, 64], f32>)
+      %y = relax.matmul %r, %w : (!relax.tensor<[n, 64], f32>, !relax.tensor<[64, 64], f32>) -> !relax.tensor<[n, 64], f32>
+      %z = relax.relu %y : (!relax.tensor<[n, 64], f32>)
+      %t = relax.add %z, %x : (!relax.tensor<[n, 64], f32>, !relax.tensor<[n, 64], f32>)
+      relax.return %t : !relax.tensor<[n, 64], f32>
+    }
+    """
+    w = RNG.uniform(-0.2, 0.2, (64, 64)).astype(np.float32)
+    exe = xrelax.compile(xrelax.parse(text), params={"w": w}, kernels="native")
+    vm = xrelax.VirtualMachine(exe, kernels="native")
+    assert "<= 65536 or n" in vm.source  # the second matmul: its input is the VM's
+    for rows in (2, 100, 2):
+        x = RNG.uniform(-1, 1, (rows, 64)).astype(np.float32)
+        want = np.maximum(np.maximum(x @ w, 0) @ w, 0) + x
+        np.testing.assert_allclose(vm["main"](x), want, rtol=1e-5, atol=1e-5)
