@@ -39,6 +39,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
+from xrelax.backends.native.collapse import collapses
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import AssertOp, ForOp, LetOp, LoadOp, PrimFuncOp, StoreOp
 
@@ -70,9 +71,10 @@ def _sink(loop: ForOp, rewriter: PatternRewriter) -> None:
     init = ops[-2]
     if not isinstance(init, StoreOp) or any(isinstance(op, ForOp) for op in ops[:-1]):
         return
-    sunk = _output_loops(loop, init)
-    body = reduction.perfect_nest()[-1].body.block
-    if not sunk or not _sinkable(sunk, reduction.perfect_nest(), body, init):
+    inner = reduction.perfect_nest()
+    body = inner[-1].body.block
+    sunk = _output_loops(loop, init, body)
+    if not sunk or not _sinkable(sunk, inner, body, init):
         return
     top = sunk[0]
     # The output loops around the initialization, as they are.
@@ -88,10 +90,12 @@ _BLOCK = 4096
 so that they stay in the L1 cache; the innermost loop sinks whatever its extent."""
 
 
-def _output_loops(loop: ForOp, init: StoreOp) -> list[ForOp]:
+def _output_loops(loop: ForOp, init: StoreOp, body: Block) -> list[ForOp]:
     """``loop`` and the perfectly nested loops around it whose variables are the last
-    indices of the element ``init`` writes, in order (outermost first), while their
-    extents multiply to at most :data:`_BLOCK`."""
+    indices of the element ``init`` writes, in order (outermost first), while they run
+    as one loop over ``body`` (:func:`.collapse.collapses`: LLVM unrolls a short
+    innermost loop whole and would vectorize the loop around it, with gathers) and
+    their extents multiply to at most :data:`_BLOCK`."""
     indices = init.indices.data
     sunk: list[ForOp] = []
     size = sympy.Integer(1)
@@ -103,7 +107,7 @@ def _output_loops(loop: ForOp, init: StoreOp) -> list[ForOp]:
         if sunk and len(current.body.block.ops) != 1:
             break
         size *= current.upper - current.lower
-        if sunk and not (size.is_Integer and size <= _BLOCK):
+        if sunk and not (size.is_Integer and size <= _BLOCK and collapses([current, *sunk], body)):
             break
         sunk.insert(0, current)
         current = current.parent_op()

@@ -67,6 +67,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from xrelax.backends.kernels.affine import proven_inside
+from xrelax.backends.native.collapse import collapsible_chain
 from xrelax.backends.native.nest_fusion import FuseElementwiseNests
 from xrelax.backends.native.padding import MaterializePadding
 from xrelax.backends.native.reduction_order import SinkOutputLoopsPass
@@ -79,7 +80,6 @@ from xrelax.dialects.tir import (
     AssertOp,
     ForOp,
     IndexOp,
-    LetOp,
     LoadOp,
     PrimFuncOp,
     RemFOp,
@@ -547,10 +547,10 @@ class _FuncLowering:
                 self.values[old] = new
 
     def loop(self, op: ForOp) -> None:
-        chain = _collapsible_chain(op)
+        chain = collapsible_chain(op)
         if len(chain) == 1:
             lower, upper = self.expr(op.lower), self.expr(op.upper)
-        else:  # one loop over the product of the extents (see _collapsible_chain)
+        else:  # one loop over the product of the extents (see collapsible_chain)
             lower = self.const(0)
             upper = self.expr(sympy.Mul(*(loop.upper for loop in chain)))
         innermost = chain[-1]
@@ -756,63 +756,6 @@ class _FuncLowering:
             return self.add(llvm.SelectOp(negative, self.add(llvm.AddOp(remainder, c)), remainder))
         quotient = self.add(llvm.SDivOp(numerator, c))
         return self.add(llvm.SubOp(quotient, self.add(llvm.ZExtOp(negative, I64))))
-
-
-def _collapsible_chain(loop: ForOp) -> list[ForOp]:
-    """``loop`` and the loops perfectly nested in it, when they can run as one loop over
-    the product of their extents (else ``[loop]``): each starts at 0 with an extent the
-    others do not change, and their variables appear only in load and store indices,
-    linearly, with the coefficients of row-major strides (``A[i, j]`` of an ``[n, m]``
-    buffer: ``m * i + j``; ``A[k, i, j]`` too, a bias ``b[k]`` not at all). An
-    element-wise nest over a 14x14 image is then one loop of ``n * c * 196`` that LLVM
-    vectorizes, not 14-element rows it leaves scalar."""
-    chain = loop.perfect_nest()
-    while len(chain) > 1 and not _collapses(chain):
-        chain.pop()
-    return chain
-
-
-def _collapses(chain: list[ForOp]) -> bool:
-    names = [loop.var_name for loop in chain]
-    group = set(names)
-    extents = []
-    for loop in chain:
-        if loop.lower != 0 or _mentions((loop.upper,), group):
-            return False
-        extents.append(sympy.sympify(loop.upper))
-    strides = {name: sympy.Mul(*extents[k + 1 :]) for k, name in enumerate(names)}
-    for op in chain[-1].body.block.walk():
-        if isinstance(op, LoadOp | StoreOp):
-            if isinstance(op, LoadOp) and op.pad is not None and _mentions(op.indices.data, group):
-                return False
-            offset = symbolic.flat_offset(op.indices.data, op.buffer.type.dims)
-            variables = [s for s in offset.free_symbols if s.name in group]
-            if not variables:
-                continue
-            try:
-                poly = sympy.Poly(offset, *variables)
-            except sympy.PolynomialError:  # a variable under floordiv or floormod
-                return False
-            if poly.total_degree() > 1:
-                return False
-            coefficient = {s.name: poly.coeff_monomial(s) for s in variables}
-            unit = coefficient.get(names[-1], 0)
-            for name, stride in strides.items():
-                if sympy.expand(coefficient.get(name, 0) - unit * stride) != 0:
-                    return False
-        elif isinstance(op, ForOp):
-            if _mentions((op.lower, op.upper), group):
-                return False
-        elif isinstance(op, IndexOp):
-            if _mentions((op.expr,), group):
-                return False
-        elif isinstance(op, AssertOp | LetOp):
-            return False
-    return True
-
-
-def _mentions(exprs: Sequence, names: set[str]) -> bool:
-    return any(names & symbolic.free_vars(sympy.sympify(e)) for e in exprs)
 
 
 def _accumulators(loop: ForOp, names: set[str]) -> list[tuple[SSAValue, tuple]]:
