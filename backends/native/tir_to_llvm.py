@@ -29,9 +29,14 @@ element a reduction accumulates into is held in a register (a block argument of 
 loop header) and its sum or product is marked reassociable, so reductions vectorize
 too (their order of summation is then LLVM's, within float tolerance of numpy's).
 
+A data-dependent index (a ``tir.let`` variable: the positions ``take`` reads) is
+checked where it is used: outside its buffer, the function returns a failure code as a
+failed assert does, and the caller's numpy kernel reports the index.
+
 What the lowering does not cover raises :class:`NotLowerable` with the reason
-(:func:`check_lowerable` tells before any rewriting): data-dependent indices
-(``tir.let``), an index not proven inside its buffer, integer division and remainder
+(:func:`check_lowerable` tells before any rewriting): an index not proven inside its
+buffer (other than a data-dependent one), a data-dependent index a ``select`` may not
+keep (the numpy kernels check it only where it is kept), integer division and remainder
 (whose division by zero is an error the numpy kernels raise), float-to-integer casts
 (whose out-of-range rule is x86-64's, docs/semantics.md), unsigned and 16-bit float
 buffers. The native backend runs such a prim_func with the numpy kernel instead.
@@ -80,6 +85,7 @@ from xrelax.dialects.tir import (
     AssertOp,
     ForOp,
     IndexOp,
+    LetOp,
     LoadOp,
     PrimFuncOp,
     RemFOp,
@@ -106,6 +112,9 @@ _NSW = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
 
 class NotLowerable(Exception):
     """A prim_func the lowering does not cover; the message says what."""
+
+    func: PrimFuncOp | None = None
+    """The prim_func, where the lowering found the reason in it."""
 
 
 def signature_vars(func: PrimFuncOp) -> list[str]:
@@ -437,7 +446,7 @@ def check_lowerable(func: PrimFuncOp) -> None:
         if type_.dtype not in _ELEMENT_TYPES:
             raise NotLowerable(f"buffer #{index} of {dtypes.NAME_OF[type_.dtype]}")
     for op in func.body.walk():
-        if op is func or isinstance(op, ForOp | LoadOp | StoreOp | IndexOp | AssertOp):
+        if op is func or isinstance(op, ForOp | LoadOp | StoreOp | IndexOp | AssertOp | LetOp):
             continue
         if isinstance(op, AllocBufferOp):
             if op.buffer.type.dtype not in _ELEMENT_TYPES:
@@ -469,6 +478,8 @@ class _FuncLowering:
         self.values: dict[SSAValue, SSAValue] = {}
         self.loops: dict[str, tuple[sympy.Expr, sympy.Expr]] = {}
         self.asserts = 0
+        self.lets: set[str] = set()
+        """The data-dependent variables (``tir.let``) bound so far."""
         self.allocated: list[SSAValue] = []
         self.accumulated: dict[tuple[SSAValue, tuple], SSAValue] = {}
         """The current values of the elements the innermost loop accumulates into."""
@@ -538,6 +549,12 @@ class _FuncLowering:
             self.values[op.result] = value
         elif isinstance(op, AssertOp):
             self.check(op)
+        elif isinstance(op, LetOp):
+            value = self.values[op.value]
+            if op.value.type != I64:
+                value = self.add(llvm.SExtOp(value, I64))
+            self.env[op.var_name] = value
+            self.lets.add(op.var_name)
         elif isinstance(op, AllocBufferOp):
             pass  # allocated in the entry block
         else:
@@ -615,6 +632,11 @@ class _FuncLowering:
         unproven = self.unproven(op.buffer, op.indices.data)
         if not unproven:
             return self.read(op)
+        if op.pad is None and self.data_dependent(unproven):
+            if _selected(op):
+                raise NotLowerable("a data-dependent index under a select")
+            self.check_inside(unproven)
+            return self.read(op)
         clampable = all(isinstance(size, sympy.Integer) and size > 0 for _, size in unproven)
         if op.pad is None and not (clampable and _selected(op)):
             raise NotLowerable(f"an index of {op.buffer.name_hint or 'a buffer'} not proven inside")
@@ -686,9 +708,11 @@ class _FuncLowering:
                 combine.fastmath = arith.FastMathFlagsAttr([FastMathFlag.REASSOC])
             self.accumulated[key] = value
             return
-        if self.unproven(op.buffer, op.indices.data):
-            name = op.buffer.name_hint or "a buffer"
-            raise NotLowerable(f"a store index of {name} not proven inside")
+        if unproven := self.unproven(op.buffer, op.indices.data):
+            if not self.data_dependent(unproven):
+                name = op.buffer.name_hint or "a buffer"
+                raise NotLowerable(f"a store index of {name} not proven inside")
+            self.check_inside(unproven)
         pointer, memory = self.address(op.buffer, op.indices.data)
         value = self.values[op.value]
         if memory != op.value.type:
@@ -696,12 +720,30 @@ class _FuncLowering:
         self.add(llvm.StoreOp(value, pointer))
 
     def check(self, op: AssertOp) -> None:
+        names = {"==": "eq", "<=": "sle", "<": "slt"}
+        self.fail_unless(
+            [(self.expr(f.lhs), names[f.relation], self.expr(f.rhs)) for f in op.facts()]
+        )
+
+    def data_dependent(self, unproven: list[tuple[sympy.Expr, sympy.Expr]]) -> bool:
+        """Whether an unproven index depends on a data-dependent variable."""
+        return any(self.lets & symbolic.free_vars(index) for index, _ in unproven)
+
+    def check_inside(self, unproven: list[tuple[sympy.Expr, sympy.Expr]]) -> None:
+        """Return a failure code unless each index is inside its dimension."""
+        tests = []
+        for index, size in unproven:
+            value = self.expr(index)
+            tests += [(self.const(0), "sle", value), (value, "slt", self.expr(size))]
+        self.fail_unless(tests)
+
+    def fail_unless(self, tests: list[tuple[SSAValue, str, SSAValue]]) -> None:
+        """Return the next failure code unless every comparison holds."""
         self.asserts += 1
         holds = None
-        names = {"==": "eq", "<=": "sle", "<": "slt"}
-        for fact in op.facts():
-            flag = IntegerAttr(llvm.ICmpPredicateFlag(names[fact.relation]).to_int(), 64)
-            test = self.add(llvm.ICmpOp(self.expr(fact.lhs), self.expr(fact.rhs), flag))
+        for lhs, predicate, rhs in tests:
+            flag = IntegerAttr(llvm.ICmpPredicateFlag(predicate).to_int(), 64)
+            test = self.add(llvm.ICmpOp(lhs, rhs, flag))
             holds = test if holds is None else self.add(llvm.AndOp(holds, test))
         after = Block()
         self.region.add_block(after)
@@ -765,8 +807,8 @@ def _accumulators(loop: ForOp, names: set[str]) -> list[tuple[SSAValue, tuple]]:
     loop (loaded before it, stored after it). The other buffers the loop reads are
     taken to be other memory, as the numpy kernels' vectorized reductions take them."""
     block = loop.body.block
-    if any(isinstance(op, ForOp) for op in block.walk()):
-        return []
+    if any(isinstance(op, ForOp | LetOp) for op in block.walk()):
+        return []  # (an index with a let variable changes with the loop)
     accesses: dict[SSAValue, set[tuple]] = {}
     padded: set[SSAValue] = set()
     for op in block.walk():
@@ -794,7 +836,12 @@ class LowerPrimFunc(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PrimFuncOp, rewriter: PatternRewriter) -> None:
         check_lowerable(op)
-        rewriter.replace(op, _FuncLowering(op).lower(), [])
+        try:
+            lowered = _FuncLowering(op).lower()
+        except NotLowerable as reason:
+            reason.func = op
+            raise
+        rewriter.replace(op, lowered, [])
 
 
 _EXTERNALS = {
@@ -850,4 +897,5 @@ class TirToLlvmPass(ModulePass):
         try:
             lower_module(op)
         except NotLowerable as reason:
-            raise IRError(op, f"tir-to-llvm cannot lower a prim_func: {reason}") from None
+            where = reason.func or op
+            raise IRError(where, f"tir-to-llvm cannot lower this prim_func: {reason}") from None

@@ -287,3 +287,30 @@ tir.prim_func @bools(%A: !tir.buffer<[4], i1>, %B: !tir.buffer<[4], i1>, %C: !ti
 
 // CHECK-LABEL: llvm.func @bools(
 // CHECK:         %c = llvm.icmp "ult" %{{.*}}, %{{.*}} : i1
+
+// -----
+
+// A data-dependent index (a tir.let variable, sign-extended to i64) is checked where it
+// is used: outside its buffer, the function returns a failure code as a failed assert
+// does, and the caller's numpy kernel reports the index.
+tir.prim_func @take(%X: !tir.buffer<[8], f32>, %I: !tir.buffer<[n], i32>, %Y: !tir.buffer<[n], f32>) {
+  tir.for i in [0, n) {
+    %k = tir.load %I[i] : i32
+    tir.let t = %k : i32
+    %x = tir.load %X[t] : f32
+    tir.store %Y[i], %x : f32
+  }
+}
+
+// CHECK-LABEL: llvm.func @take(
+// CHECK:         %[[K:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i32
+// CHECK-NEXT:    %[[T:.*]] = llvm.sext %[[K]] : i32 to i64
+// CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    %[[SIZE:.*]] = llvm.mlir.constant(8) : i64
+// CHECK-NEXT:    %[[LOW:.*]] = llvm.icmp "sle" %[[ZERO]], %[[T]] : i64
+// CHECK-NEXT:    %[[HIGH:.*]] = llvm.icmp "slt" %[[T]], %[[SIZE]] : i64
+// CHECK-NEXT:    %[[INSIDE:.*]] = llvm.and %[[LOW]], %[[HIGH]] : i1
+// CHECK-NEXT:    %[[CODE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    llvm.cond_br %[[INSIDE]], ^[[READ:.*]], ^[[EXIT:.*]](%[[CODE]] : i32)
+// CHECK:       ^[[READ]]:
+// CHECK-NEXT:    %{{.*}} = llvm.getelementptr inbounds %X[%[[T]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32

@@ -680,3 +680,52 @@ def test_the_vm_calls_native_code_with_addresses_and_guards_the_contraction_size
         x = RNG.uniform(-1, 1, (rows, 64)).astype(np.float32)
         want = np.maximum(np.maximum(x @ w, 0) @ w, 0) + x
         np.testing.assert_allclose(vm["main"](x), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("index_dtype", [dtypes.I64, dtypes.I32])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_data_dependent_indices_are_native_and_checked(axis, index_dtype):
+    X, Idx, Y = tp.take(axis, index_dtype)
+    reference, kernel = both([X, Idx, Y], "take")
+    assert native_paths(kernel) == ["native"]
+    x = RNG.uniform(-1, 1, (5, 6)).astype(np.float32)
+    indices = np.array([4, 0, 2, 2], dtypes.numpy_dtype(index_dtype))
+    out_shape = (4, 6) if axis == 0 else (5, 4)
+    _, want, got = _run((reference, kernel), [x, indices], [out_shape], np.float32, ())
+    np.testing.assert_array_equal(got[0], want[0])
+    # An index outside the axis (or negative: an error, not a read from the end): the
+    # machine code returns a failure code and the numpy kernel reports the index.
+    for bad in (x.shape[axis], -1):
+        indices[1] = bad
+        errors = []
+        for k in (reference, kernel):
+            with pytest.raises(KernelError) as info:
+                k(x, indices, np.empty(out_shape, np.float32))
+            errors.append(str(info.value))
+        assert errors[0] == errors[1] and f"index {bad} out of range" in errors[0]
+
+
+TAKE_UNDER_SELECT = """
+tir.prim_func @pick(%X: !tir.buffer<[4], f32>, %I: !tir.buffer<[3], i64>, %Y: !tir.buffer<[3], f32>) {
+  tir.for i in [0, 3) {
+    %k = tir.load %I[i] : i64
+    tir.let t = %k : i64
+    %zero = arith.constant 0 : i64
+    %keep = arith.cmpi sge, %k, %zero : i64
+    %x = tir.load %X[t] : f32
+    %z = arith.constant 0.000000e+00 : f32
+    %y = arith.select %keep, %x, %z : f32
+    tir.store %Y[i], %y : f32
+  }
+}
+"""
+
+
+def test_a_data_dependent_index_a_select_may_drop_keeps_the_numpy_kernel():
+    # The numpy kernel checks such an index only where the select keeps the load (-1
+    # here is dropped, not an error); the machine code would check it everywhere.
+    kernel = native.load_library(TAKE_UNDER_SELECT)["pick"]
+    assert "data-dependent index under a select" in kernel.paths[0].detail
+    y = np.empty(3, np.float32)
+    kernel(np.arange(4, dtype=np.float32), np.array([3, -1, 1]), y)
+    np.testing.assert_array_equal(y, [3, 0, 1])
