@@ -44,6 +44,7 @@ from xrelax.backends.kernels.signature import (
     parameter_names,
 )
 from xrelax.backends.kernels.source import Source
+from xrelax.backends.native import jit as jit_module
 from xrelax.backends.native import nest_fusion, padding, reduction_order, tir_to_llvm
 from xrelax.backends.native.jit import jit
 from xrelax.backends.native.tir_to_llvm import (
@@ -63,12 +64,13 @@ from xrelax.dialects.tir import AllocBufferOp, ForOp, PrimFuncOp, StoreOp, Tir
 __all__ = ["compile_prim_func", "load_executable_kernels", "load_library"]
 
 _FFI = FFI()
-_LOWERING_MODULES = (tir_to_llvm, nest_fusion, padding, reduction_order)
+_LOWERING_MODULES = (tir_to_llvm, nest_fusion, padding, reduction_order, jit_module)
 _LOWERING_VERSION = hashlib.sha256(
     b"".join(Path(m.__file__).read_bytes() for m in _LOWERING_MODULES)
 ).hexdigest()
 """Part of the cache key of the machine code: the lowering's source (with the padded
-copies it makes), so that a changed lowering never loads code an earlier one made."""
+copies it makes, and the JIT's IR emission), so that a changed lowering never loads
+code an earlier one made."""
 _BLAS_PATHS = ("matmul", "einsum")
 _COMPILED: dict[str, CompiledKernel] = {}
 _KERNELS: dict[tuple[str, str], Kernel] = {}

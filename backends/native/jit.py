@@ -18,8 +18,11 @@ from pathlib import Path
 
 import llvmlite
 import llvmlite.binding as llvm_binding
+from llvmlite import ir
 from xdsl.backend.llvm.convert import convert_module
 from xdsl.dialects.builtin import ModuleOp
+
+from xrelax.backends.native.tir_to_llvm import ROLLED_LATCH
 
 CACHE_ENV = "XRELAX_NATIVE_CACHE"
 """The directory of the object-code cache (``0`` or empty: no disk cache)."""
@@ -56,10 +59,23 @@ class _Jit:
         self.addresses: dict[str, int] = {}
 
     def ir(self, module: ModuleOp) -> str:
-        """The LLVM IR text of ``module``."""
-        return str(
-            convert_module(module, fallback_target_triple=self.triple, data_layout=self.data_layout)
+        """The LLVM IR text of ``module``; the latch branch of each loop the lowering
+        keeps rolled (a block named :data:`.tir_to_llvm.ROLLED_LATCH`) carries
+        ``llvm.loop.unroll.disable``, which xDSL's ``llvm`` dialect cannot express."""
+        llvm_module = convert_module(
+            module, fallback_target_triple=self.triple, data_layout=self.data_layout
         )
+        disable = None
+        for function in llvm_module.functions:
+            for block in function.blocks:
+                if block.name.startswith(ROLLED_LATCH):
+                    if disable is None:
+                        disable = llvm_module.add_metadata(
+                            [ir.MetaDataString(llvm_module, "llvm.loop.unroll.disable")]
+                        )
+                    loop = _LoopID(llvm_module, [disable], name=str(len(llvm_module.metadata)))
+                    block.terminator.set_metadata("llvm.loop", loop)
+        return str(llvm_module)
 
     def address(self, source: str, symbol: str, make_ir: Callable[[], str] | None = None) -> int:
         """The address of ``symbol`` in the code compiled from ``source``: LLVM IR text,
@@ -143,6 +159,15 @@ class _Jit:
             os.replace(file.name, directory / f"{key}{suffix}")
         except OSError:
             pass  # an unwritable cache only costs the next process a compilation
+
+
+class _LoopID(ir.values.MDValue):
+    """A loop's metadata node: distinct, itself its first operand (as LLVM requires of
+    a loop ID), then the loop's properties."""
+
+    def descr(self, buf: list[str]) -> None:
+        properties = "".join(f", {op.get_reference()}" for op in self.operands)
+        buf += (f"distinct !{{{self.get_reference()}{properties}}}", "\n")
 
 
 _JIT: _Jit | None = None

@@ -314,3 +314,33 @@ tir.prim_func @take(%X: !tir.buffer<[8], f32>, %I: !tir.buffer<[n], i32>, %Y: !t
 // CHECK-NEXT:    llvm.cond_br %[[INSIDE]], ^[[READ:.*]], ^[[EXIT:.*]](%[[CODE]] : i32)
 // CHECK:       ^[[READ]]:
 // CHECK-NEXT:    %{{.*}} = llvm.getelementptr inbounds %X[%[[T]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+
+// -----
+
+// A short loop over whole vectors inside a loop that reads a broadcast operand (a bias
+// per channel around each 4x4 image) keeps a latch block of its own, named
+// xrelax_rolled: the JIT marks its branch llvm.loop.unroll.disable, so that LLVM
+// vectorizes the image's 16 elements instead of unrolling them and vectorizing across
+// channels with gathers.
+tir.prim_func @bias(%X: !tir.buffer<[64, 4, 4], f32>, %B: !tir.buffer<[64], f32>, %Y: !tir.buffer<[64, 4, 4], f32>) {
+  tir.for c in [0, 64) {
+    tir.for h in [0, 4) {
+      tir.for w in [0, 4) {
+        %x = tir.load %X[c, h, w] : f32
+        %b = tir.load %B[c] : f32
+        %y = arith.addf %x, %b : f32
+        tir.store %Y[c, h, w], %y : f32
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: llvm.func @bias(
+// CHECK:         %[[TRIPS:.*]] = llvm.mlir.constant(16) : i64
+// CHECK-NEXT:    llvm.br ^[[HEADER:.*]](%{{.*}} : i64)
+// CHECK:         llvm.store %y, %{{.*}} : f32, !llvm.ptr
+// CHECK-NEXT:    llvm.br ^xrelax_rolled
+// CHECK:       ^xrelax_rolled:
+// CHECK-NEXT:    %{{.*}} = llvm.mlir.constant(1) : i64
+// CHECK-NEXT:    %[[NEXT:.*]] = llvm.add %{{.*}}, %{{.*}} overflow<nsw> : i64
+// CHECK-NEXT:    llvm.br ^[[HEADER]](%[[NEXT]] : i64)

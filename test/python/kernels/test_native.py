@@ -5,6 +5,7 @@ does not apply, and the same programs end to end through the VM."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -729,3 +730,34 @@ def test_a_data_dependent_index_a_select_may_drop_keeps_the_numpy_kernel():
     y = np.empty(3, np.float32)
     kernel(np.arange(4, dtype=np.float32), np.array([3, -1, 1]), y)
     np.testing.assert_array_equal(y, [3, 0, 1])
+
+
+BIAS_OVER_IMAGES = """
+tir.prim_func @bias(%X: !tir.buffer<[64, 4, 4], f32>, %B: !tir.buffer<[64], f32>, %Y: !tir.buffer<[64, 4, 4], f32>) {
+  tir.for c in [0, 64) {
+    tir.for h in [0, 4) {
+      tir.for w in [0, 4) {
+        %x = tir.load %X[c, h, w] : f32
+        %b = tir.load %B[c] : f32
+        %y = arith.addf %x, %b : f32
+        tir.store %Y[c, h, w], %y : f32
+      }
+    }
+  }
+}
+"""
+
+
+def test_loops_kept_rolled_carry_llvm_loop_metadata():
+    # The JIT gives the branch of each xrelax_rolled latch a distinct, self-referencing
+    # loop ID with llvm.loop.unroll.disable (what xDSL's llvm dialect cannot express).
+    module = xrelax.parse(BIAS_OVER_IMAGES)
+    lower_module(module)
+    ir = native_jit.jit().ir(module)
+    loop_id = re.search(r"br label %\S+, !llvm\.loop !(\d+)", ir).group(1)
+    assert re.search(rf"!{loop_id} = distinct !\{{!{loop_id}, !\d+\}}", ir)
+    assert '!{ !"llvm.loop.unroll.disable" }' in ir
+    x = RNG.uniform(-1, 1, (64, 4, 4)).astype(np.float32)
+    b = RNG.uniform(-1, 1, 64).astype(np.float32)
+    _, want, got = run_library(BIAS_OVER_IMAGES, "bias", [x, b], [(64, 4, 4)])
+    np.testing.assert_array_equal(got[0], want[0])
