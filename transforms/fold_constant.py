@@ -1,7 +1,9 @@
 """``relax-fold-constant``: evaluate what is known at compile time.
 
 * an operator whose tensor operands are all ``relax.const`` (and whose shape operands
-  are static) becomes a ``relax.const`` of its reference kernel's result;
+  are static) becomes a ``relax.const`` of its reference kernel's result (a ``relax.tuple``
+  of constants where it returns a tuple: ``split``), and ``relax.get_item`` of a
+  ``relax.tuple`` is the element;
 * a ``call_tir`` of constants runs its kernel at compile time;
 * ``relax.shape_of`` of a tensor whose shape is known becomes ``relax.shape``;
 * ``relax.match_shape`` of a value whose type already has the pattern, binding no new
@@ -52,11 +54,14 @@ from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.relax import (
     CallTIROp,
     ConstOp,
+    GetItemOp,
     MatchShapeOp,
     ShapeOfOp,
     ShapeOp,
     ShapeType,
     TensorType,
+    TupleOp,
+    TupleType,
     defined_by_pattern,
     type_relation,
 )
@@ -111,7 +116,13 @@ class FoldOperator(RewritePattern):
         self.module = module
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, OperatorOp | CallTIROp) or not _static_tensor(op.results[0].type):
+        if not isinstance(op, OperatorOp | CallTIROp) or not op.results:
+            return
+        result_type = op.results[0].type
+        parts = result_type.types if isinstance(result_type, TupleType) else (result_type,)
+        if not parts or not all(_static_tensor(t) for t in parts):
+            return
+        if isinstance(result_type, TupleType) and not isinstance(op, OperatorOp):
             return
         inputs = [const_value(o) for o in op.operands]
         if any(i is None for i in inputs):
@@ -121,19 +132,22 @@ class FoldOperator(RewritePattern):
             # a splat of billions of elements is one stored value: folding would compute
             # over all of them
             return
-        result_type = op.results[0].type
         bound = max([self.max_elements, *(i.size for i in arrays)])
-        if np.prod([int(d) for d in result_type.dims]) > bound:  # type: ignore[union-attr]
+        if sum(np.prod([int(d) for d in t.dims]) for t in parts) > bound:  # type: ignore[union-attr]
             return
         if isinstance(op, OperatorOp):
             try:
-                result = np.asarray(type(op).run_reference(inputs, dict(op.properties)))
+                result = type(op).run_reference(inputs, dict(op.properties))
             except Exception as err:  # noqa: BLE001 - the reference refuses these constants
                 # A violation proven at compile time, as the kernel path reports it.
                 raise IRError(op, f"{op.name}: {' '.join(str(err).split())}") from None
         else:
             result = self.run_kernel(op, inputs)
-        rewriter.replace(op, make_const(result))
+        if isinstance(result_type, TupleType):
+            consts = [make_const(np.asarray(part)) for part in result]
+            rewriter.replace(op, [*consts, TupleOp.build_deduced([c.result for c in consts])])
+        else:
+            rewriter.replace(op, make_const(np.asarray(result)))
 
     def run_kernel(self, op: CallTIROp, inputs: list[Any]) -> np.ndarray:
         callee = SymbolTable.lookup_symbol(self.module, op.callee)
@@ -319,6 +333,17 @@ def _scaled_weights(
     return weights * vector.reshape(1, -1)
 
 
+class FoldGetItem(RewritePattern):
+    """``relax.get_item`` of a ``relax.tuple``: the element (a folded ``split`` of
+    constants is a tuple of constants, whose parts its users then fold further)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GetItemOp, rewriter: PatternRewriter) -> None:
+        owner = op.tuple.owner
+        if isinstance(owner, TupleOp) and op.result.type == owner.elements[op.index.data].type:
+            rewriter.replace(op, [], [owner.elements[op.index.data]])
+
+
 class FoldShapeOf(RewritePattern):
     """``shape_of`` of a tensor of known dims is that shape."""
 
@@ -365,6 +390,7 @@ class FoldConstantPass(ModulePass):
             FoldOperator(self.max_elements, op),
             FoldScaleIntoWeights(),
             TrimPaddingTaps(),
+            FoldGetItem(),
             FoldShapeOf(),
             FoldMatchShape(),
         ]

@@ -131,3 +131,24 @@ relax.func @padding_taps(%x: !relax.tensor<[n, 1, 1, 1], f32>, %y: !relax.tensor
   %t = relax.tuple %a, %b, %c, %d : (!relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>)
   relax.return %t : !relax.tuple<!relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>, !relax.tensor<[n, 1, 1, 1], f32>>
 }
+
+// -----
+
+// An operator of constants that returns a tuple (split) becomes a relax.tuple of
+// constants, and relax.get_item of a relax.tuple is the element: the users of the
+// parts see constants (a GRU's gate biases, split once at compile time).
+// CHECK-LABEL: relax.func @split_constant
+// CHECK:         %[[A:.*]] = relax.const dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]]> : !relax.tensor<[1, 4], f32>
+// CHECK-NEXT:    %[[B:.*]] = relax.const dense<{{\[\[}}5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]]> : !relax.tensor<[1, 4], f32>
+// CHECK-NEXT:    %{{.*}} = relax.tuple %[[A]], %[[B]]
+// CHECK-NEXT:    %s = relax.add %x, %[[A]]
+// CHECK-NEXT:    %r = relax.multiply %s, %[[B]]
+relax.func @split_constant(%x: !relax.tensor<[n, 4], f32>) -> !relax.tensor<[n, 4], f32> {
+  %c = relax.const dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : !relax.tensor<[2, 4], f32>
+  %t = relax.split %c {indices_or_sections = 2 : i64} : (!relax.tensor<[2, 4], f32>)
+  %a = relax.get_item %t[0] : (!relax.tuple<!relax.tensor<[1, 4], f32>, !relax.tensor<[1, 4], f32>>)
+  %b = relax.get_item %t[1] : (!relax.tuple<!relax.tensor<[1, 4], f32>, !relax.tensor<[1, 4], f32>>)
+  %s = relax.add %x, %a : (!relax.tensor<[n, 4], f32>, !relax.tensor<[1, 4], f32>)
+  %r = relax.multiply %s, %b : (!relax.tensor<[n, 4], f32>, !relax.tensor<[1, 4], f32>)
+  relax.return %r : !relax.tensor<[n, 4], f32>
+}
