@@ -144,7 +144,10 @@ class FoldOperator(RewritePattern):
         else:
             result = self.run_kernel(op, inputs)
         if isinstance(result_type, TupleType):
-            consts = [make_const(np.asarray(part)) for part in result]
+            consts = [
+                make_const(np.asarray(part, dtypes.numpy_dtype(t.known_dtype)))  # type: ignore[union-attr]
+                for part, t in zip(result, parts, strict=True)
+            ]
             rewriter.replace(op, [*consts, TupleOp.build_deduced([c.result for c in consts])])
         else:
             rewriter.replace(op, make_const(np.asarray(result)))
