@@ -10,7 +10,8 @@ loaded by onnxruntime (all graph optimizations, ``--threads`` intra-op threads, 
 inter-op thread). xrelax compiles with the weights bound (``xrelax.compile(module,
 params=...)``), as onnxruntime has its initializers; ``--no-bind-params`` passes them
 at each call instead. Both are checked against each other, then timed in alternating
-blocks (three rounds of a warm-up call and ``--repeat`` timed calls; medians). The
+blocks (three rounds of a warm-up call and ``--repeat`` timed calls, each block after a
+50 ms pause in which the other runtime's spinning threads go idle; medians). The
 thread count is set for numpy's BLAS and torch before they are imported, so one
 process measures one thread count; ``python -m bench`` runs it for 1 and 2.
 
@@ -206,6 +207,7 @@ def _timed(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]
     samples: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(3):
         for name, call in calls.items():
+            time.sleep(0.05)  # the other runtime's spinning worker threads go idle
             call()
             for _ in range(repeat):
                 start = time.perf_counter()
