@@ -12,13 +12,14 @@ the reduction loops, which accumulate into one output element::
 
 On the left the innermost loop (``c``) reads ``X`` a whole image apart at each step,
 which LLVM can only vectorize with gathers; on the right it runs along rows of ``C``
-and ``X`` (``h, w`` collapse into one loop, :func:`.tir_to_llvm._collapsible_chain`)
+and ``X`` (``h, w`` collapse into one loop, :func:`.collapse.collapsible_chain`)
 and ``W[k, c]`` is one value: a vector multiply-add per step. Each output element is
 still accumulated over ``c`` in the same order, so the result is the same to the bit.
 
 The trailing output loops sink (the loops whose variables are the output's last
-indices, in order) when the innermost reduction loop of extent above one reads some
-buffer other than at its last index (a reduction along rows, ``sum(x[i, :])`` or
+indices, in order, as far as they run as one loop with the innermost and sweep at most
+:data:`_BLOCK` elements) when the innermost reduction loop of extent above one reads
+some buffer other than at its last index (a reduction along rows, ``sum(x[i, :])`` or
 ``A[i, :] . B[j, :]``, vectorizes as it is). The reduction's body must be straight-line
 code that reads and writes the output only at the element it accumulates, and its
 bounds must not depend on the sunk loops.
@@ -115,6 +116,8 @@ def _output_loops(loop: ForOp, init: StoreOp, body: Block) -> list[ForOp]:
 
 
 def _sinkable(sunk: list[ForOp], inner: list[ForOp], body: Block, init: StoreOp) -> bool:
+    """Whether the output loops ``sunk`` may move inside the reduction loops ``inner``
+    around ``body`` (see the module docstring), and it pays."""
     names = {loop.var_name for loop in sunk}
     for loop in inner:
         if names & symbolic.free_vars(loop.lower) or names & symbolic.free_vars(loop.upper):
