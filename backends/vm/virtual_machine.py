@@ -16,7 +16,7 @@ import itertools
 import linecache
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from .error import AllocationError, VMError, missing_arguments
 from .executable import Arg, ArgKind, Call, Executable, Goto, If, Instruction, Ret, VMFunction
 from .profiler import Profile, Recorder
 from .verifier import block_leaders, verify_lifetimes
+
+if TYPE_CHECKING:
+    from xrelax.backends.kernels.kernel import DirectEntry
 
 __all__ = ["KernelLoader", "VMError", "VirtualMachine"]
 
@@ -389,6 +392,15 @@ class _Compiler:
         self.addresses: dict[int, str] = {}
         """Registers holding a C-contiguous tensor or storage the VM allocated, with the
         code of its data address (see :meth:`_direct_call`)."""
+        self.direct_buffers = {
+            arg.value
+            for ins, target in zip(instrs, targets, strict=True)
+            if target is builtins.call_tir_unchecked and self._direct_entry(ins) is not None
+            for arg in ins.args[1:]
+            if arg.kind == ArgKind.REGISTER
+        }
+        """Registers passed to a kernel that may be called directly: a tensor allocated
+        on its own (``alloc_tensor_direct``) has its address read only for these."""
         if any(isinstance(ins, Goto | If) for ins in instrs):
             self._blocks(k, instrs)
         else:
@@ -515,6 +527,12 @@ class _Compiler:
             return None
         if target is builtins.alloc_storage:
             return f"_address(r{ins.dst})"
+        if (
+            target is builtins.alloc_tensor_direct
+            and ins.dst in self.direct_buffers
+            and lines[0].startswith(f"r{ins.dst} = _empty(")
+        ):
+            return f"_address(r{ins.dst})"
         if target is builtins.alloc_tensor and lines[0].startswith(f"r{ins.dst} = _ndarray("):
             storage, offset = ins.args[0], ins.args[1]
             if storage.kind == ArgKind.REGISTER and storage.value in self.addresses:
@@ -581,15 +599,13 @@ class _Compiler:
         buffer is a constant array or a tensor the VM allocated: no Python wrapper, no
         per-buffer conversion. Non-zero from the code (a failed check) runs the kernel's
         unchecked entry, which reports the failure."""
-        if target is not builtins.call_tir_unchecked or not ins.args:
+        if target is not builtins.call_tir_unchecked:
+            return None
+        direct = self._direct_entry(ins)
+        if direct is None:
             return None
         callee = ins.args[0]
-        if callee.kind != ArgKind.FUNC_IDX:
-            return None
-        compiled = getattr(self.resolved[callee.value], "compiled", None)
-        direct = getattr(compiled, "direct", None)
-        if direct is None or len(ins.args) - 1 < compiled.buffers:
-            return None
+        compiled = self.resolved[callee.value].compiled  # type: ignore[union-attr]
         buffers, syms = ins.args[1 : 1 + compiled.buffers], ins.args[1 + compiled.buffers :]
         addresses = [self._buffer_address(arg) for arg in buffers]
         if None in addresses:
@@ -603,6 +619,17 @@ class _Compiler:
         self.globals.values[f"n{callee.value}"] = direct.function
         call = f"n{callee.value}({', '.join([*addresses, *sizes])})"
         return call if direct.guard is None else f"not {direct.guard.format(*sizes)} or {call}"
+
+    def _direct_entry(self, ins: Call) -> DirectEntry | None:
+        """The machine code a ``call_tir_unchecked`` call ``ins`` may call directly."""
+        callee = ins.args[0] if ins.args else None
+        if callee is None or callee.kind != ArgKind.FUNC_IDX:
+            return None
+        compiled = getattr(self.resolved[callee.value], "compiled", None)
+        direct = getattr(compiled, "direct", None)
+        if direct is None or len(ins.args) - 1 < compiled.buffers:
+            return None
+        return direct
 
     def _buffer_address(self, arg: Arg) -> str | None:
         """The code of a kernel buffer argument's data address, where the VM knows it."""

@@ -797,3 +797,33 @@ def test_loops_kept_rolled_carry_llvm_loop_metadata():
     b = RNG.uniform(-1, 1, 64).astype(np.float32)
     _, want, got = run_library(BIAS_OVER_IMAGES, "bias", [x, b], [(64, 4, 4)])
     np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_a_check_failing_in_a_direct_call_reports_as_the_numpy_kernel_does():
+    # take's indices and data are tensors the VM allocated, so the VM calls the machine
+    # code directly; an index outside returns a failure code, and the call through the
+    # kernel's entry reports it: the same error on both backends.
+    text = """
+    relax.func @main(%x: !relax.tensor<[6], f32>, %i: !relax.tensor<[3], i64>) -> !relax.tensor<[3], f32> {
+      %one = relax.const dense<1> : !relax.tensor<[], i64>
+      %j = relax.add %i, %one : (!relax.tensor<[3], i64>, !relax.tensor<[], i64>)
+      %y = relax.multiply %x, %x : (!relax.tensor<[6], f32>, !relax.tensor<[6], f32>)
+      %t = relax.take %y, %j {axis = 0 : i64} : (!relax.tensor<[6], f32>, !relax.tensor<[3], i64>)
+      relax.return %t : !relax.tensor<[3], f32>
+    }
+    """
+    module = xrelax.parse(text)
+    x = np.arange(6, dtype=np.float32)
+    errors = []
+    for backend in ("numpy", "native"):
+        vm = xrelax.VirtualMachine(xrelax.compile(module, kernels=backend), kernels=backend)
+        np.testing.assert_array_equal(vm["main"](x, np.array([0, 2, 4])), [1, 9, 25])
+        with pytest.raises(KernelError) as info:
+            vm["main"](x, np.array([0, 5, 4]))
+        errors.append(str(info.value))
+    assert re.search(r"if n\d+\(a\d+, a\d+, a\d+\): u\d+\(", vm.source)  # a direct call
+    assert (
+        errors[0]
+        == errors[1]
+        == ("main: kernel @take: index 6 out of range [0, 6) for axis 0 of buffer %x0")
+    )
