@@ -150,29 +150,46 @@ def _generate(func: PrimFuncOp, key: str) -> CompiledKernel:
     return _by_size(func, work, small, lambda: _hybrid(func, blas, fallback))
 
 
+def _contraction_loops(func: PrimFuncOp, blas: set[int]) -> list[list[ForOp]]:
+    """The loops of each nest numbered ``blas`` (outermost first)."""
+    nests = [op for op in func.body.block.ops if isinstance(op, ForOp | StoreOp)]
+    return [[op for op in nests[index].walk() if isinstance(op, ForOp)] for index in blas]
+
+
 def _static_within(func: PrimFuncOp, blas: set[int]) -> bool:
     """Whether every loop of the nests numbered ``blas`` but the outermost (a batch) has
     a static extent: the native loops of a contraction vectorize along rows of static
     length (:mod:`.reduction_order`); over rows of a symbolic length LLVM's vector loop
     needs more iterations than a small image's row has, and the loops run scalar (a 1x1
     convolution over a symbolic 8x8 image: 56 us native, 5 us in BLAS)."""
-    nests = [op for op in func.body.block.ops if isinstance(op, ForOp | StoreOp)]
-    for index in blas:
-        loops = [op for op in nests[index].walk() if isinstance(op, ForOp)]
-        if any(not (loop.upper - loop.lower).is_Integer for loop in loops[1:]):
-            return False
-    return True
+    return all(
+        (loop.upper - loop.lower).is_Integer
+        for loops in _contraction_loops(func, blas)
+        for loop in loops[1:]
+    )
 
 
 def _contraction_work(func: PrimFuncOp, blas: set[int]) -> sympy.Expr:
     """The multiply-adds of the nests numbered ``blas``: the product of the extents of
     the loops of each (more than that where a nest has loops side by side)."""
-    nests = [op for op in func.body.block.ops if isinstance(op, ForOp | StoreOp)]
-    work = sympy.Integer(0)
-    for index in blas:
-        loops = [op for op in nests[index].walk() if isinstance(op, ForOp)]
-        work += sympy.Mul(*(loop.upper - loop.lower for loop in loops))
+    work = sympy.Add(
+        *(
+            sympy.Mul(*(loop.upper - loop.lower for loop in loops))
+            for loops in _contraction_loops(func, blas)
+        )
+    )
     return sympy.expand(work)
+
+
+def _dimension_sites(func: PrimFuncOp) -> dict[str, tuple[int, int]]:
+    """Each symbolic variable that is a whole dimension of a buffer, at its first such
+    dimension: ``(buffer, dimension)``, where the kernels bind it."""
+    sites: dict[str, tuple[int, int]] = {}
+    for k, type_ in enumerate(func.buffer_types):
+        for d, dim in enumerate(type_.dims):
+            if dim.is_Symbol:
+                sites.setdefault(dim.name, (k, d))
+    return sites
 
 
 def _by_size(
@@ -181,11 +198,7 @@ def _by_size(
     """One kernel that runs ``small`` (native loops) when the contraction's ``work`` at
     the call's sizes is at most :data:`SMALL_CONTRACTION`, else ``large`` (the BLAS
     kernel, made at its first call). The sizes are read from the buffers' shapes."""
-    where: dict[str, str] = {}
-    for k, type_ in enumerate(func.buffer_types):
-        for d, dim in enumerate(type_.dims):
-            if dim.is_Symbol:
-                where.setdefault(dim.name, f"args[{k}].shape[{d}]")
+    where = {name: f"args[{k}].shape[{d}]" for name, (k, d) in _dimension_sites(func).items()}
     if not symbolic.free_vars(work) <= where.keys():
         return large()
     made: list[CompiledKernel] = []
@@ -406,21 +419,10 @@ def _direct_entry(func: PrimFuncOp, address: int) -> DirectEntry:
     """The machine code at ``address`` taking the buffers' addresses as integers."""
     variables = signature_vars(func)
     signature = ", ".join(["intptr_t"] * len(func.buffer_types) + ["int64_t"] * len(variables))
-    where: list[tuple[int, int] | int] = []
-    for name in variables:
-        if name in func.sym_param_names:
-            where.append(list(func.sym_param_names).index(name))
-            continue
-        where.append(
-            next(
-                (k, d)
-                for k, type_ in enumerate(func.buffer_types)
-                for d, dim in enumerate(type_.dims)
-                if dim.is_Symbol and dim.name == name
-            )
-        )
+    sym_params, sites = list(func.sym_param_names), _dimension_sites(func)
+    where = tuple(sym_params.index(v) if v in sym_params else sites[v] for v in variables)
     function = _FFI.cast(f"int32_t (*)({signature or 'void'})", address)
-    return DirectEntry(function, tuple(where), address_of)
+    return DirectEntry(function, where, address_of)
 
 
 def address_of(array: np.ndarray) -> int:

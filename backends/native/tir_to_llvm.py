@@ -810,8 +810,8 @@ ROLLED_LATCH = "xrelax_rolled"
 """The name of the latch block of a loop LLVM is not to unroll (:func:`_vector_loop`);
 the JIT marks its branch ``llvm.loop.unroll.disable`` (:mod:`.jit`)."""
 _ROLLED_TRIPS = range(9, 65)
-"""The trip counts of the loops kept rolled: whole vectors of 8 or 16 floats, short
-enough for LLVM to unroll whole."""
+"""The trip counts of the loops kept rolled: at least a vector of 8 floats and short
+enough for LLVM to unroll whole (shorter ones, a 3x3 window's row, it may unroll)."""
 
 
 def _vector_loop(chain: list[ForOp]) -> bool:

@@ -27,7 +27,7 @@ from .profiler import Profile, Recorder
 from .verifier import block_leaders, verify_lifetimes
 
 if TYPE_CHECKING:
-    from xrelax.backends.kernels.kernel import DirectEntry
+    from xrelax.backends.kernels.kernel import CompiledKernel
 
 __all__ = ["KernelLoader", "VMError", "VirtualMachine"]
 
@@ -395,7 +395,7 @@ class _Compiler:
         self.direct_buffers = {
             arg.value
             for ins, target in zip(instrs, targets, strict=True)
-            if target is builtins.call_tir_unchecked and self._direct_entry(ins) is not None
+            if target is builtins.call_tir_unchecked and self._direct_kernel(ins) is not None
             for arg in ins.args[1:]
             if arg.kind == ArgKind.REGISTER
         }
@@ -601,11 +601,10 @@ class _Compiler:
         unchecked entry, which reports the failure."""
         if target is not builtins.call_tir_unchecked:
             return None
-        direct = self._direct_entry(ins)
-        if direct is None:
+        compiled = self._direct_kernel(ins)
+        if compiled is None:
             return None
-        callee = ins.args[0]
-        compiled = self.resolved[callee.value].compiled  # type: ignore[union-attr]
+        direct, callee = compiled.direct, ins.args[0]
         buffers, syms = ins.args[1 : 1 + compiled.buffers], ins.args[1 + compiled.buffers :]
         addresses = [self._buffer_address(arg) for arg in buffers]
         if None in addresses:
@@ -620,16 +619,16 @@ class _Compiler:
         call = f"n{callee.value}({', '.join([*addresses, *sizes])})"
         return call if direct.guard is None else f"not {direct.guard.format(*sizes)} or {call}"
 
-    def _direct_entry(self, ins: Call) -> DirectEntry | None:
-        """The machine code a ``call_tir_unchecked`` call ``ins`` may call directly."""
+    def _direct_kernel(self, ins: Call) -> CompiledKernel | None:
+        """The kernel a ``call_tir_unchecked`` call ``ins`` makes, where its machine code
+        may be called directly (``CompiledKernel.direct``)."""
         callee = ins.args[0] if ins.args else None
         if callee is None or callee.kind != ArgKind.FUNC_IDX:
             return None
         compiled = getattr(self.resolved[callee.value], "compiled", None)
-        direct = getattr(compiled, "direct", None)
-        if direct is None or len(ins.args) - 1 < compiled.buffers:
+        if getattr(compiled, "direct", None) is None or len(ins.args) - 1 < compiled.buffers:
             return None
-        return direct
+        return compiled
 
     def _buffer_address(self, arg: Arg) -> str | None:
         """The code of a kernel buffer argument's data address, where the VM knows it."""

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cffi import FFI
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
 pytest.importorskip("llvmlite")
@@ -26,8 +27,10 @@ from xrelax.backends.kernels import KernelError  # noqa: E402
 from xrelax.backends.kernels import compiler as numpy_kernels  # noqa: E402
 from xrelax.backends.native import compiler as native  # noqa: E402
 from xrelax.backends.native import jit as native_jit  # noqa: E402
+from xrelax.backends.native.reduction_order import SinkOutputLoopsPass  # noqa: E402
 from xrelax.backends.native.tir_to_llvm import lower_module  # noqa: E402
 from xrelax.dialects import dtypes  # noqa: E402
+from xrelax.dialects.tir import ForOp  # noqa: E402
 from xrelax.ops import te  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
@@ -383,16 +386,18 @@ def test_small_contractions_are_native_loops():
 
 
 def test_a_contraction_of_symbolic_size_picks_native_or_blas_per_call(monkeypatch):
-    reference, kernel = _matmul_relu("n", 64, 64)  # 4,096 multiply-adds per row
+    # Sizes no other test compiles: the kernel (and its BLAS kernel, once made) is
+    # shared by every prim_func of the same text in the process.
+    reference, kernel = _matmul_relu("n", 64, 72)  # 4,608 multiply-adds per row
     assert "else BLAS" in kernel.paths[0].detail
     made = []
     original = native._hybrid
     monkeypatch.setattr(native, "_hybrid", lambda *a: made.append(1) or original(*a))
-    _check_matmul_relu(reference, kernel, 3, 64, 64)
-    assert made == []  # 12,288: native
-    _check_matmul_relu(reference, kernel, 40, 64, 64)
-    assert made == [1]  # 163,840: the BLAS kernel, made at its first call
-    _check_matmul_relu(reference, kernel, 40, 64, 64)
+    _check_matmul_relu(reference, kernel, 3, 64, 72)
+    assert made == []  # 13,824: native
+    _check_matmul_relu(reference, kernel, 40, 64, 72)
+    assert made == [1]  # 184,320: the BLAS kernel, made at its first call
+    _check_matmul_relu(reference, kernel, 40, 64, 72)
     assert made == [1]
 
 
@@ -424,6 +429,11 @@ def test_contractions_striding_through_memory_run_with_the_output_loops_inside()
     # A 1x1 convolution: its reduction over channels reads the input an image apart;
     # with the output loops sunk inside it, each step is a vector multiply-add. (Small:
     # native at any batch of this test; the per-call choice is the note's.)
+    module = xrelax.parse(CONV_1X1)
+    SinkOutputLoopsPass().apply(Context(), module)
+    # (before: i0, i1, i2, i3, rc) the image's loops initialize, then run inside rc
+    loops = [op.var_name for op in module.walk() if isinstance(op, ForOp)]
+    assert loops == ["i0", "i1", "i2", "i3", "rc", "i2", "i3"]
     kernels = numpy_kernels.load_library(CONV_1X1)["conv"], native.load_library(CONV_1X1)["conv"]
     assert set(native_paths(kernels[1])) == {"native"}
     x = RNG.uniform(-1, 1, (3, 24, 4, 5)).astype(np.float32)
