@@ -23,6 +23,7 @@ _PROJECT_PASSES: dict[str, str] = {
     "relax-fuse-tir": "xrelax.transforms.fuse_tir:FuseTIRPass",
     "tir-inline-copies": "xrelax.transforms.tir_inline_copies:InlineCopiesPass",
     "tir-reuse-buffers": "xrelax.transforms.tir_reuse_buffers:ReuseBuffersPass",
+    "tir-materialize-windows": "xrelax.backends.native.windows:MaterializeWindowsPass",
     "tir-sink-output-loops": "xrelax.backends.native.reduction_order:SinkOutputLoopsPass",
     "tir-to-llvm": "xrelax.backends.native.tir_to_llvm:TirToLlvmPass",
     "relax-dce": "xrelax.transforms.relax_dce:RelaxDCEPass",

@@ -8,10 +8,12 @@ computed in a contiguous copy and copied back) and calls the machine code with t
 buffers' addresses and the variables. When the machine code reports a failed
 ``tir.assert``, the numpy kernel runs on the same arguments and raises its error.
 
-A prim_func keeps the numpy kernel when the lowering does not cover it
-(:class:`~xrelax.backends.native.tir_to_llvm.NotLowerable`) or when the numpy kernel hands a
-nest to BLAS (a ``matmul`` or ``einsum`` path), which naive loops would not match.
-``Kernel.paths`` says which, as ``XRELAX_KERNEL_DEBUG=1`` prints.
+A float32 contraction runs in register tiles (:mod:`.register_tiles`) where its form
+allows; a prim_func keeps the numpy kernel when the lowering does not cover it
+(:class:`~xrelax.backends.native.tir_to_llvm.NotLowerable`), and the numpy kernel's
+BLAS call for a nest it hands to BLAS (a ``matmul`` or ``einsum`` path) that does not
+tile, which naive loops would not match. ``Kernel.paths`` says which, as
+``XRELAX_KERNEL_DEBUG=1`` prints.
 """
 
 from __future__ import annotations
@@ -46,7 +48,14 @@ from xrelax.backends.kernels.signature import (
 )
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.native import jit as jit_module
-from xrelax.backends.native import nest_fusion, padding, reduction_order, tir_to_llvm
+from xrelax.backends.native import (
+    nest_fusion,
+    padding,
+    reduction_order,
+    register_tiles,
+    tir_to_llvm,
+    windows,
+)
 from xrelax.backends.native.jit import jit
 from xrelax.backends.native.tir_to_llvm import (
     NotLowerable,
@@ -65,7 +74,15 @@ from xrelax.dialects.tir import AllocBufferOp, ForOp, PrimFuncOp, StoreOp, Tir
 __all__ = ["compile_prim_func", "load_executable_kernels", "load_library"]
 
 _FFI = FFI()
-_LOWERING_MODULES = (tir_to_llvm, nest_fusion, padding, reduction_order, jit_module)
+_LOWERING_MODULES = (
+    tir_to_llvm,
+    nest_fusion,
+    padding,
+    reduction_order,
+    register_tiles,
+    windows,
+    jit_module,
+)
 _LOWERING_VERSION = hashlib.sha256(
     b"".join(Path(m.__file__).read_bytes() for m in _LOWERING_MODULES)
 ).hexdigest()
@@ -132,22 +149,38 @@ def _generate(func: PrimFuncOp, key: str) -> CompiledKernel:
     blas = {
         p.nest for p in fallback.paths if p.path in _BLAS_PATHS and MATRIX_VECTOR not in p.detail
     }
-    if not blas:
+    tiled = _tiled(func)
+    if not blas - tiled:
         try:
-            return _native(func, key)
+            return _native(func, key, len(tiled))
         except NotLowerable as reason:
-            return _with_note(fallback, f"native: {reason}")
+            if not blas:
+                return _with_note(fallback, f"native: {reason}")
+            return _hybrid(func, blas, fallback, tiled - blas)
+    blas -= tiled
     work = _contraction_work(func, blas)
     small_enough = symbolic.evaluate(work, dict.fromkeys(symbolic.free_vars(work), 1))
     if small_enough > SMALL_CONTRACTION or not _static_within(func, blas):
-        return _hybrid(func, blas, fallback)
+        return _hybrid(func, blas, fallback, tiled)
     try:
-        small = _native(func, key)
+        small = _native(func, key, len(tiled))
     except NotLowerable:
-        return _hybrid(func, blas, fallback)
+        return _hybrid(func, blas, fallback, tiled)
     if work.is_Integer:
         return small
-    return _by_size(func, work, small, lambda: _hybrid(func, blas, fallback))
+    return _by_size(func, work, small, lambda: _hybrid(func, blas, fallback, tiled))
+
+
+def _tiled(func: PrimFuncOp) -> set[int]:
+    """The numbers of the nests that the lowering runs in register tiles
+    (:mod:`.register_tiles`)."""
+    nests = [op for op in func.body.block.ops if isinstance(op, ForOp | StoreOp)]
+    return {
+        index
+        for index, nest in enumerate(nests)
+        if isinstance(nest, ForOp)
+        and register_tiles.plan_tiles(nest, padding.materialized_loads(nest)) is not None
+    }
 
 
 def _contraction_loops(func: PrimFuncOp, blas: set[int]) -> list[list[ForOp]]:
@@ -234,8 +267,11 @@ def _by_size(
     )
 
 
-def _native(func: PrimFuncOp, key: str) -> CompiledKernel:
-    """The machine code of ``func`` wrapped (:class:`NotLowerable` if it cannot be)."""
+def _native(func: PrimFuncOp, key: str, tiles: int = 0) -> CompiledKernel:
+    """The machine code of ``func`` wrapped (:class:`NotLowerable` if it cannot be, or
+    if fewer than ``tiles`` of its nests were lowered as register tiles: a contraction
+    planned for them and changed by the lowering's own rewrites would run as naive
+    loops, far slower than BLAS)."""
     check_lowerable(func)
     symbol = "xrelax_" + hashlib.sha256(key.encode()).hexdigest()[:24]
     # Keyed by the prim_func's text and the lowering's source: a cached kernel (which
@@ -250,7 +286,8 @@ def _native(func: PrimFuncOp, key: str) -> CompiledKernel:
         clone.sym_name = type(func.sym_name)(symbol)
         module = ModuleOp([clone])
         try:
-            lower_module(module)
+            if lower_module(module) < tiles:
+                raise NotLowerable("a contraction planned for register tiles was not tiled")
         except NotLowerable as reason:
             jit().refuse(source, str(reason))
             raise
@@ -258,10 +295,13 @@ def _native(func: PrimFuncOp, key: str) -> CompiledKernel:
     return _wrap(func, address)
 
 
-def _hybrid(func: PrimFuncOp, blas: set[int], fallback: CompiledKernel) -> CompiledKernel:
+def _hybrid(
+    func: PrimFuncOp, blas: set[int], fallback: CompiledKernel, tiled: set[int]
+) -> CompiledKernel:
     """``func`` as a sequence of kernels: the runs of nests the numpy kernel hands to
-    BLAS stay numpy, the runs between are native; local buffers become arrays the
-    entry allocates and passes to both."""
+    BLAS stay numpy, the runs between are native (the nests numbered ``tiled`` in
+    register tiles); local buffers become arrays the entry allocates and passes to
+    both."""
     block = func.body.block
     nests = [op for op in block.ops if isinstance(op, ForOp | StoreOp)]
     runs: list[list[int]] = []
@@ -283,7 +323,7 @@ def _hybrid(func: PrimFuncOp, blas: set[int], fallback: CompiledKernel) -> Compi
             continue
         try:
             text = stream.getvalue().replace(f"@{func.sym_name.data}(", "@kernel(", 1)
-            parts.append(_native(part, "part " + text))
+            parts.append(_native(part, "part " + text, len(tiled & set(run))))
         except NotLowerable as reason:
             numpy_part = numpy_kernels.compile_prim_func(part).compiled
             parts.append(_with_note(numpy_part, f"native: {reason}"))

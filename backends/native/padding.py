@@ -46,6 +46,17 @@ class MaterializePadding(RewritePattern):
                     _read_copy(block, nest, buffer, pad, loads, margins, rewriter)
 
 
+def materialized_loads(nest: ForOp) -> frozenset[LoadOp]:
+    """The padded loads of a top-level ``nest`` that :class:`MaterializePadding` turns
+    into loads of a padded copy."""
+    return frozenset(
+        load
+        for loads in _padded_loads(nest).values()
+        if _margins(loads) is not None
+        for load in loads
+    )
+
+
 def _padded_loads(nest: ForOp) -> dict[tuple[SSAValue, Attribute], list[LoadOp]]:
     """The nest's padded loads by buffer and (constant) pad value, for the buffers the
     nest does not write."""
@@ -130,7 +141,7 @@ def _read_copy(
     copy = AllocBufferOp(BufferType.of(shape, type_.dtype))
     copy.buffer.name_hint = f"{buffer.name_hint or 'buffer'}_padded"
     rewriter.insert(copy, InsertPoint.at_start(block))
-    names = _fresh_names(block, len(shape))
+    names = fresh_names(block, len(shape))
     in_place = _only_feeds(buffer, loads, nest)
     if in_place:
         earlier = [use.operation for use in list(buffer.uses) if use.operation not in loads]
@@ -146,7 +157,7 @@ def _read_copy(
                 if low != high:
                     ranges = [(0, e) for e in shape]
                     ranges[axis] = (low, high)
-                    fill = _nest(names, ranges, lambda at: _pad_value(pad, copy, at))
+                    fill = loop_nest(names, ranges, lambda at: _pad_value(pad, copy, at))
                     rewriter.insert(fill, InsertPoint.before(nest))
     else:
 
@@ -156,7 +167,7 @@ def _read_copy(
             load = LoadOp(buffer, source, value.result)
             return [value, load, StoreOp(copy.buffer, at, load.result)]
 
-        loop = _nest(names, [(0, e) for e in shape], read)
+        loop = loop_nest(names, [(0, e) for e in shape], read)
         rewriter.insert(loop, InsertPoint.before(nest))
     for load in loads:
         rewriter.replace(load, LoadOp(copy.buffer, _shifted(load.indices.data, margins)))
@@ -204,7 +215,7 @@ def _pad_value(pad: Attribute, copy: AllocBufferOp, at: list[sympy.Expr]) -> lis
     return [value, StoreOp(copy.buffer, at, value.result)]
 
 
-def _nest(
+def loop_nest(
     names: list[str],
     ranges: list[tuple[sympy.Expr, sympy.Expr]],
     body: Callable[[list[sympy.Expr]], list[Operation]],
@@ -218,7 +229,7 @@ def _nest(
     return loop
 
 
-def _fresh_names(block: Block, count: int) -> list[str]:
+def fresh_names(block: Block, count: int) -> list[str]:
     """``count`` loop variables no loop or size of the function is named."""
     taken = _names(block)
     names = []

@@ -41,6 +41,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from xrelax.backends.native.collapse import collapses
+from xrelax.backends.native.register_tiles import plan_tiles
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import AssertOp, ForOp, LetOp, LoadOp, PrimFuncOp, StoreOp
 
@@ -72,6 +73,11 @@ def _sink(loop: ForOp, rewriter: PatternRewriter) -> None:
     init = ops[-2]
     if not isinstance(init, StoreOp) or any(isinstance(op, ForOp) for op in ops[:-1]):
         return
+    top = loop
+    while isinstance(top.parent_op(), ForOp):
+        top = top.parent_op()
+    if plan_tiles(top) is not None:
+        return  # the nest runs in register tiles
     inner = reduction.perfect_nest()
     body = inner[-1].body.block
     sunk = _output_loops(loop, init, body)

@@ -76,6 +76,8 @@ from xrelax.backends.native.collapse import collapsible_chain
 from xrelax.backends.native.nest_fusion import FuseElementwiseNests
 from xrelax.backends.native.padding import MaterializePadding
 from xrelax.backends.native.reduction_order import SinkOutputLoopsPass
+from xrelax.backends.native.register_tiles import TilePlan, emit_tiles, plan_tiles
+from xrelax.backends.native.windows import MaterializeWindows
 from xrelax.dialects import dtypes
 from xrelax.dialects.ir.diagnostics import IRError
 from xrelax.dialects.shapes import symbolic
@@ -481,6 +483,8 @@ class _FuncLowering:
         self.lets: set[str] = set()
         """The data-dependent variables (``tir.let``) bound so far."""
         self.allocated: list[SSAValue] = []
+        self.tiled = 0
+        """The nests lowered as register tiles (:mod:`.register_tiles`)."""
         self.accumulated: dict[tuple[SSAValue, tuple], SSAValue] = {}
         """The current values of the elements the innermost loop accumulates into."""
 
@@ -564,6 +568,10 @@ class _FuncLowering:
                 self.values[old] = new
 
     def loop(self, op: ForOp) -> None:
+        if isinstance(op.parent_op(), PrimFuncOp) and (plan := self.tile_plan(op)) is not None:
+            emit_tiles(self, plan)
+            self.tiled += 1
+            return
         chain = collapsible_chain(op)
         if len(chain) == 1:
             lower, upper = self.expr(op.lower), self.expr(op.upper)
@@ -614,6 +622,21 @@ class _FuncLowering:
         self.block = after
         for (pointer, _), value in zip(slots, header.args[1:], strict=True):
             self.add(llvm.StoreOp(value, pointer))
+
+    def tile_plan(self, nest: ForOp) -> TilePlan | None:
+        """The register-tile plan of a top-level nest whose accesses are proven inside
+        their buffers (:mod:`.register_tiles`)."""
+        plan = plan_tiles(nest)
+        if plan is None or plan.window is not None:
+            return None
+        self.loops.update((loop.var_name, (loop.lower, loop.upper)) for loop in plan.outputs)
+        self.loops.update((loop.var_name, (loop.lower, loop.upper)) for loop in plan.reductions)
+        try:
+            accesses = (plan.streamed, plan.broadcast, plan.output)
+            proven = not any(self.unproven(op.buffer, op.indices.data) for op in accesses)
+        finally:
+            self.loops.clear()
+        return plan if proven else None
 
     def address(self, buffer: SSAValue, indices: tuple) -> tuple[SSAValue, Attribute]:
         type_ = buffer.type
@@ -677,6 +700,7 @@ class _FuncLowering:
         select keeps where the index is inside."""
         indices = list(op.indices.data)
         inside = None
+        names: list[str] = []
         for index, size in unproven:
             value = self.expr(index)
             zero, last = self.const(0), self.const(int(size) - 1)
@@ -685,10 +709,13 @@ class _FuncLowering:
             flag = IntegerAttr(llvm.ICmpPredicateFlag.EQ.to_int(), 64)
             test = self.add(llvm.ICmpOp(clamped, value, flag))
             inside = test if inside is None else self.add(llvm.AndOp(inside, test))
-            name = f"clamped.{len(self.env)}"
+            name = f"clamped.{len(names)}"
             self.env[name] = clamped
+            names.append(name)
             indices[indices.index(index)] = symbolic.sym(name)
         value = self.read(op, tuple(indices))
+        for name in names:
+            del self.env[name]
         if op.pad is None:
             return value
         return self.add(llvm.SelectOp(inside, value, self.values[op.pad]))
@@ -874,14 +901,20 @@ class LowerPrimFunc(RewritePattern):
     """``tir.prim_func`` -> ``llvm.func`` with its control flow, loads and stores
     lowered; its scalar ops are left to :class:`LowerScalarOp`."""
 
+    def __init__(self) -> None:
+        self.tiled = 0
+        """The nests lowered as register tiles so far."""
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PrimFuncOp, rewriter: PatternRewriter) -> None:
         check_lowerable(op)
         try:
-            lowered = _FuncLowering(op).lower()
+            lowering = _FuncLowering(op)
+            lowered = lowering.lower()
         except NotLowerable as reason:
             reason.func = op
             raise
+        self.tiled += lowering.tiled
         rewriter.replace(op, lowered, [])
 
 
@@ -908,20 +941,23 @@ def _declare_externals(module: ModuleOp) -> None:
         module.body.block.add_op(llvm.FuncOp(name, type_, linkage=llvm.LinkageAttr("external")))
 
 
-def lower_module(module: ModuleOp) -> None:
+def lower_module(module: ModuleOp) -> int:
     """Lower every prim_func of ``module`` (:class:`NotLowerable` if one cannot be);
     adjacent element-wise nests first run as one (:class:`FuseElementwiseNests`),
     padded loads read padded copies (:class:`MaterializePadding`), and reductions that
     stride through memory run with their output loops inside
     (:class:`~.reduction_order.SinkOutputLoops`)."""
     PatternRewriteWalker(FuseElementwiseNests(), apply_recursively=False).rewrite_module(module)
+    PatternRewriteWalker(MaterializeWindows(), apply_recursively=False).rewrite_module(module)
     PatternRewriteWalker(MaterializePadding(), apply_recursively=False).rewrite_module(module)
     SinkOutputLoopsPass().apply(Context(), module)
+    lower = LowerPrimFunc()
     PatternRewriteWalker(
-        GreedyRewritePatternApplier([LowerPrimFunc(), LowerScalarOp()]),
+        GreedyRewritePatternApplier([lower, LowerScalarOp()]),
         apply_recursively=True,
     ).rewrite_module(module)
     _declare_externals(module)
+    return lower.tiled
 
 
 class TirToLlvmPass(ModulePass):

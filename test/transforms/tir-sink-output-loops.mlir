@@ -1,14 +1,15 @@
 // RUN: relax-opt %s --split-input-file -p tir-sink-output-loops | filecheck %s
 
-// A 1x1 convolution: the reduction over channels reads %X an image apart. The output
-// loops whose variables are the output's last indices and that run as one loop over
-// the body (h and w: rows of both %Y and %X, not k, which %X does not follow) sink
-// inside it; the initialization keeps them all.
-tir.prim_func @conv(%X: !tir.buffer<[2, 24, 4, 4], f32>, %W: !tir.buffer<[8, 24], f32>, %Y: !tir.buffer<[2, 8, 4, 4], f32>) {
+// A 1x1 convolution over a 2x2 image (too small for register tiles): the reduction
+// over channels reads %X an image apart. The output loops whose variables are the
+// output's last indices and that run as one loop over the body (h and w: rows of both
+// %Y and %X, not k, which %X does not follow) sink inside it; the initialization keeps
+// them all.
+tir.prim_func @conv(%X: !tir.buffer<[2, 24, 2, 2], f32>, %W: !tir.buffer<[8, 24], f32>, %Y: !tir.buffer<[2, 8, 2, 2], f32>) {
   tir.for n in [0, 2) {
     tir.for k in [0, 8) {
-      tir.for h in [0, 4) {
-        tir.for w in [0, 4) {
+      tir.for h in [0, 2) {
+        tir.for w in [0, 2) {
           %zero = arith.constant 0.000000e+00 : f32
           tir.store %Y[n, k, h, w], %zero : f32
           tir.for c in [0, 24) {
@@ -28,15 +29,15 @@ tir.prim_func @conv(%X: !tir.buffer<[2, 24, 4, 4], f32>, %W: !tir.buffer<[8, 24]
 // CHECK-LABEL: tir.prim_func @conv
 // CHECK-NEXT:    tir.for n in [0, 2) {
 // CHECK-NEXT:      tir.for k in [0, 8) {
-// CHECK-NEXT:        tir.for h in [0, 4) {
-// CHECK-NEXT:          tir.for w in [0, 4) {
+// CHECK-NEXT:        tir.for h in [0, 2) {
+// CHECK-NEXT:          tir.for w in [0, 2) {
 // CHECK-NEXT:            %{{.*}} = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:            tir.store %Y[n, k, h, w], %{{.*}} : f32
 // CHECK-NEXT:          }
 // CHECK-NEXT:        }
 // CHECK-NEXT:        tir.for c in [0, 24) {
-// CHECK-NEXT:          tir.for h in [0, 4) {
-// CHECK-NEXT:            tir.for w in [0, 4) {
+// CHECK-NEXT:          tir.for h in [0, 2) {
+// CHECK-NEXT:            tir.for w in [0, 2) {
 // CHECK-NEXT:              %{{.*}} = tir.load %Y[n, k, h, w] : f32
 // CHECK-NEXT:              %{{.*}} = tir.load %X[n, c, h, w] : f32
 // CHECK:                   tir.store %Y[n, k, h, w], %{{.*}} : f32
@@ -140,3 +141,38 @@ tir.prim_func @shifted(%X: !tir.buffer<[4, 16], f32>, %Y: !tir.buffer<[5, 16], f
 // CHECK-NEXT:      %{{.*}} = arith.constant
 // CHECK-NEXT:      tir.store %Y[0, j]
 // CHECK-NEXT:      tir.for i in [0, 4) {
+
+
+// -----
+
+// A float32 1x1 convolution over a 4x4 image runs in register tiles (tir-to-llvm):
+// its loops are left as they are.
+tir.prim_func @tiled(%X: !tir.buffer<[2, 24, 4, 4], f32>, %W: !tir.buffer<[8, 24], f32>, %Y: !tir.buffer<[2, 8, 4, 4], f32>) {
+  tir.for n in [0, 2) {
+    tir.for k in [0, 8) {
+      tir.for h in [0, 4) {
+        tir.for w in [0, 4) {
+          %zero = arith.constant 0.000000e+00 : f32
+          tir.store %Y[n, k, h, w], %zero : f32
+          tir.for c in [0, 24) {
+            %y = tir.load %Y[n, k, h, w] : f32
+            %x = tir.load %X[n, c, h, w] : f32
+            %f = tir.load %W[k, c] : f32
+            %p = arith.mulf %x, %f : f32
+            %s = arith.addf %y, %p : f32
+            tir.store %Y[n, k, h, w], %s : f32
+          }
+        }
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @tiled
+// CHECK-NEXT:    tir.for n in [0, 2) {
+// CHECK-NEXT:      tir.for k in [0, 8) {
+// CHECK-NEXT:        tir.for h in [0, 4) {
+// CHECK-NEXT:          tir.for w in [0, 4) {
+// CHECK-NEXT:            %{{.*}} = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:            tir.store %Y[n, k, h, w], %{{.*}} : f32
+// CHECK-NEXT:            tir.for c in [0, 24) {

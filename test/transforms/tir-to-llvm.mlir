@@ -344,3 +344,35 @@ tir.prim_func @bias(%X: !tir.buffer<[64, 4, 4], f32>, %B: !tir.buffer<[64], f32>
 // CHECK-NEXT:    %{{.*}} = llvm.mlir.constant(1) : i64
 // CHECK-NEXT:    %[[NEXT:.*]] = llvm.add %{{.*}}, %{{.*}} overflow<nsw> : i64
 // CHECK-NEXT:    llvm.br ^[[HEADER]](%[[NEXT]] : i64)
+
+// -----
+
+// A float32 matrix product runs in register tiles (the vector width is the host's):
+// each step loads vectors of a row of %B, broadcasts elements of a column of %A and
+// does one vector fused multiply-add per accumulator; the columns past a multiple of
+// the width (37 = 2 x 16 + 5 with AVX-512) are loaded and stored under a mask. The
+// tile is stored once, after the reduction.
+tir.prim_func @tiled(%A: !tir.buffer<[13, 20], f32>, %B: !tir.buffer<[20, 37], f32>, %C: !tir.buffer<[13, 37], f32>) {
+  tir.for i in [0, 13) {
+    tir.for j in [0, 37) {
+      %zero = arith.constant 0.000000e+00 : f32
+      tir.store %C[i, j], %zero : f32
+      tir.for k in [0, 20) {
+        %c = tir.load %C[i, j] : f32
+        %a = tir.load %A[i, k] : f32
+        %b = tir.load %B[k, j] : f32
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        tir.store %C[i, j], %s : f32
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: llvm.func @tiled
+// CHECK:         %{{.*}} = llvm.call_intrinsic "llvm.masked.load.v{{[0-9]+}}f32.p0"
+// CHECK:         %[[A:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK:         %[[S:.*]] = llvm.shufflevector
+// CHECK-NEXT:    %{{.*}} = llvm.intr.fma(%[[S]], %{{.*}}, %{{.*}}) : (vector<[[W:[0-9]+]]xf32>, vector<[[W]]xf32>, vector<[[W]]xf32>) -> vector<[[W]]xf32>
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<[[W]]xf32>, !llvm.ptr
+// CHECK:         llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : vector<[[W]]xf32>, vector<[[W]]xi1> into !llvm.ptr

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from cffi import FFI
 from xdsl.context import Context
+from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ModuleOp
 
 pytest.importorskip("llvmlite")
@@ -372,11 +373,89 @@ def _check_matmul_relu(reference, kernel, m, k, n):
     np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-5)
 
 
-def test_large_contractions_keep_blas_and_the_epilogue_is_native():
-    reference, kernel = _matmul_relu(64, 128, 32)  # 262,144 multiply-adds
+def test_large_contractions_out_of_register_tiles_keep_blas_and_a_native_epilogue():
+    # Four columns: too few for a vector (register tiles take eight or more).
+    reference, kernel = _matmul_relu(256, 512, 4)  # 524,288 multiply-adds
     paths = native_paths(kernel)
     assert "matmul" in paths and "native" in paths
-    _check_matmul_relu(reference, kernel, 64, 128, 32)
+    _check_matmul_relu(reference, kernel, 256, 512, 4)
+
+
+def _fused_multiply_adds(func) -> list[str]:
+    """The types of the vector fused multiply-adds of ``func`` lowered by tir-to-llvm."""
+    module = ModuleOp([func.clone()])
+    lower_module(module)
+    return [str(op.res.type) for op in module.walk() if isinstance(op, llvm.FMAOp)]
+
+
+@pytest.mark.parametrize(
+    "m, k, n",
+    [
+        (64, 128, 32),  # two full vectors per row of the tile
+        (13, 20, 37),  # rows past the tile's height, columns past the vector width
+        (2, 300, 100),  # two rows: wider tiles (up to 8 vectors)
+        (30, 7, 200),  # full tiles of three vectors, then a masked one
+        (12, 16, 8),  # the shortest vector axis tiled
+        (100, 3, 9),
+    ],
+)
+def test_float32_contractions_run_in_register_tiles(m, k, n):
+    A, B, C = tp.matmul([m, k], [k, n])
+    func, _ = te.create_prim_func(f"mm_{m}_{k}_{n}", [A, B, C])
+    fmas = _fused_multiply_adds(func)
+    assert fmas and all(t.startswith("vector<") for t in fmas)
+    kernel = native.compile_prim_func(func)
+    assert native_paths(kernel) == ["native"]
+    a = RNG.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (k, n)).astype(np.float32)
+    out = np.full((m, n), 77, np.float32)
+    kernel(a, b, out)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+
+
+def test_a_vector_matrix_product_is_not_tiled():
+    # One row: the tile would read a short run of each row of B; BLAS streams them.
+    A, B, C = tp.matmul([1, 300], [300, 400])
+    func, _ = te.create_prim_func("vm_1_300_400", [A, B, C])
+    assert _fused_multiply_adds(func) == []
+    assert "matmul" in native_paths(native.compile_prim_func(func))
+
+
+CONV = """
+relax.func @main(%x: !relax.tensor<[n, {ci}, {size}, {size}], f32>, %w: !relax.tensor<[{co}, {ci}, {kernel}, {kernel}], f32>, %b: !relax.tensor<[{co}, 1, 1], f32>) -> !relax.tensor<[n, {co}, {out}, {out}], f32> {{
+  %c = relax.conv2d %x, %w {{strides = array<i64: {stride}, {stride}>, padding = array<i64: {pad}, {pad}>}} : (!relax.tensor<[n, {ci}, {size}, {size}], f32>, !relax.tensor<[{co}, {ci}, {kernel}, {kernel}], f32>)
+  %s = relax.add %c, %b : (!relax.tensor<[n, {co}, {out}, {out}], f32>, !relax.tensor<[{co}, 1, 1], f32>)
+  %r = relax.relu %s : (!relax.tensor<[n, {co}, {out}, {out}], f32>)
+  relax.return %r : !relax.tensor<[n, {co}, {out}, {out}], f32>
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "ci, co, size, kernel, stride, pad",
+    [
+        (16, 24, 11, 3, 1, 1),  # 11-element rows: through a window copy along the image
+        (3, 16, 23, 3, 2, 0),  # strided: through a window copy
+        (8, 20, 7, 1, 1, 0),  # contiguous along the 7x7 image: read as it is
+        (4, 8, 56, 3, 1, 1),  # 56-element rows fill 7/8 of the lanes: the padded input
+        (6, 5, 9, 5, 1, 2),  # fewer output channels than a tile's rows
+    ],
+)
+def test_convolutions_in_register_tiles_match_the_numpy_backend(ci, co, size, kernel, stride, pad):
+    out = (size + 2 * pad - kernel) // stride + 1
+    shape = {"ci": ci, "co": co, "size": size, "kernel": kernel, "stride": stride, "pad": pad}
+    module = xrelax.parse(CONV.format(out=out, **shape))
+    x = RNG.uniform(-1, 1, (2, ci, size, size)).astype(np.float32)
+    w = RNG.uniform(-1, 1, (co, ci, kernel, kernel)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (co, 1, 1)).astype(np.float32)
+    exe = xrelax.compile(module, kernels="native")
+    kernels = native.load_executable_kernels(exe)
+    (conv,) = [k for name, k in kernels.items() if "conv2d" in name]
+    assert native_paths(conv) == ["native"]
+    got = xrelax.VirtualMachine(exe, kernels="native")["main"](x, w, b)
+    want = xrelax.VirtualMachine(xrelax.compile(module), kernels="numpy")["main"](x, w, b)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def test_small_contractions_are_native_loops():
@@ -402,11 +481,11 @@ def test_a_contraction_of_symbolic_size_picks_native_or_blas_per_call(monkeypatc
 
 
 CONV_1X1 = """
-tir.prim_func @conv(%X: !tir.buffer<[n, 24, 4, 5], f32>, %W: !tir.buffer<[8, 24, 1, 1], f32>, %Y: !tir.buffer<[n, 8, 4, 5], f32>) {
+tir.prim_func @conv(%X: !tir.buffer<[n, 24, 2, 3], f32>, %W: !tir.buffer<[8, 24, 1, 1], f32>, %Y: !tir.buffer<[n, 8, 2, 3], f32>) {
   tir.for i0 in [0, n) {
     tir.for i1 in [0, 8) {
-      tir.for i2 in [0, 4) {
-        tir.for i3 in [0, 5) {
+      tir.for i2 in [0, 2) {
+        tir.for i3 in [0, 3) {
           %zero = arith.constant 0.000000e+00 : f32
           tir.store %Y[i0, i1, i2, i3], %zero : f32
           tir.for rc in [0, 24) {
@@ -426,9 +505,10 @@ tir.prim_func @conv(%X: !tir.buffer<[n, 24, 4, 5], f32>, %W: !tir.buffer<[8, 24,
 
 
 def test_contractions_striding_through_memory_run_with_the_output_loops_inside():
-    # A 1x1 convolution: its reduction over channels reads the input an image apart;
-    # with the output loops sunk inside it, each step is a vector multiply-add. (Small:
-    # native at any batch of this test; the per-call choice is the note's.)
+    # A 1x1 convolution over a 2x3 image (too small for register tiles): its reduction
+    # over channels reads the input an image apart; with the output loops sunk inside
+    # it, each step is a vector multiply-add. (Small: native at any batch of this test;
+    # the per-call choice is the note's.)
     module = xrelax.parse(CONV_1X1)
     SinkOutputLoopsPass().apply(Context(), module)
     # (before: i0, i1, i2, i3, rc) the image's loops initialize, then run inside rc
@@ -436,9 +516,9 @@ def test_contractions_striding_through_memory_run_with_the_output_loops_inside()
     assert loops == ["i0", "i1", "i2", "i3", "rc", "i2", "i3"]
     kernels = numpy_kernels.load_library(CONV_1X1)["conv"], native.load_library(CONV_1X1)["conv"]
     assert set(native_paths(kernels[1])) == {"native"}
-    x = RNG.uniform(-1, 1, (3, 24, 4, 5)).astype(np.float32)
+    x = RNG.uniform(-1, 1, (3, 24, 2, 3)).astype(np.float32)
     w = RNG.uniform(-1, 1, (8, 24, 1, 1)).astype(np.float32)
-    _, want, got = _run(kernels, [x, w], [(3, 8, 4, 5)], np.float32, ())
+    _, want, got = _run(kernels, [x, w], [(3, 8, 2, 3)], np.float32, ())
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
 
 
@@ -837,3 +917,48 @@ def test_a_check_failing_in_a_direct_call_reports_as_the_numpy_kernel_does():
         == errors[1]
         == ("main: kernel @take: index 6 out of range [0, 6) for axis 0 of buffer %x0")
     )
+
+
+PADDED_COPIES = """
+tir.prim_func @pads(%X: !tir.buffer<[2, 3, 3], f32>, %W: !tir.buffer<[3, 4], f32>, %Y: !tir.buffer<[2, 5, 5], f32>, %Z: !tir.buffer<[5, 6], f32>) {
+  tir.for a in [0, 2) {
+    tir.for i in [0, 5) {
+      tir.for j in [0, 5) {
+        %p = arith.constant 0.000000e+00 : f32
+        %x = tir.load %X[a, i - 1, j - 1] pad %p : f32
+        tir.store %Y[a, i, j], %x : f32
+      }
+    }
+  }
+  tir.for i in [0, 5) {
+    tir.for j in [0, 6) {
+      %q = arith.constant 0.000000e+00 : f32
+      %w = tir.load %W[i - 1, j - 1] pad %q : f32
+      tir.store %Z[i, j], %w : f32
+    }
+  }
+}
+"""
+
+
+def test_clamped_reads_of_two_nests_keep_their_own_indices():
+    # Each padded load reads its clamped indices through names the lowering binds; a
+    # second nest with fewer loops once reused the first nest's name for both of its
+    # indices and read every row at its column's index.
+    x = RNG.uniform(-1, 1, (2, 3, 3)).astype(np.float32)
+    w = RNG.uniform(-1, 1, (3, 4)).astype(np.float32)
+    _, want, got = run_library(PADDED_COPIES, "pads", [x, w], [(2, 5, 5), (5, 6)])
+    np.testing.assert_array_equal(got[1], np.pad(w, ((1, 1), (1, 1))))
+    assert_same(want, got)
+
+
+def test_a_contraction_the_lowering_does_not_tile_as_planned_keeps_blas(tmp_path, monkeypatch):
+    # Planned for register tiles from the prim_func, but not tiled by the lowering (its
+    # own rewrites changed the nest): not naive loops over a large product, BLAS.
+    from xrelax.backends.native import tir_to_llvm
+
+    monkeypatch.setenv(native_jit.CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(tir_to_llvm, "plan_tiles", lambda *args, **kwargs: None)
+    reference, kernel = _matmul_relu(96, 160, 48)  # sizes no other test compiles
+    assert "matmul" in native_paths(kernel)
+    _check_matmul_relu(reference, kernel, 96, 160, 48)

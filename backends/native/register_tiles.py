@@ -1,0 +1,446 @@
+"""Contractions in register tiles: a convolution's or a matrix product's nest lowered as
+the microkernel of BLIS and of onnxruntime's MLAS, not as one loop per output element.
+
+Legalization writes a contraction as output loops around an initializing store and the
+reduction loops, whose body accumulates one product into one output element::
+
+    for n, k, h, w:
+      C[n, k, h, w] = 0
+      for c, kh, kw:
+        C[n, k, h, w] += X[n, c, h + kh, w + kw] * W[k, c, kh, kw]
+
+Here ``w`` is the output's last index and ``X`` (the *streamed* operand) runs along it
+with unit stride while ``W`` (the *broadcast* operand) does not depend on it; ``k``
+indexes ``W`` but not ``X``. The tile holds ``rows`` values of ``k`` by ``vectors``
+vectors of ``w`` in vector registers through the whole reduction: each step loads
+``vectors`` vectors of ``X``, broadcasts ``rows`` elements of ``W`` and does ``rows *
+vectors`` fused multiply-adds; the tile is stored once at the end. Output loops that
+run as one with ``w`` (:func:`.collapse.collapses`: a 1x1 convolution's ``h, w``) form
+one vector axis. Columns past a multiple of the vector width are loaded and stored under
+a mask, rows past a multiple of the tile's height run in a tile of their own.
+
+Each element is still summed over the reduction in order, with one rounding per fused
+multiply-add instead of two (BLAS, which the numpy kernels call, also fuses them and
+promises no order; the results agree within float32 rounding of the sum).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import llvmlite.binding as llvm_binding
+import sympy
+from xdsl.dialects import arith, llvm
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    VectorType,
+)
+from xdsl.ir import Block, SSAValue
+
+from xrelax.backends.native.collapse import collapses
+from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.tir import ForOp, LoadOp, StoreOp
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from xrelax.backends.native.tir_to_llvm import _FuncLowering
+
+__all__ = ["TilePlan", "emit_tiles", "plan_tiles", "vector_width"]
+
+I1, I32, I64 = (IntegerType(w) for w in (1, 32, 64))
+F32 = Float32Type()
+_NSW = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
+_SLT = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
+_MIN_LANES = 8
+"""A vector axis shorter than this keeps the loops of :mod:`.tir_to_llvm` (or BLAS):
+most of each vector would be masked off."""
+_FILLED = 0.8
+"""A streamed operand contiguous along the output's rows is read as it is when its rows
+fill at least this share of the vector lanes (56 of 64 along a 56x56 image's rows);
+otherwise through a window copy along whole images (11 of 16 along an 11x11 image's
+rows: 121 of 128 along the image), which costs a pass over the copy."""
+
+
+@functools.cache
+def vector_width() -> int:
+    """Float32 lanes of the host's vector registers: 16 with AVX-512, else 8."""
+    return 16 if llvm_binding.get_host_cpu_features().get("avx512f") else 8
+
+
+@dataclass(frozen=True)
+class TilePlan:
+    """How one contraction nest runs in register tiles (see the module docstring)."""
+
+    outputs: list[ForOp]
+    """The output loops, outermost first (a perfect nest)."""
+    reductions: list[ForOp]
+    """The reduction loops, outermost first (a perfect nest)."""
+    vector: list[ForOp]
+    """The trailing output loops that are the vector axis (run as one)."""
+    row: ForOp
+    """The output loop of the tile's rows."""
+    init: float
+    """The value the output starts from."""
+    output: StoreOp
+    streamed: LoadOp
+    broadcast: LoadOp
+    rows: int
+    vectors: int
+    window: list[ForOp] | None
+    """Where set, the streamed operand is first copied into a buffer over these loops
+    (im2col: :mod:`.windows`), along which the vector axis is contiguous."""
+
+    @property
+    def lanes(self) -> int:
+        """The extent of the vector axis."""
+        return int(sympy.Mul(*(loop.upper for loop in self.vector)))
+
+
+def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan | None:
+    """The tile plan of a top-level loop ``nest``, or None where it is not a float32
+    contraction of this form. A padded streamed operand is read as it is where it is in
+    ``padded`` (loads :mod:`.padding` turns into loads of a padded copy), else through
+    a window copy."""
+    outputs = nest.perfect_nest()
+    body = list(outputs[-1].body.block.ops)
+    if len(body) < 2 or not isinstance(body[-1], ForOp) or not isinstance(body[-2], StoreOp):
+        return None
+    init_store, reductions = body[-2], body[-1].perfect_nest()
+    if any(not isinstance(op, arith.ConstantOp) for op in body[:-2]):
+        return None
+    init = init_store.value.owner
+    if not (isinstance(init, arith.ConstantOp) and isinstance(init.value, FloatAttr)):
+        return None
+    names = [loop.var_name for loop in outputs]
+    if len(names) != len(init_store.indices.data):
+        return None
+    for name, index in zip(names, init_store.indices.data, strict=True):
+        if not (index - symbolic.sym(name)).is_Integer:
+            return None  # each output index is its loop's variable (shifted: a padded copy)
+    for loop in outputs[1:] + reductions:
+        if not (loop.lower == 0 and sympy.sympify(loop.upper).is_Integer):
+            return None
+    if nest.lower != 0 or set(names) & symbolic.free_vars(nest.upper):
+        return None
+    inner = reductions[-1].body.block
+    found = _product(inner, init_store)
+    if found is None:
+        return None
+    store, x, y = found
+    if store.buffer in (x.buffer, y.buffer):
+        return None  # reads other elements of the output as it writes them
+    last = {names[-1]}
+    if _mentions(x, last) == _mentions(y, last):
+        return None
+    streamed, broadcast = (x, y) if _mentions(x, last) else (y, x)
+    if broadcast.pad is not None:
+        return None
+    row = _row_loop(outputs, streamed, broadcast)
+    if row is None or int(row.upper) < 2:
+        return None  # (one row: a vector-matrix product, which BLAS streams faster)
+    # The trailing output loops the streamed operand runs along: the vector axis of a
+    # window copy, over which it is contiguous.
+    trailing: list[ForOp] = []
+    for loop in reversed(outputs):
+        if loop is row or not _mentions(streamed, {loop.var_name}):
+            break
+        if not sympy.sympify(loop.upper).is_Integer:
+            break
+        trailing.insert(0, loop)
+    window_lanes = int(sympy.Mul(*(loop.upper for loop in trailing)))
+    vector = _vector_axis(outputs, inner)
+    lanes = int(sympy.Mul(*(loop.upper for loop in vector)))
+    as_is = streamed.pad is None or streamed in padded
+    direct = as_is and _unit_stride(streamed, names[-1]) and lanes >= _MIN_LANES
+    window = None
+    if not (direct and (lanes >= window_lanes or _filled(lanes) >= _FILLED)):
+        reduced = [loop for loop in reductions if _mentions(streamed, {loop.var_name})]
+        outer = [loop for loop in outputs if loop not in trailing]
+        window = [loop for loop in outer if _mentions(streamed, {loop.var_name})]
+        window += reduced + trailing
+        vector, lanes = trailing, window_lanes
+    if lanes < _MIN_LANES:
+        return None
+    rows, vectors = _tile_shape(int(row.upper), lanes)
+    value = float(init.value.value.data)
+    return TilePlan(
+        outputs, reductions, vector, row, value, store, streamed, broadcast, rows, vectors, window
+    )
+
+
+def _product(block: Block, init: StoreOp) -> tuple[StoreOp, LoadOp, LoadOp] | None:
+    """``C = C + x * y`` (float32) as the body ``block``, C written by ``init``."""
+    ops = [op for op in block.ops if not isinstance(op, arith.ConstantOp)]
+    if len(ops) != 6 or not isinstance(store := ops[-1], StoreOp):
+        return None
+    if store.buffer != init.buffer or store.indices.data != init.indices.data:
+        return None
+    add = store.value.owner
+    if not isinstance(add, arith.AddfOp) or add.result.type != F32:
+        return None
+    loads = [op for op in ops if isinstance(op, LoadOp)]
+    if len(loads) != 3 or any(op.buffer.type.dtype != F32 for op in loads):
+        return None
+    current = [op for op in loads if op.buffer == store.buffer]
+    if len(current) != 1 or current[0].indices.data != store.indices.data:
+        return None
+    mul = add.rhs.owner if add.lhs == current[0].result else add.lhs.owner
+    if add.lhs != current[0].result and add.rhs != current[0].result:
+        return None
+    if not isinstance(mul, arith.MulfOp) or any(op.fastmath.data for op in (add, mul)):
+        return None
+    x, y = (op for op in loads if op is not current[0])
+    if {mul.lhs, mul.rhs} != {x.result, y.result}:
+        return None
+    return store, x, y
+
+
+def _vector_axis(outputs: list[ForOp], body: Block) -> list[ForOp]:
+    """The trailing output loops that run as one over ``body`` (the innermost always)."""
+    vector = [outputs[-1]]
+    for loop in reversed(outputs[:-1]):
+        if not collapses([loop, *vector], body):
+            break
+        vector.insert(0, loop)
+    return vector
+
+
+def _unit_stride(load: LoadOp, name: str) -> bool:
+    """Whether ``load`` moves one element per step of the variable ``name``."""
+    offset = sympy.expand(symbolic.flat_offset(load.indices.data, load.buffer.type.dims))
+    coefficient = offset.coeff(symbolic.sym(name))
+    return coefficient == 1 and name not in symbolic.free_vars(offset - symbolic.sym(name))
+
+
+def _mentions(load: LoadOp, names: set[str]) -> bool:
+    return any(names & symbolic.free_vars(index) for index in load.indices.data)
+
+
+def _row_loop(outputs: list[ForOp], streamed: LoadOp, broadcast: LoadOp) -> ForOp | None:
+    """The innermost output loop of static extent that indexes the broadcast operand
+    and not the streamed one (the tile's rows share each streamed vector)."""
+    for loop in reversed(outputs):
+        name = {loop.var_name}
+        if not sympy.sympify(loop.upper).is_Integer:
+            continue
+        if _mentions(broadcast, name) and not _mentions(streamed, name):
+            return loop
+    return None
+
+
+def _filled(lanes: int) -> float:
+    """The share of the vector lanes an axis of ``lanes`` elements fills."""
+    width = vector_width()
+    return lanes / (width * -(-lanes // width))
+
+
+def _tile_shape(rows: int, lanes: int) -> tuple[int, int]:
+    """``(rows, vectors)`` of a tile: accumulators that fit the vector registers beside
+    a row of streamed vectors and a broadcast (24 of AVX-512's 32, 12 of AVX2's 16). As
+    many vectors as the axis fills, up to 3 (2 on AVX2), and of the heights that fit,
+    the one leaving the fewest rows over; with fewer rows than that, up to 8 vectors
+    (a vector-matrix product's row of ``B`` is then read in longer runs)."""
+    width = vector_width()
+    budget = 24 if width == 16 else 12
+    filled = -(-lanes // width)
+    vectors = min(3 if width == 16 else 2, filled)
+    if rows < budget // vectors // 2:
+        vectors = min(8, filled, budget // rows)
+    tallest = min(budget // vectors, 12, rows)
+    heights = range(tallest, max(tallest // 2, 1) - 1, -1)
+    return min(heights, key=lambda h: (-(-rows // h) * h - rows, -h)), vectors
+
+
+def emit_tiles(lowering: _FuncLowering, plan: TilePlan) -> None:
+    """Append the code of ``plan``'s nest to ``lowering``'s current block."""
+    _TileEmitter(lowering, plan).outputs(0)
+    for loop in plan.vector:
+        del lowering.env[loop.var_name]
+
+
+class _TileEmitter:
+    def __init__(self, lowering: _FuncLowering, plan: TilePlan) -> None:
+        self.low, self.plan = lowering, plan
+        self.width = vector_width()
+        self.vector_type = VectorType(F32, [self.width])
+        self.undef = lowering.add(llvm.UndefOp(self.vector_type))
+        self.init = self.splat_constant(plan.init)
+        self.zero = self.splat_constant(0.0)
+        self.align = lowering.const(4, I32)
+        self.lane0 = lowering.const(0, I32)
+        edge = plan.lanes % self.width
+        mask_type = VectorType(I1, [self.width])
+        values = [int(lane < edge) for lane in range(self.width)]
+        self.mask = lowering.add(
+            llvm.ConstantOp(DenseIntOrFPElementsAttr.from_list(mask_type, values), mask_type)
+        )
+
+    def splat_constant(self, value: float) -> SSAValue:
+        attr = DenseIntOrFPElementsAttr.from_list(self.vector_type, [value] * self.width)
+        return self.low.add(llvm.ConstantOp(attr, self.vector_type))
+
+    def loop(
+        self,
+        lower: SSAValue,
+        upper: SSAValue,
+        step: int,
+        body: Callable[[SSAValue, list[SSAValue]], list[SSAValue]],
+        carried: list[SSAValue] | None = None,
+    ) -> list[SSAValue]:
+        """``for i in range(lower, upper, step)`` carrying ``carried``."""
+        low, carried = self.low, carried or []
+        types = [v.type for v in carried]
+        header, inside, after = Block(arg_types=[I64, *types]), Block(), Block(arg_types=types)
+        for block in (header, inside, after):
+            low.region.add_block(block)
+        low.add(llvm.BrOp(header, lower, *carried))
+        low.block = header
+        index = header.args[0]
+        more = low.add(llvm.ICmpOp(index, upper, _SLT))
+        low.add(llvm.CondBrOp(more, inside, [], after, list(header.args[1:])))
+        low.block = inside
+        values = body(index, list(header.args[1:]))
+        following = low.add(llvm.AddOp(index, low.const(step), overflow=_NSW))
+        low.add(llvm.BrOp(header, following, *values))
+        low.block = after
+        return list(after.args)
+
+    def outputs(self, depth: int) -> None:
+        """The output loops from ``depth`` on: plain loops, then the vector axis in
+        tiles (:meth:`columns`); the row loop runs inside it."""
+        plan, low = self.plan, self.low
+        loop = plan.outputs[depth]
+        if loop is plan.vector[0]:
+            self.columns()
+            return
+        if loop is plan.row:
+            self.outputs(depth + 1)
+            return
+        name = loop.var_name
+
+        def plain(index: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            low.env[name] = index
+            self.outputs(depth + 1)
+            return []
+
+        self.loop(low.expr(loop.lower), low.expr(loop.upper), 1, plain)
+        del low.env[name]
+
+    def columns(self) -> None:
+        """The vector axis in tiles of ``vectors`` vectors, then the lanes left; in
+        each, the rows (the streamed operand's columns stay in cache while the tiles of
+        rows go through them, as BLIS orders its loops)."""
+        plan, low = self.plan, self.low
+        span = self.width * plan.vectors
+        full = plan.lanes - plan.lanes % span
+
+        def tiles(index: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            self.rows(index, [self.width] * plan.vectors)
+            return []
+
+        if full:
+            self.loop(low.const(0), low.const(full), span, tiles)
+        rest = plan.lanes - full
+        if rest:
+            widths = [self.width] * (rest // self.width) + [rest % self.width] * bool(
+                rest % self.width
+            )
+            self.rows(low.const(full), widths)
+
+    def rows(self, column: SSAValue, widths: list[int]) -> None:
+        """The tiles of every row from ``column``: of the tile's height, then the rows
+        left."""
+        plan, low = self.plan, self.low
+        extent = int(plan.row.upper)
+        full = extent - extent % plan.rows
+
+        def tile(row: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            self.tile(row, plan.rows, column, widths)
+            return []
+
+        if full:
+            self.loop(low.const(0), low.const(full), plan.rows, tile)
+        if extent % plan.rows:
+            self.tile(low.const(full), extent % plan.rows, column, widths)
+        del low.env[plan.row.var_name]
+
+    def place(self, row: SSAValue, i: int, column: SSAValue, j: int) -> None:
+        """Bind the row variable to ``row + i`` and the vector axis to lane 0 of
+        vector ``j`` from ``column`` (the outer variables of a collapsed axis as 0)."""
+        low, plan = self.low, self.plan
+        low.env[plan.row.var_name] = self.offset(row, i)
+        for loop in plan.vector[:-1]:
+            low.env[loop.var_name] = low.const(0)
+        low.env[plan.vector[-1].var_name] = self.offset(column, j * self.width)
+
+    def offset(self, value: SSAValue, by: int) -> SSAValue:
+        if not by:
+            return value
+        return self.low.add(llvm.AddOp(value, self.low.const(by), overflow=_NSW))
+
+    def pointer(self, op: LoadOp | StoreOp) -> SSAValue:
+        return self.low.address(op.buffer, op.indices.data)[0]
+
+    def tile(self, row: SSAValue, height: int, column: SSAValue, widths: list[int]) -> None:
+        """One tile: ``height`` rows from ``row``, vectors of ``widths`` lanes from
+        ``column``."""
+        plan, low = self.plan, self.low
+        count = len(widths)
+        lanes = DenseArrayBase.from_list(I32, [0] * self.width)
+
+        def step(acc: list[SSAValue]) -> list[SSAValue]:
+            streamed = []
+            for j, width in enumerate(widths):
+                self.place(row, 0, column, j)
+                streamed.append(self.load(self.pointer(plan.streamed), width))
+            out = []
+            for i in range(height):
+                self.place(row, i, column, 0)
+                scalar = low.add(llvm.LoadOp(self.pointer(plan.broadcast), F32))
+                one = low.add(llvm.InsertElementOp(self.undef, scalar, self.lane0))
+                splat = low.add(llvm.ShuffleVectorOp(one, self.undef, lanes, self.vector_type))
+                out += [
+                    low.add(llvm.FMAOp(splat, streamed[j], acc[i * count + j]))
+                    for j in range(count)
+                ]
+            return out
+
+        def reduce(depth: int, acc: list[SSAValue]) -> list[SSAValue]:
+            if depth == len(plan.reductions):
+                return step(acc)
+            loop = plan.reductions[depth]
+
+            def body(index: SSAValue, values: list[SSAValue]) -> list[SSAValue]:
+                low.env[loop.var_name] = index
+                return reduce(depth + 1, values)
+
+            result = self.loop(low.const(0), low.expr(loop.upper), 1, body, acc)
+            del low.env[loop.var_name]
+            return result
+
+        acc = reduce(0, [self.init] * (height * count))
+        for i in range(height):
+            for j, width in enumerate(widths):
+                self.place(row, i, column, j)
+                self.store(acc[i * count + j], self.pointer(plan.output), width)
+
+    def load(self, pointer: SSAValue, width: int) -> SSAValue:
+        if width == self.width:
+            return self.low.add(llvm.LoadOp(pointer, self.vector_type, alignment=4))
+        intrinsic = f"llvm.masked.load.v{self.width}f32.p0"
+        args = [pointer, self.align, self.mask, self.zero]
+        return self.low.add(llvm.CallIntrinsicOp(intrinsic, args, [self.vector_type]))
+
+    def store(self, value: SSAValue, pointer: SSAValue, width: int) -> None:
+        if width == self.width:
+            self.low.add(llvm.StoreOp(value, pointer, alignment=4))
+        else:
+            self.low.add(llvm.MaskedStoreOp(value, pointer, self.mask, alignment=4))
