@@ -26,9 +26,10 @@ promises no order; the results agree within float32 rounding of the sum).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import llvmlite.binding as llvm_binding
 import sympy
@@ -42,7 +43,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     VectorType,
 )
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xrelax.backends.native.collapse import collapses
 from xrelax.dialects.shapes import symbolic
@@ -51,9 +52,26 @@ from xrelax.dialects.tir import ForOp, LoadOp, StoreOp
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from xrelax.backends.native.tir_to_llvm import _FuncLowering
 
-__all__ = ["TilePlan", "emit_tiles", "plan_tiles", "vector_width"]
+class Lowering(Protocol):
+    """What the tiles need of the function lowering they are part of
+    (:class:`~.tir_to_llvm._FuncLowering`)."""
+
+    region: Region
+    block: Block
+    env: dict[str, SSAValue]
+    """The ``i64`` value of each loop variable in scope."""
+
+    def add(self, op: Operation) -> SSAValue: ...
+
+    def const(self, value: int, type_: Attribute = ...) -> SSAValue: ...
+
+    def expr(self, expr: sympy.Expr) -> SSAValue: ...
+
+    def address(self, buffer: SSAValue, indices: tuple) -> tuple[SSAValue, Attribute]: ...
+
+
+__all__ = ["Lowering", "TilePlan", "emit_tiles", "plan_tiles", "vector_width"]
 
 I1, I32, I64 = (IntegerType(w) for w in (1, 32, 64))
 F32 = Float32Type()
@@ -97,6 +115,9 @@ class TilePlan:
     window: list[ForOp] | None
     """Where set, the streamed operand is first copied into a buffer over these loops
     (im2col: :mod:`.windows`), along which the vector axis is contiguous."""
+    epilogue: ForOp | None
+    """The element-wise nest after the contraction that the tiles apply to their
+    accumulators before storing them (:func:`_epilogue`), or None."""
 
     @property
     def lanes(self) -> int:
@@ -171,9 +192,11 @@ def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan
         return None
     rows, vectors = _tile_shape(int(row.upper), lanes)
     value = float(init.value.value.data)
-    return TilePlan(
-        outputs, reductions, vector, row, value, store, streamed, broadcast, rows, vectors, window
-    )
+    shape = (rows, vectors, window, None)
+    plan = TilePlan(outputs, reductions, vector, row, value, store, streamed, broadcast, *shape)
+    if window is None and (epilogue := _epilogue(nest, plan)) is not None:
+        plan = dataclasses.replace(plan, epilogue=epilogue)
+    return plan
 
 
 def _product(block: Block, init: StoreOp) -> tuple[StoreOp, LoadOp, LoadOp] | None:
@@ -236,6 +259,72 @@ def _row_loop(outputs: list[ForOp], streamed: LoadOp, broadcast: LoadOp) -> ForO
     return None
 
 
+_EPILOGUE_BINARY = {
+    arith.AddfOp: llvm.FAddOp,
+    arith.SubfOp: llvm.FSubOp,
+    arith.MulfOp: llvm.FMulOp,
+    arith.DivfOp: llvm.FDivOp,
+}
+_EPILOGUE_INTRINSICS = {arith.MaximumfOp: "llvm.maximum", arith.MinimumfOp: "llvm.minimum"}
+"""The ops an epilogue may have besides loads, stores and float constants (the same
+LLVM ops and intrinsics as :mod:`.tir_to_llvm`'s scalar lowering, on vectors)."""
+
+
+def _epilogue(nest: ForOp, plan: TilePlan) -> ForOp | None:
+    """The top-level nest right after ``nest`` when it is element-wise over the same
+    output loops and straight-line float32 arithmetic of :data:`_EPILOGUE_BINARY` and
+    :data:`_EPILOGUE_INTRINSICS` (a bias, an activation, a residual add), whose
+    accesses that depend on the vector axis are at the output's element of buffers of
+    the output's shape, and whose other accesses are inside their buffers for any
+    value of the output loops (a bias per row)."""
+    following = nest.next_op
+    if not isinstance(following, ForOp):
+        return None
+    loops = following.perfect_nest()
+    if len(loops) != len(plan.outputs):
+        return None
+    for mine, theirs in zip(plan.outputs, loops, strict=True):
+        if mine.lower != theirs.lower or mine.upper != theirs.upper:
+            return None
+    renamed = _renaming(loops, plan)
+    element = plan.output.indices.data
+    dims = plan.output.buffer.type.dims
+    vector = {loop.var_name for loop in plan.vector}
+    for op in loops[-1].body.block.ops:
+        if isinstance(op, LoadOp | StoreOp):
+            if op.buffer.type.dtype != F32 or (isinstance(op, LoadOp) and op.pad is not None):
+                return None
+            indices = tuple(sympy.sympify(i).xreplace(renamed) for i in op.indices.data)
+            if any(vector & symbolic.free_vars(i) for i in indices):
+                if indices != element or op.buffer.type.dims != dims:
+                    return None
+            elif isinstance(op, StoreOp) or not _static_inside(indices, op.buffer.type.dims):
+                return None
+        elif isinstance(op, arith.ConstantOp):
+            if not isinstance(op.value, FloatAttr) or op.result.type != F32:
+                return None
+        elif type(op) in _EPILOGUE_BINARY or type(op) in _EPILOGUE_INTRINSICS:
+            if op.fastmath.data or op.results[0].type != F32:
+                return None
+        else:
+            return None
+    return following
+
+
+def _renaming(loops: list[ForOp], plan: TilePlan) -> dict:
+    """The epilogue's loop variables -> the contraction's output loop variables."""
+    return {
+        symbolic.sym(theirs.var_name): symbolic.sym(mine.var_name)
+        for mine, theirs in zip(plan.outputs, loops, strict=True)
+    }
+
+
+def _static_inside(indices: tuple, dims: tuple) -> bool:
+    """Whether indices of plain variables and constants (a bias ``b[k, 0, 0]``) index
+    a buffer along axes as long as the loops' (checked by the lowering's proofs)."""
+    return all(i.is_Symbol or i.is_Integer for i in indices) and len(indices) == len(dims)
+
+
 def _filled(lanes: int) -> float:
     """The share of the vector lanes an axis of ``lanes`` elements fills."""
     width = vector_width()
@@ -259,7 +348,7 @@ def _tile_shape(rows: int, lanes: int) -> tuple[int, int]:
     return min(heights, key=lambda h: (-(-rows // h) * h - rows, -h)), vectors
 
 
-def emit_tiles(lowering: _FuncLowering, plan: TilePlan) -> None:
+def emit_tiles(lowering: Lowering, plan: TilePlan) -> None:
     """Append the code of ``plan``'s nest to ``lowering``'s current block."""
     _TileEmitter(lowering, plan).outputs(0)
     for loop in plan.vector:
@@ -267,12 +356,18 @@ def emit_tiles(lowering: _FuncLowering, plan: TilePlan) -> None:
 
 
 class _TileEmitter:
-    def __init__(self, lowering: _FuncLowering, plan: TilePlan) -> None:
+    def __init__(self, lowering: Lowering, plan: TilePlan) -> None:
         self.low, self.plan = lowering, plan
         self.width = vector_width()
         self.vector_type = VectorType(F32, [self.width])
         self.undef = lowering.add(llvm.UndefOp(self.vector_type))
         self.init = self.splat_constant(plan.init)
+        self.constants = {
+            op.result: self.splat_constant(op.value.value.data)
+            for op in (plan.epilogue.walk() if plan.epilogue is not None else ())
+            if isinstance(op, arith.ConstantOp)
+        }
+        """The epilogue's constants, made before the loops (they dominate every use)."""
         self.zero = self.splat_constant(0.0)
         self.align = lowering.const(4, I32)
         self.lane0 = lowering.const(0, I32)
@@ -394,7 +489,6 @@ class _TileEmitter:
         ``column``."""
         plan, low = self.plan, self.low
         count = len(widths)
-        lanes = DenseArrayBase.from_list(I32, [0] * self.width)
 
         def step(acc: list[SSAValue]) -> list[SSAValue]:
             streamed = []
@@ -404,9 +498,7 @@ class _TileEmitter:
             out = []
             for i in range(height):
                 self.place(row, i, column, 0)
-                scalar = low.add(llvm.LoadOp(self.pointer(plan.broadcast), F32))
-                one = low.add(llvm.InsertElementOp(self.undef, scalar, self.lane0))
-                splat = low.add(llvm.ShuffleVectorOp(one, self.undef, lanes, self.vector_type))
+                splat = self.splat(low.add(llvm.LoadOp(self.pointer(plan.broadcast), F32)))
                 out += [
                     low.add(llvm.FMAOp(splat, streamed[j], acc[i * count + j]))
                     for j in range(count)
@@ -430,7 +522,62 @@ class _TileEmitter:
         for i in range(height):
             for j, width in enumerate(widths):
                 self.place(row, i, column, j)
-                self.store(acc[i * count + j], self.pointer(plan.output), width)
+                if plan.epilogue is None:
+                    self.store(acc[i * count + j], self.pointer(plan.output), width)
+                else:
+                    self.epilogue(acc[i * count + j], width)
+
+    def epilogue(self, value: SSAValue, width: int) -> None:
+        """Store one accumulator through the plan's epilogue: its ops on the vector,
+        its accesses at the output's element as vectors (the last value stored to each
+        written once), the others as broadcasts."""
+        plan, low = self.plan, self.low
+        loops = plan.epilogue.perfect_nest()
+        renamed = _renaming(loops, plan)
+        for theirs, mine in zip(loops, plan.outputs, strict=True):
+            low.env[theirs.var_name] = low.env[mine.var_name]
+        element = plan.output.indices.data
+        current = {(plan.output.buffer, element): value}
+        written = [(plan.output.buffer, element)]
+        values: dict[SSAValue, SSAValue] = {}
+        for op in loops[-1].body.block.ops:
+            if isinstance(op, LoadOp | StoreOp):
+                indices = tuple(sympy.sympify(i).xreplace(renamed) for i in op.indices.data)
+                key = (op.buffer, indices)
+                if isinstance(op, StoreOp):
+                    current[key] = values[op.value]
+                    if key not in written:
+                        written.append(key)
+                elif key in current:
+                    values[op.result] = current[key]
+                elif key[1] == element:
+                    values[op.result] = self.load(self.pointer(op), width)
+                else:
+                    scalar = low.add(llvm.LoadOp(self.pointer(op), F32))
+                    values[op.result] = self.splat(scalar)
+            elif isinstance(op, arith.ConstantOp):
+                values[op.result] = self.constants[op.result]
+            elif type(op) in _EPILOGUE_BINARY:
+                lhs, rhs = (values[v] for v in op.operands)
+                values[op.results[0]] = low.add(_EPILOGUE_BINARY[type(op)](lhs, rhs))
+            else:
+                name = f"{_EPILOGUE_INTRINSICS[type(op)]}.v{self.width}f32"
+                args = [values[v] for v in op.operands]
+                call = llvm.CallIntrinsicOp(name, args, [self.vector_type])
+                values[op.results[0]] = low.add(call)
+        for buffer, indices in written:
+            pointer = low.address(buffer, indices)[0]
+            self.store(current[(buffer, indices)], pointer, width)
+        for theirs, mine in zip(loops, plan.outputs, strict=True):
+            if theirs.var_name != mine.var_name:
+                del low.env[theirs.var_name]
+
+    def splat(self, scalar: SSAValue) -> SSAValue:
+        """A vector of ``scalar`` in every lane."""
+        low = self.low
+        lanes = DenseArrayBase.from_list(I32, [0] * self.width)
+        one = low.add(llvm.InsertElementOp(self.undef, scalar, self.lane0))
+        return low.add(llvm.ShuffleVectorOp(one, self.undef, lanes, self.vector_type))
 
     def load(self, pointer: SSAValue, width: int) -> SSAValue:
         if width == self.width:

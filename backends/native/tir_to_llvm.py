@@ -44,6 +44,7 @@ buffers. The native backend runs such a prim_func with the numpy kernel instead.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 
 import sympy
@@ -485,6 +486,8 @@ class _FuncLowering:
         self.allocated: list[SSAValue] = []
         self.tiled = 0
         """The nests lowered as register tiles (:mod:`.register_tiles`)."""
+        self.fused: set[ForOp] = set()
+        """The epilogue nests register tiles applied (lowered with them)."""
         self.accumulated: dict[tuple[SSAValue, tuple], SSAValue] = {}
         """The current values of the elements the innermost loop accumulates into."""
 
@@ -568,9 +571,13 @@ class _FuncLowering:
                 self.values[old] = new
 
     def loop(self, op: ForOp) -> None:
+        if op in self.fused:
+            return  # applied by the register tiles before it
         if isinstance(op.parent_op(), PrimFuncOp) and (plan := self.tile_plan(op)) is not None:
             emit_tiles(self, plan)
             self.tiled += 1
+            if plan.epilogue is not None:
+                self.fused.add(plan.epilogue)
             return
         chain = collapsible_chain(op)
         if len(chain) == 1:
@@ -629,14 +636,25 @@ class _FuncLowering:
         plan = plan_tiles(nest)
         if plan is None or plan.window is not None:
             return None
-        self.loops.update((loop.var_name, (loop.lower, loop.upper)) for loop in plan.outputs)
-        self.loops.update((loop.var_name, (loop.lower, loop.upper)) for loop in plan.reductions)
+        loops = plan.outputs + plan.reductions
+        if plan.epilogue is not None:
+            loops += plan.epilogue.perfect_nest()
+        self.loops.update((loop.var_name, (loop.lower, loop.upper)) for loop in loops)
         try:
-            accesses = (plan.streamed, plan.broadcast, plan.output)
-            proven = not any(self.unproven(op.buffer, op.indices.data) for op in accesses)
+            accesses = [plan.streamed, plan.broadcast, plan.output]
+            if not self.proven(accesses):
+                return None
+            if plan.epilogue is not None and not self.proven(
+                [op for op in plan.epilogue.walk() if isinstance(op, LoadOp | StoreOp)]
+            ):
+                plan = dataclasses.replace(plan, epilogue=None)
         finally:
             self.loops.clear()
-        return plan if proven else None
+        return plan
+
+    def proven(self, accesses: list[LoadOp | StoreOp]) -> bool:
+        """Whether every index of ``accesses`` is proven inside its buffer."""
+        return not any(self.unproven(op.buffer, op.indices.data) for op in accesses)
 
     def address(self, buffer: SSAValue, indices: tuple) -> tuple[SSAValue, Attribute]:
         type_ = buffer.type

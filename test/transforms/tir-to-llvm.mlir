@@ -376,3 +376,44 @@ tir.prim_func @tiled(%A: !tir.buffer<[13, 20], f32>, %B: !tir.buffer<[20, 37], f
 // CHECK-NEXT:    %{{.*}} = llvm.intr.fma(%[[S]], %{{.*}}, %{{.*}}) : (vector<[[W:[0-9]+]]xf32>, vector<[[W]]xf32>, vector<[[W]]xf32>) -> vector<[[W]]xf32>
 // CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<[[W]]xf32>, !llvm.ptr
 // CHECK:         llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : vector<[[W]]xf32>, vector<[[W]]xi1> into !llvm.ptr
+
+// -----
+
+// The element-wise nest after a tiled contraction (a bias and a ReLU) is applied to
+// the accumulators before the tile is stored: the bias broadcast per row, the maximum
+// on vectors, no pass of its own over %C.
+tir.prim_func @epilogue(%A: !tir.buffer<[16, 20], f32>, %B: !tir.buffer<[20, 32], f32>, %bias: !tir.buffer<[16], f32>, %C: !tir.buffer<[16, 32], f32>) {
+  tir.for i in [0, 16) {
+    tir.for j in [0, 32) {
+      %zero = arith.constant 0.000000e+00 : f32
+      tir.store %C[i, j], %zero : f32
+      tir.for k in [0, 20) {
+        %c = tir.load %C[i, j] : f32
+        %a = tir.load %A[i, k] : f32
+        %b = tir.load %B[k, j] : f32
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        tir.store %C[i, j], %s : f32
+      }
+    }
+  }
+  tir.for i in [0, 16) {
+    tir.for j in [0, 32) {
+      %c = tir.load %C[i, j] : f32
+      %b = tir.load %bias[i] : f32
+      %s = arith.addf %c, %b : f32
+      %z = arith.constant 0.000000e+00 : f32
+      %r = arith.maximumf %s, %z : f32
+      tir.store %C[i, j], %r : f32
+    }
+  }
+}
+
+// CHECK-LABEL: llvm.func @epilogue
+// CHECK:         llvm.intr.fma
+// CHECK:         %[[BIAS:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK:         %[[SUM:.*]] = llvm.fadd %{{.*}}, %{{.*}} : vector<[[W:[0-9]+]]xf32>
+// CHECK-NEXT:    %[[MAX:.*]] = llvm.call_intrinsic "llvm.maximum.v[[W]]f32"(%[[SUM]], %{{.*}})
+// CHECK:         llvm.store %[[MAX]], %{{.*}} {alignment = 4 : i64} : vector<[[W]]xf32>, !llvm.ptr
+// CHECK-NOT:     llvm.fadd %{{.*}} : f32
+// CHECK:         llvm.return

@@ -424,10 +424,13 @@ def test_a_vector_matrix_product_is_not_tiled():
 
 CONV = """
 relax.func @main(%x: !relax.tensor<[n, {ci}, {size}, {size}], f32>, %w: !relax.tensor<[{co}, {ci}, {kernel}, {kernel}], f32>, %b: !relax.tensor<[{co}, 1, 1], f32>) -> !relax.tensor<[n, {co}, {out}, {out}], f32> {{
-  %c = relax.conv2d %x, %w {{strides = array<i64: {stride}, {stride}>, padding = array<i64: {pad}, {pad}>}} : (!relax.tensor<[n, {ci}, {size}, {size}], f32>, !relax.tensor<[{co}, {ci}, {kernel}, {kernel}], f32>)
-  %s = relax.add %c, %b : (!relax.tensor<[n, {co}, {out}, {out}], f32>, !relax.tensor<[{co}, 1, 1], f32>)
-  %r = relax.relu %s : (!relax.tensor<[n, {co}, {out}, {out}], f32>)
-  relax.return %r : !relax.tensor<[n, {co}, {out}, {out}], f32>
+  %out = relax.dataflow -> !relax.tensor<[n, {co}, {out}, {out}], f32> {{
+    %c = relax.conv2d %x, %w {{strides = array<i64: {stride}, {stride}>, padding = array<i64: {pad}, {pad}>}} : (!relax.tensor<[n, {ci}, {size}, {size}], f32>, !relax.tensor<[{co}, {ci}, {kernel}, {kernel}], f32>)
+    %s = relax.add %c, %b : (!relax.tensor<[n, {co}, {out}, {out}], f32>, !relax.tensor<[{co}, 1, 1], f32>)
+    %r = relax.relu %s : (!relax.tensor<[n, {co}, {out}, {out}], f32>)
+    relax.output %r : !relax.tensor<[n, {co}, {out}, {out}], f32>
+  }}
+  relax.return %out : !relax.tensor<[n, {co}, {out}, {out}], f32>
 }}
 """
 
@@ -453,6 +456,13 @@ def test_convolutions_in_register_tiles_match_the_numpy_backend(ci, co, size, ke
     kernels = native.load_executable_kernels(exe)
     (conv,) = [k for name, k in kernels.items() if "conv2d" in name]
     assert native_paths(conv) == ["native"]
+    # The bias and the ReLU are applied to the tiles' accumulators (no pass of their
+    # own): the maximum is on vectors.
+    (func,) = [op for op in exe.unprinted.ops if "conv2d" in op.sym_name.data]
+    lowered = ModuleOp([func.clone()])
+    lower_module(lowered)
+    maxima = [op for op in lowered.walk() if isinstance(op, llvm.CallIntrinsicOp)]
+    assert any(op.intrin.data.startswith("llvm.maximum.v") for op in maxima)
     got = xrelax.VirtualMachine(exe, kernels="native")["main"](x, w, b)
     want = xrelax.VirtualMachine(xrelax.compile(module), kernels="numpy")["main"](x, w, b)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
