@@ -165,7 +165,7 @@ def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan
     if broadcast.pad is not None:
         return None
     row = _row_loop(outputs, streamed, broadcast)
-    if row is None or int(row.upper) < 2:
+    if row is None or (_static(row) and int(row.upper) < 2):
         return None  # (one row: a vector-matrix product, which BLAS streams faster)
     # The trailing output loops the streamed operand runs along: the vector axis of a
     # window copy, over which it is contiguous.
@@ -190,7 +190,7 @@ def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan
         vector, lanes = trailing, window_lanes
     if lanes < _MIN_LANES:
         return None
-    rows, vectors = _tile_shape(int(row.upper), lanes)
+    rows, vectors = _tile_shape(int(row.upper) if _static(row) else _SYMBOLIC_ROWS, lanes)
     value = float(init.value.value.data)
     shape = (rows, vectors, window, None)
     plan = TilePlan(outputs, reductions, vector, row, value, store, streamed, broadcast, *shape)
@@ -248,15 +248,20 @@ def _mentions(load: LoadOp, names: set[str]) -> bool:
 
 
 def _row_loop(outputs: list[ForOp], streamed: LoadOp, broadcast: LoadOp) -> ForOp | None:
-    """The innermost output loop of static extent that indexes the broadcast operand
-    and not the streamed one (the tile's rows share each streamed vector)."""
-    for loop in reversed(outputs):
-        name = {loop.var_name}
-        if not sympy.sympify(loop.upper).is_Integer:
-            continue
-        if _mentions(broadcast, name) and not _mentions(streamed, name):
-            return loop
-    return None
+    """The innermost output loop that indexes the broadcast operand and not the
+    streamed one (the tile's rows share each streamed vector), one of static extent
+    if there is such (a symbolic one: a batch, as the rows of a classifier's product)."""
+    found = [
+        loop
+        for loop in reversed(outputs)
+        if _mentions(broadcast, {loop.var_name}) and not _mentions(streamed, {loop.var_name})
+    ]
+    static = [loop for loop in found if _static(loop)]
+    return (static or found or [None])[0]
+
+
+def _static(loop: ForOp) -> bool:
+    return sympy.sympify(loop.upper).is_Integer
 
 
 _EPILOGUE_BINARY = {
@@ -329,6 +334,10 @@ def _filled(lanes: int) -> float:
     """The share of the vector lanes an axis of ``lanes`` elements fills."""
     width = vector_width()
     return lanes / (width * -(-lanes // width))
+
+
+_SYMBOLIC_ROWS = 64
+"""The row count a tile's shape is chosen for where the rows are symbolic."""
 
 
 def _tile_shape(rows: int, lanes: int) -> tuple[int, int]:
@@ -454,17 +463,30 @@ class _TileEmitter:
         """The tiles of every row from ``column``: of the tile's height, then the rows
         left."""
         plan, low = self.plan, self.low
-        extent = int(plan.row.upper)
-        full = extent - extent % plan.rows
 
         def tile(row: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             self.tile(row, plan.rows, column, widths)
             return []
 
-        if full:
-            self.loop(low.const(0), low.const(full), plan.rows, tile)
-        if extent % plan.rows:
-            self.tile(low.const(full), extent % plan.rows, column, widths)
+        if not _static(plan.row):
+            # Whole tiles while they fit, then the rows left one at a time.
+            extent, height = low.expr(plan.row.upper), low.const(plan.rows)
+            tiles = low.add(llvm.SDivOp(extent, height))
+            full = low.add(llvm.MulOp(tiles, height, overflow=_NSW))
+            self.loop(low.const(0), full, plan.rows, tile)
+
+            def one(row: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+                self.tile(row, 1, column, widths)
+                return []
+
+            self.loop(full, extent, 1, one)
+        else:
+            extent = int(plan.row.upper)
+            full = extent - extent % plan.rows
+            if full:
+                self.loop(low.const(0), low.const(full), plan.rows, tile)
+            if extent % plan.rows:
+                self.tile(low.const(full), extent % plan.rows, column, widths)
         del low.env[plan.row.var_name]
 
     def place(self, row: SSAValue, i: int, column: SSAValue, j: int) -> None:

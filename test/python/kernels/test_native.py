@@ -476,18 +476,34 @@ def test_small_contractions_are_native_loops():
 
 def test_a_contraction_of_symbolic_size_picks_native_or_blas_per_call(monkeypatch):
     # Sizes no other test compiles: the kernel (and its BLAS kernel, once made) is
-    # shared by every prim_func of the same text in the process.
-    reference, kernel = _matmul_relu("n", 64, 72)  # 4,608 multiply-adds per row
+    # shared by every prim_func of the same text in the process. Four columns: no
+    # register tiles.
+    reference, kernel = _matmul_relu("n", 96, 4)  # 384 multiply-adds per row
     assert "else BLAS" in kernel.paths[0].detail
     made = []
     original = native._hybrid
     monkeypatch.setattr(native, "_hybrid", lambda *a: made.append(1) or original(*a))
-    _check_matmul_relu(reference, kernel, 3, 64, 72)
-    assert made == []  # 13,824: native
-    _check_matmul_relu(reference, kernel, 40, 64, 72)
-    assert made == [1]  # 184,320: the BLAS kernel, made at its first call
-    _check_matmul_relu(reference, kernel, 40, 64, 72)
+    _check_matmul_relu(reference, kernel, 3, 96, 4)
+    assert made == []  # 1,152: native
+    _check_matmul_relu(reference, kernel, 200, 96, 4)
+    assert made == [1]  # 76,800: the BLAS kernel, made at its first call
+    _check_matmul_relu(reference, kernel, 200, 96, 4)
     assert made == [1]
+
+
+def test_register_tiles_over_a_symbolic_batch_of_rows_leave_one_row_to_blas(monkeypatch):
+    # A classifier's product over a symbolic batch: one row is a vector-matrix product
+    # (BLAS streams it), two or more run in tiles (made at the first such call).
+    reference, kernel = _matmul_relu("n", 80, 40)
+    assert "rows: BLAS for one, else register tiles" in kernel.paths[0].detail
+    made = []
+    original = native._compose
+    monkeypatch.setattr(native, "_compose", lambda *a: made.append(a[-1]) or original(*a))
+    _check_matmul_relu(reference, kernel, 1, 80, 40)
+    assert made == []
+    for rows in (2, 9, 17):  # whole tiles, then the rows left one at a time
+        _check_matmul_relu(reference, kernel, rows, 80, 40)
+    assert made == [{0}]  # the tiled kernel, made once
 
 
 CONV_1X1 = """
@@ -797,26 +813,47 @@ def test_a_local_buffer_read_through_a_window_is_written_padded_in_place():
 def test_the_vm_calls_native_code_with_addresses_and_guards_the_contraction_size():
     # Tensors the VM allocates and bound weights have addresses it knows: a native
     # kernel's machine code is called with them (no Python wrapper); a contraction
-    # native only while small runs the BLAS kernel beyond (2 rows: 8,192 multiply-adds
-    # per matmul, native; 100 rows: 409,600, BLAS).
+    # native only while small runs the BLAS kernel beyond (six columns, too few for
+    # register tiles; 2 rows: 72 multiply-adds per matmul, native; 2,000 rows: 72,000,
+    # BLAS).
     text = """
-    relax.func @main(%x: !relax.tensor<[n, 64], f32>, %w: !relax.tensor<[64, 64], f32>) -> !relax.tensor<[n, 64], f32> {
-      %h = relax.matmul %x, %w : (!relax.tensor<[n, 64], f32>, !relax.tensor<[64, 64], f32>) -> !relax.tensor<[n, 64], f32>
-      %r = relax.relu %h : (!relax.tensor<[n, 64], f32>)
-      %y = relax.matmul %r, %w : (!relax.tensor<[n, 64], f32>, !relax.tensor<[64, 64], f32>) -> !relax.tensor<[n, 64], f32>
-      %z = relax.relu %y : (!relax.tensor<[n, 64], f32>)
-      %t = relax.add %z, %x : (!relax.tensor<[n, 64], f32>, !relax.tensor<[n, 64], f32>)
-      relax.return %t : !relax.tensor<[n, 64], f32>
+    relax.func @main(%x: !relax.tensor<[n, 6], f32>, %w: !relax.tensor<[6, 6], f32>) -> !relax.tensor<[n, 6], f32> {
+      %h = relax.matmul %x, %w : (!relax.tensor<[n, 6], f32>, !relax.tensor<[6, 6], f32>) -> !relax.tensor<[n, 6], f32>
+      %r = relax.relu %h : (!relax.tensor<[n, 6], f32>)
+      %y = relax.matmul %r, %w : (!relax.tensor<[n, 6], f32>, !relax.tensor<[6, 6], f32>) -> !relax.tensor<[n, 6], f32>
+      %z = relax.relu %y : (!relax.tensor<[n, 6], f32>)
+      %t = relax.add %z, %x : (!relax.tensor<[n, 6], f32>, !relax.tensor<[n, 6], f32>)
+      relax.return %t : !relax.tensor<[n, 6], f32>
     }
     """
-    w = RNG.uniform(-0.2, 0.2, (64, 64)).astype(np.float32)
+    w = RNG.uniform(-0.2, 0.2, (6, 6)).astype(np.float32)
     exe = xrelax.compile(xrelax.parse(text), params={"w": w}, kernels="native")
     vm = xrelax.VirtualMachine(exe, kernels="native")
     assert "<= 65536 or n" in vm.source  # the second matmul: its input is the VM's
-    for rows in (2, 100, 2):
-        x = RNG.uniform(-1, 1, (rows, 64)).astype(np.float32)
+    for rows in (2, 2000, 2):
+        x = RNG.uniform(-1, 1, (rows, 6)).astype(np.float32)
         want = np.maximum(np.maximum(x @ w, 0) @ w, 0) + x
         np.testing.assert_allclose(vm["main"](x), want, rtol=1e-5, atol=1e-5)
+
+
+def test_the_vm_guards_a_direct_call_by_rows_and_by_size():
+    # A product over a symbolic batch: one row is native loops called directly (when
+    # the contraction is small too: both guards inline), more rows register tiles
+    # through the kernel's entry.
+    text = """
+    relax.func @main(%x: !relax.tensor<[n, 80], f32>, %w: !relax.tensor<[80, 40], f32>) -> !relax.tensor<[n, 40], f32> {
+      %a = relax.relu %x : (!relax.tensor<[n, 80], f32>)
+      %h = relax.matmul %a, %w : (!relax.tensor<[n, 80], f32>, !relax.tensor<[80, 40], f32>) -> !relax.tensor<[n, 40], f32>
+      relax.return %h : !relax.tensor<[n, 40], f32>
+    }
+    """
+    w = RNG.uniform(-0.2, 0.2, (80, 40)).astype(np.float32)
+    exe = xrelax.compile(xrelax.parse(text), params={"w": w}, kernels="native")
+    vm = xrelax.VirtualMachine(exe, kernels="native")
+    assert re.search(r"<= 1 and \(.*<= 65536\)", vm.source)
+    for rows in (1, 3, 1, 30):
+        x = RNG.uniform(-1, 1, (rows, 80)).astype(np.float32)
+        np.testing.assert_allclose(vm["main"](x), np.maximum(x, 0) @ w, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("index_dtype", [dtypes.I64, dtypes.I32])
