@@ -50,20 +50,21 @@ tir.prim_func @conv(%X: !tir.buffer<[2, 24, 2, 2], f32>, %W: !tir.buffer<[8, 24]
 
 // -----
 
-// A matmul over B[k, j]: the innermost output loop sinks whatever its extent (more
-// than the 4,096 elements that bound the others); i does not (%A does not follow it).
-tir.prim_func @matmul(%A: !tir.buffer<[m, 64], f32>, %B: !tir.buffer<[64, 5000], f32>, %C: !tir.buffer<[m, 5000], f32>) {
+// A float64 matmul over B[k, j] (register tiles are float32): the innermost output
+// loop sinks whatever its extent (more than the 4,096 elements that bound the
+// others); i does not (%A does not follow it).
+tir.prim_func @matmul(%A: !tir.buffer<[m, 64], f64>, %B: !tir.buffer<[64, 5000], f64>, %C: !tir.buffer<[m, 5000], f64>) {
   tir.for i in [0, m) {
     tir.for j in [0, 5000) {
-      %zero = arith.constant 0.000000e+00 : f32
-      tir.store %C[i, j], %zero : f32
+      %zero = arith.constant 0.000000e+00 : f64
+      tir.store %C[i, j], %zero : f64
       tir.for k in [0, 64) {
-        %c = tir.load %C[i, j] : f32
-        %a = tir.load %A[i, k] : f32
-        %b = tir.load %B[k, j] : f32
-        %p = arith.mulf %a, %b : f32
-        %s = arith.addf %c, %p : f32
-        tir.store %C[i, j], %s : f32
+        %c = tir.load %C[i, j] : f64
+        %a = tir.load %A[i, k] : f64
+        %b = tir.load %B[k, j] : f64
+        %p = arith.mulf %a, %b : f64
+        %s = arith.addf %c, %p : f64
+        tir.store %C[i, j], %s : f64
       }
     }
   }
@@ -77,7 +78,7 @@ tir.prim_func @matmul(%A: !tir.buffer<[m, 64], f32>, %B: !tir.buffer<[64, 5000],
 // CHECK-NEXT:      }
 // CHECK-NEXT:      tir.for k in [0, 64) {
 // CHECK-NEXT:        tir.for j in [0, 5000) {
-// CHECK-NEXT:          %{{.*}} = tir.load %C[i, j] : f32
+// CHECK-NEXT:          %{{.*}} = tir.load %C[i, j] : f64
 
 // -----
 
