@@ -1009,3 +1009,17 @@ def test_a_contraction_the_lowering_does_not_tile_as_planned_keeps_blas(tmp_path
     reference, kernel = _matmul_relu(96, 160, 48)  # sizes no other test compiles
     assert "matmul" in native_paths(kernel)
     _check_matmul_relu(reference, kernel, 96, 160, 48)
+
+
+@pytest.mark.parametrize(
+    ("threads", "m", "paths"), [("1", 130, {"native"}), ("2", 131, {"matmul"})]
+)
+def test_with_several_blas_threads_large_contractions_keep_blas(monkeypatch, threads, m, paths):
+    # The register tiles run on one thread; BLAS on all of its own: with more than one,
+    # a contraction of more than PARALLEL_CONTRACTION multiply-adds stays with BLAS.
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", threads)
+    assert native.blas_threads() == int(threads)
+    reference, kernel = _matmul_relu(m, 200, 96)  # 2.5 million multiply-adds
+    assert paths <= set(native_paths(kernel))
+    assert ("matmul" in native_paths(kernel)) == (threads == "2")
+    _check_matmul_relu(reference, kernel, m, 200, 96)
