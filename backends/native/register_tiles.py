@@ -17,7 +17,11 @@ vectors of ``w`` in vector registers through the whole reduction: each step load
 vectors`` fused multiply-adds; the tile is stored once at the end. Output loops that
 run as one with ``w`` (:func:`.collapse.collapses`: a 1x1 convolution's ``h, w``) form
 one vector axis. Columns past a multiple of the vector width are loaded and stored under
-a mask, rows past a multiple of the tile's height run in a tile of their own.
+a mask, rows past a multiple of the tile's height run in a tile of their own (over a
+symbolic batch of rows, one row at a time). The tiles of rows run inside each panel of
+columns, so that the panel of ``X`` they share stays in cache (BLIS's loop order), and
+an element-wise nest right after the contraction (a bias, an activation, a residual
+add) is applied to the accumulators before they are stored (:func:`_epilogue`).
 
 Each element is still summed over the reduction in order, with one rounding per fused
 multiply-add instead of two (BLAS, which the numpy kernels call, also fuses them and
@@ -52,6 +56,8 @@ from xrelax.dialects.tir import ForOp, LoadOp, StoreOp
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+__all__ = ["Lowering", "TilePlan", "emit_tiles", "plan_tiles", "vector_width"]
+
 
 class Lowering(Protocol):
     """What the tiles need of the function lowering they are part of
@@ -70,8 +76,6 @@ class Lowering(Protocol):
 
     def address(self, buffer: SSAValue, indices: tuple) -> tuple[SSAValue, Attribute]: ...
 
-
-__all__ = ["Lowering", "TilePlan", "emit_tiles", "plan_tiles", "vector_width"]
 
 I1, I32, I64 = (IntegerType(w) for w in (1, 32, 64))
 F32 = Float32Type()
@@ -280,8 +284,9 @@ def _epilogue(nest: ForOp, plan: TilePlan) -> ForOp | None:
     output loops and straight-line float32 arithmetic of :data:`_EPILOGUE_BINARY` and
     :data:`_EPILOGUE_INTRINSICS` (a bias, an activation, a residual add), whose
     accesses that depend on the vector axis are at the output's element of buffers of
-    the output's shape, and whose other accesses are inside their buffers for any
-    value of the output loops (a bias per row)."""
+    the output's shape, whose other accesses are loads at plain indices (a bias per
+    row) of buffers neither nest writes, and which writes nothing the contraction
+    reads: each output element then needs only its own accumulator."""
     following = nest.next_op
     if not isinstance(following, ForOp):
         return None
@@ -295,7 +300,11 @@ def _epilogue(nest: ForOp, plan: TilePlan) -> ForOp | None:
     element = plan.output.indices.data
     dims = plan.output.buffer.type.dims
     vector = {loop.var_name for loop in plan.vector}
-    for op in loops[-1].body.block.ops:
+    body = loops[-1].body.block
+    written = {plan.output.buffer} | {op.buffer for op in body.ops if isinstance(op, StoreOp)}
+    if written & {plan.streamed.buffer, plan.broadcast.buffer}:
+        return None  # the contraction would read what the epilogue wrote
+    for op in body.ops:
         if isinstance(op, LoadOp | StoreOp):
             if op.buffer.type.dtype != F32 or (isinstance(op, LoadOp) and op.pad is not None):
                 return None
@@ -303,8 +312,8 @@ def _epilogue(nest: ForOp, plan: TilePlan) -> ForOp | None:
             if any(vector & symbolic.free_vars(i) for i in indices):
                 if indices != element or op.buffer.type.dims != dims:
                     return None
-            elif isinstance(op, StoreOp) or not _static_inside(indices, op.buffer.type.dims):
-                return None
+            elif isinstance(op, StoreOp) or op.buffer in written or not _plain(indices):
+                return None  # (another element of a written buffer: not computed yet)
         elif isinstance(op, arith.ConstantOp):
             if not isinstance(op.value, FloatAttr) or op.result.type != F32:
                 return None
@@ -324,10 +333,10 @@ def _renaming(loops: list[ForOp], plan: TilePlan) -> dict:
     }
 
 
-def _static_inside(indices: tuple, dims: tuple) -> bool:
-    """Whether indices of plain variables and constants (a bias ``b[k, 0, 0]``) index
-    a buffer along axes as long as the loops' (checked by the lowering's proofs)."""
-    return all(i.is_Symbol or i.is_Integer for i in indices) and len(indices) == len(dims)
+def _plain(indices: tuple) -> bool:
+    """Whether each index is a variable or a constant (a bias ``b[k, 0, 0]``; the
+    lowering proves them inside their buffer before it applies the epilogue)."""
+    return all(i.is_Symbol or i.is_Integer for i in indices)
 
 
 def _filled(lanes: int) -> float:

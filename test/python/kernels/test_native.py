@@ -1023,3 +1023,42 @@ def test_with_several_blas_threads_large_contractions_keep_blas(monkeypatch, thr
     assert paths <= set(native_paths(kernel))
     assert ("matmul" in native_paths(kernel)) == (threads == "2")
     _check_matmul_relu(reference, kernel, m, 200, 96)
+
+
+EPILOGUE_READING_ANOTHER_ELEMENT = """
+tir.prim_func @k(%A: !tir.buffer<[16, 20], f32>, %B: !tir.buffer<[20, 40], f32>, %C: !tir.buffer<[16, 40], f32>, %D: !tir.buffer<[16, 40], f32>) {
+  tir.for i in [0, 16) {
+    tir.for j in [0, 40) {
+      %zero = arith.constant 0.000000e+00 : f32
+      tir.store %C[i, j], %zero : f32
+      tir.for k in [0, 20) {
+        %c = tir.load %C[i, j] : f32
+        %a = tir.load %A[i, k] : f32
+        %b = tir.load %B[k, j] : f32
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        tir.store %C[i, j], %s : f32
+      }
+    }
+  }
+  tir.for i in [0, 16) {
+    tir.for j in [0, 40) {
+      %c = tir.load %C[i, j] : f32
+      %first = tir.load %C[i, 0] : f32
+      %s = arith.addf %c, %first : f32
+      tir.store %D[i, j], %s : f32
+    }
+  }
+}
+"""
+
+
+def test_an_epilogue_reading_another_output_element_runs_after_the_tiles():
+    # C[i, 0] is not computed yet when a tile of later columns is stored: that nest is
+    # not applied to the accumulators, it runs after every tile.
+    a = RNG.uniform(-1, 1, (16, 20)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (20, 40)).astype(np.float32)
+    _, want, got = run_library(EPILOGUE_READING_ANOTHER_ELEMENT, "k", [a, b], [(16, 40)] * 2)
+    c = a @ b
+    np.testing.assert_allclose(got[1], c + c[:, :1], rtol=1e-5, atol=1e-5)
+    assert_same(want, got, rtol=1e-5, atol=1e-5)
