@@ -33,6 +33,7 @@ from xdsl.context import Context
 from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.math import Math
+from xdsl.ir import Block
 from xdsl.printer import Printer
 
 from xrelax.backends.kernels import compiler as numpy_kernels
@@ -168,10 +169,7 @@ def _generate(func: PrimFuncOp, key: str) -> CompiledKernel:
     tiled = _tiled(func)
     if blas_threads() > 1:
         for index in blas & tiled.keys():
-            work = _contraction_work(func, {index})
-            if symbolic.evaluate(work, dict.fromkeys(symbolic.free_vars(work), 1)) > (
-                PARALLEL_CONTRACTION
-            ):
+            if _at_unit_sizes(_contraction_work(func, {index})) > PARALLEL_CONTRACTION:
                 del tiled[index]
     batched = {i: rows for i, rows in tiled.items() if i in blas and not rows.is_Integer}
     if not batched:
@@ -202,10 +200,9 @@ def _compose(
             if not blas:
                 return _with_note(fallback, f"native: {reason}")
             return _hybrid(func, blas, fallback, tiled - blas)
-    blas -= tiled
+    blas = blas - tiled
     work = _contraction_work(func, blas)
-    small_enough = symbolic.evaluate(work, dict.fromkeys(symbolic.free_vars(work), 1))
-    if small_enough > SMALL_CONTRACTION or not _static_within(func, blas):
+    if _at_unit_sizes(work) > SMALL_CONTRACTION or not _static_within(func, blas):
         return _hybrid(func, blas, fallback, tiled)
     try:
         small = _native(func, key, len(tiled))
@@ -226,7 +223,7 @@ def _compose(
 def _tiled(func: PrimFuncOp) -> dict[int, sympy.Expr]:
     """The nests that the lowering runs in register tiles (:mod:`.register_tiles`): by
     number, the extent of their rows."""
-    nests = [op for op in func.body.block.ops if isinstance(op, ForOp | StoreOp)]
+    nests = _nests(func.body.block)
     tiled = {}
     for index, nest in enumerate(nests):
         if isinstance(nest, ForOp):
@@ -236,9 +233,20 @@ def _tiled(func: PrimFuncOp) -> dict[int, sympy.Expr]:
     return tiled
 
 
+def _nests(block: Block) -> list[ForOp | StoreOp]:
+    """The top-level nests of a prim_func's body (a store outside any loop is one), in
+    the order the numpy kernel numbers them."""
+    return [op for op in block.ops if isinstance(op, ForOp | StoreOp)]
+
+
+def _at_unit_sizes(work: sympy.Expr) -> int:
+    """``work`` with every symbolic size 1 (a batch of one: the least a call does)."""
+    return symbolic.evaluate(work, dict.fromkeys(symbolic.free_vars(work), 1))
+
+
 def _contraction_loops(func: PrimFuncOp, blas: set[int]) -> list[list[ForOp]]:
     """The loops of each nest numbered ``blas`` (outermost first)."""
-    nests = [op for op in func.body.block.ops if isinstance(op, ForOp | StoreOp)]
+    nests = _nests(func.body.block)
     return [[op for op in nests[index].walk() if isinstance(op, ForOp)] for index in blas]
 
 
@@ -360,7 +368,7 @@ def _hybrid(
     register tiles); local buffers become arrays the entry allocates and passes to
     both."""
     block = func.body.block
-    nests = [op for op in block.ops if isinstance(op, ForOp | StoreOp)]
+    nests = _nests(block)
     runs: list[list[int]] = []
     for index in range(len(nests)):
         if runs and (index in blas) == (runs[-1][0] in blas):
@@ -392,7 +400,7 @@ def _segment(func: PrimFuncOp, keep: set[int], locals_: list[AllocBufferOp]) -> 
     op), its local buffers as parameters after the original ones."""
     clone = func.clone()
     block = clone.body.block
-    nests = [op for op in block.ops if isinstance(op, ForOp | StoreOp)]
+    nests = _nests(block)
     for op in list(block.ops):
         if isinstance(op, AllocBufferOp):
             arg = block.insert_arg(op.buffer.type, len(block.args))

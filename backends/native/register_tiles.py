@@ -56,7 +56,14 @@ from xrelax.dialects.tir import ForOp, LoadOp, StoreOp
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["Lowering", "TilePlan", "emit_tiles", "plan_tiles", "vector_width"]
+__all__ = [
+    "Lowering",
+    "TilePlan",
+    "emit_tiles",
+    "epilogue_accesses",
+    "plan_tiles",
+    "vector_width",
+]
 
 
 class Lowering(Protocol):
@@ -126,7 +133,7 @@ class TilePlan:
     @property
     def lanes(self) -> int:
         """The extent of the vector axis."""
-        return int(sympy.Mul(*(loop.upper for loop in self.vector)))
+        return _extent(self.vector)
 
 
 def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan | None:
@@ -151,7 +158,7 @@ def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan
         if not (index - symbolic.sym(name)).is_Integer:
             return None  # each output index is its loop's variable (shifted: a padded copy)
     for loop in outputs[1:] + reductions:
-        if not (loop.lower == 0 and sympy.sympify(loop.upper).is_Integer):
+        if not (loop.lower == 0 and _static(loop)):
             return None
     if nest.lower != 0 or set(names) & symbolic.free_vars(nest.upper):
         return None
@@ -175,14 +182,12 @@ def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan
     # window copy, over which it is contiguous.
     trailing: list[ForOp] = []
     for loop in reversed(outputs):
-        if loop is row or not _mentions(streamed, {loop.var_name}):
-            break
-        if not sympy.sympify(loop.upper).is_Integer:
+        if loop is row or not _mentions(streamed, {loop.var_name}) or not _static(loop):
             break
         trailing.insert(0, loop)
-    window_lanes = int(sympy.Mul(*(loop.upper for loop in trailing)))
+    window_lanes = _extent(trailing)
     vector = _vector_axis(outputs, inner)
-    lanes = int(sympy.Mul(*(loop.upper for loop in vector)))
+    lanes = _extent(vector)
     as_is = streamed.pad is None or streamed in padded
     direct = as_is and _unit_stride(streamed, names[-1]) and lanes >= _MIN_LANES
     window = None
@@ -268,6 +273,11 @@ def _static(loop: ForOp) -> bool:
     return sympy.sympify(loop.upper).is_Integer
 
 
+def _extent(loops: list[ForOp]) -> int:
+    """The iterations of static loops (from 0) run as one."""
+    return int(sympy.Mul(*(loop.upper for loop in loops)))
+
+
 _EPILOGUE_BINARY = {
     arith.AddfOp: llvm.FAddOp,
     arith.SubfOp: llvm.FSubOp,
@@ -296,7 +306,6 @@ def _epilogue(nest: ForOp, plan: TilePlan) -> ForOp | None:
     for mine, theirs in zip(plan.outputs, loops, strict=True):
         if mine.lower != theirs.lower or mine.upper != theirs.upper:
             return None
-    renamed = _renaming(loops, plan)
     element = plan.output.indices.data
     dims = plan.output.buffer.type.dims
     vector = {loop.var_name for loop in plan.vector}
@@ -304,17 +313,18 @@ def _epilogue(nest: ForOp, plan: TilePlan) -> ForOp | None:
     written = {plan.output.buffer} | {op.buffer for op in body.ops if isinstance(op, StoreOp)}
     if written & {plan.streamed.buffer, plan.broadcast.buffer}:
         return None  # the contraction would read what the epilogue wrote
+    for op, indices in epilogue_accesses(plan, following):
+        if op.buffer.type.dtype != F32 or (isinstance(op, LoadOp) and op.pad is not None):
+            return None
+        if any(vector & symbolic.free_vars(i) for i in indices):
+            if indices != element or op.buffer.type.dims != dims:
+                return None
+        elif isinstance(op, StoreOp) or op.buffer in written or not _plain(indices):
+            return None  # (another element of a written buffer: not computed yet)
     for op in body.ops:
         if isinstance(op, LoadOp | StoreOp):
-            if op.buffer.type.dtype != F32 or (isinstance(op, LoadOp) and op.pad is not None):
-                return None
-            indices = tuple(sympy.sympify(i).xreplace(renamed) for i in op.indices.data)
-            if any(vector & symbolic.free_vars(i) for i in indices):
-                if indices != element or op.buffer.type.dims != dims:
-                    return None
-            elif isinstance(op, StoreOp) or op.buffer in written or not _plain(indices):
-                return None  # (another element of a written buffer: not computed yet)
-        elif isinstance(op, arith.ConstantOp):
+            continue
+        if isinstance(op, arith.ConstantOp):
             if not isinstance(op.value, FloatAttr) or op.result.type != F32:
                 return None
         elif type(op) in _EPILOGUE_BINARY or type(op) in _EPILOGUE_INTRINSICS:
@@ -325,12 +335,20 @@ def _epilogue(nest: ForOp, plan: TilePlan) -> ForOp | None:
     return following
 
 
-def _renaming(loops: list[ForOp], plan: TilePlan) -> dict:
-    """The epilogue's loop variables -> the contraction's output loop variables."""
-    return {
+def epilogue_accesses(plan: TilePlan, epilogue: ForOp) -> list[tuple[LoadOp | StoreOp, tuple]]:
+    """The loads and stores of an ``epilogue`` nest of ``plan``'s contraction, each with
+    its indices in the contraction's output variables (the epilogue's own loops may be
+    named otherwise, or the same names in another order)."""
+    loops = epilogue.perfect_nest()
+    renamed = {
         symbolic.sym(theirs.var_name): symbolic.sym(mine.var_name)
         for mine, theirs in zip(plan.outputs, loops, strict=True)
     }
+    return [
+        (op, tuple(sympy.sympify(i).xreplace(renamed) for i in op.indices.data))
+        for op in loops[-1].body.block.ops
+        if isinstance(op, LoadOp | StoreOp)
+    ]
 
 
 def _plain(indices: tuple) -> bool:
@@ -386,6 +404,10 @@ class _TileEmitter:
             if isinstance(op, arith.ConstantOp)
         }
         """The epilogue's constants, made before the loops (they dominate every use)."""
+        self.renamed = (
+            dict(epilogue_accesses(plan, plan.epilogue)) if plan.epilogue is not None else {}
+        )
+        """The epilogue's accesses -> their indices in the contraction's variables."""
         self.zero = self.splat_constant(0.0)
         self.align = lowering.const(4, I32)
         self.lane0 = lowering.const(0, I32)
@@ -563,18 +585,13 @@ class _TileEmitter:
         its accesses at the output's element as vectors (the last value stored to each
         written once), the others as broadcasts."""
         plan, low = self.plan, self.low
-        loops = plan.epilogue.perfect_nest()
-        renamed = _renaming(loops, plan)
-        for theirs, mine in zip(loops, plan.outputs, strict=True):
-            low.env[theirs.var_name] = low.env[mine.var_name]
         element = plan.output.indices.data
         current = {(plan.output.buffer, element): value}
         written = [(plan.output.buffer, element)]
         values: dict[SSAValue, SSAValue] = {}
-        for op in loops[-1].body.block.ops:
+        for op in plan.epilogue.perfect_nest()[-1].body.block.ops:
             if isinstance(op, LoadOp | StoreOp):
-                indices = tuple(sympy.sympify(i).xreplace(renamed) for i in op.indices.data)
-                key = (op.buffer, indices)
+                key = (op.buffer, self.renamed[op])
                 if isinstance(op, StoreOp):
                     current[key] = values[op.value]
                     if key not in written:
@@ -582,9 +599,9 @@ class _TileEmitter:
                 elif key in current:
                     values[op.result] = current[key]
                 elif key[1] == element:
-                    values[op.result] = self.load(self.pointer(op), width)
+                    values[op.result] = self.load(low.address(*key)[0], width)
                 else:
-                    scalar = low.add(llvm.LoadOp(self.pointer(op), F32))
+                    scalar = low.add(llvm.LoadOp(low.address(*key)[0], F32))
                     values[op.result] = self.splat(scalar)
             elif isinstance(op, arith.ConstantOp):
                 values[op.result] = self.constants[op.result]
@@ -596,12 +613,8 @@ class _TileEmitter:
                 args = [values[v] for v in op.operands]
                 call = llvm.CallIntrinsicOp(name, args, [self.vector_type])
                 values[op.results[0]] = low.add(call)
-        for buffer, indices in written:
-            pointer = low.address(buffer, indices)[0]
-            self.store(current[(buffer, indices)], pointer, width)
-        for theirs, mine in zip(loops, plan.outputs, strict=True):
-            if theirs.var_name != mine.var_name:
-                del low.env[theirs.var_name]
+        for key in written:
+            self.store(current[key], low.address(*key)[0], width)
 
     def splat(self, scalar: SSAValue) -> SSAValue:
         """A vector of ``scalar`` in every lane."""

@@ -77,7 +77,12 @@ from xrelax.backends.native.collapse import collapsible_chain
 from xrelax.backends.native.nest_fusion import FuseElementwiseNests
 from xrelax.backends.native.padding import MaterializePadding
 from xrelax.backends.native.reduction_order import SinkOutputLoopsPass
-from xrelax.backends.native.register_tiles import TilePlan, emit_tiles, plan_tiles
+from xrelax.backends.native.register_tiles import (
+    TilePlan,
+    emit_tiles,
+    epilogue_accesses,
+    plan_tiles,
+)
 from xrelax.backends.native.windows import MaterializeWindows
 from xrelax.dialects import dtypes
 from xrelax.dialects.ir.diagnostics import IRError
@@ -637,24 +642,22 @@ class _FuncLowering:
         if plan is None or plan.window is not None:
             return None
         loops = plan.outputs + plan.reductions
-        if plan.epilogue is not None:
-            loops += plan.epilogue.perfect_nest()
         self.loops.update((loop.var_name, (loop.lower, loop.upper)) for loop in loops)
         try:
-            accesses = [plan.streamed, plan.broadcast, plan.output]
-            if not self.proven(accesses):
+            accesses = [(op.buffer, op.indices.data) for op in (plan.streamed, plan.broadcast)]
+            if not self.proven([*accesses, (plan.output.buffer, plan.output.indices.data)]):
                 return None
             if plan.epilogue is not None and not self.proven(
-                [op for op in plan.epilogue.walk() if isinstance(op, LoadOp | StoreOp)]
+                [(op.buffer, indices) for op, indices in epilogue_accesses(plan, plan.epilogue)]
             ):
                 plan = dataclasses.replace(plan, epilogue=None)
         finally:
             self.loops.clear()
         return plan
 
-    def proven(self, accesses: list[LoadOp | StoreOp]) -> bool:
-        """Whether every index of ``accesses`` is proven inside its buffer."""
-        return not any(self.unproven(op.buffer, op.indices.data) for op in accesses)
+    def proven(self, accesses: list[tuple[SSAValue, tuple]]) -> bool:
+        """Whether every index of ``accesses`` (buffer, indices) is proven inside."""
+        return not any(self.unproven(buffer, indices) for buffer, indices in accesses)
 
     def address(self, buffer: SSAValue, indices: tuple) -> tuple[SSAValue, Attribute]:
         type_ = buffer.type

@@ -1062,3 +1062,48 @@ def test_an_epilogue_reading_another_output_element_runs_after_the_tiles():
     c = a @ b
     np.testing.assert_allclose(got[1], c + c[:, :1], rtol=1e-5, atol=1e-5)
     assert_same(want, got, rtol=1e-5, atol=1e-5)
+
+
+EPILOGUE_OVER_OTHER_NAMES = """
+tir.prim_func @perm(%A: !tir.buffer<[16, 20], f32>, %B: !tir.buffer<[20, 16], f32>, %bias: !tir.buffer<[16], f32>, %C: !tir.buffer<[16, 16], f32>) {
+  tir.for i in [0, 16) {
+    tir.for j in [0, 16) {
+      %zero = arith.constant 0.000000e+00 : f32
+      tir.store %C[i, j], %zero : f32
+      tir.for k in [0, 20) {
+        %c = tir.load %C[i, j] : f32
+        %a = tir.load %A[i, k] : f32
+        %b = tir.load %B[k, j] : f32
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        tir.store %C[i, j], %s : f32
+      }
+    }
+  }
+  tir.for j in [0, 16) {
+    tir.for i in [0, 16) {
+      %c = tir.load %C[j, i] : f32
+      %b = tir.load %bias[j] : f32
+      %s = arith.addf %c, %b : f32
+      %z = arith.constant 0.000000e+00 : f32
+      %r = arith.maximumf %s, %z : f32
+      tir.store %C[j, i], %r : f32
+    }
+  }
+}
+"""
+
+
+def test_an_epilogue_whose_loops_are_named_otherwise_is_applied_in_the_tiles():
+    # The epilogue's loops are the contraction's under each other's names (j, i): its
+    # accesses are read in the contraction's variables, bias per row included.
+    module = xrelax.parse(EPILOGUE_OVER_OTHER_NAMES)
+    lower_module(module)
+    calls = [op for op in module.walk() if isinstance(op, llvm.CallIntrinsicOp)]
+    assert any(op.intrin.data.startswith("llvm.maximum.v") for op in calls)
+    a = RNG.uniform(-1, 1, (16, 20)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (20, 16)).astype(np.float32)
+    bias = RNG.uniform(-1, 1, 16).astype(np.float32)
+    _, want, got = run_library(EPILOGUE_OVER_OTHER_NAMES, "perm", [a, b, bias], [(16, 16)])
+    np.testing.assert_allclose(got[0], np.maximum(a @ b + bias[:, None], 0), rtol=1e-5, atol=1e-5)
+    assert_same(want, got, rtol=1e-5, atol=1e-5)
