@@ -459,10 +459,7 @@ def test_convolutions_in_register_tiles_match_the_numpy_backend(ci, co, size, ke
     # The bias and the ReLU are applied to the tiles' accumulators (no pass of their
     # own): the maximum is on vectors.
     (func,) = [op for op in exe.unprinted.ops if "conv2d" in op.sym_name.data]
-    lowered = ModuleOp([func.clone()])
-    lower_module(lowered)
-    maxima = [op for op in lowered.walk() if isinstance(op, llvm.CallIntrinsicOp)]
-    assert any(op.intrin.data.startswith("llvm.maximum.v") for op in maxima)
+    assert _vector_maxima(ModuleOp([func.clone()]))
     got = xrelax.VirtualMachine(exe, kernels="native")["main"](x, w, b)
     want = xrelax.VirtualMachine(xrelax.compile(module), kernels="numpy")["main"](x, w, b)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
@@ -1025,10 +1022,9 @@ def test_with_several_blas_threads_large_contractions_keep_blas(monkeypatch, thr
     _check_matmul_relu(reference, kernel, m, 200, 96)
 
 
-EPILOGUE_READING_ANOTHER_ELEMENT = """
-tir.prim_func @k(%A: !tir.buffer<[16, 20], f32>, %B: !tir.buffer<[20, 40], f32>, %C: !tir.buffer<[16, 40], f32>, %D: !tir.buffer<[16, 40], f32>) {
+_PRODUCT = """
   tir.for i in [0, 16) {
-    tir.for j in [0, 40) {
+    tir.for j in [0, COLUMNS) {
       %zero = arith.constant 0.000000e+00 : f32
       tir.store %C[i, j], %zero : f32
       tir.for k in [0, 20) {
@@ -1041,7 +1037,29 @@ tir.prim_func @k(%A: !tir.buffer<[16, 20], f32>, %B: !tir.buffer<[20, 40], f32>,
       }
     }
   }
-  tir.for i in [0, 16) {
+"""
+
+
+def _product_then(columns: int, signature: str, epilogue: str) -> str:
+    """A prim_func ``@k(%A, %B, <signature>)``: ``C = A @ B`` (``[16, 20] x [20,
+    columns]``) in one nest, then ``epilogue``."""
+    head = f"%A: !tir.buffer<[16, 20], f32>, %B: !tir.buffer<[20, {columns}], f32>"
+    body = _PRODUCT.replace("COLUMNS", str(columns))
+    return f"tir.prim_func @k({head}, {signature}) {{{body}{epilogue}}}\n"
+
+
+def _vector_maxima(module: ModuleOp) -> bool:
+    """Whether ``module`` lowered by tir-to-llvm takes a maximum of vectors (an
+    epilogue's ReLU applied to the tiles' accumulators)."""
+    lower_module(module)
+    calls = [op for op in module.walk() if isinstance(op, llvm.CallIntrinsicOp)]
+    return any(op.intrin.data.startswith("llvm.maximum.v") for op in calls)
+
+
+EPILOGUE_READING_ANOTHER_ELEMENT = _product_then(
+    40,
+    "%C: !tir.buffer<[16, 40], f32>, %D: !tir.buffer<[16, 40], f32>",
+    """  tir.for i in [0, 16) {
     tir.for j in [0, 40) {
       %c = tir.load %C[i, j] : f32
       %first = tir.load %C[i, 0] : f32
@@ -1049,8 +1067,8 @@ tir.prim_func @k(%A: !tir.buffer<[16, 20], f32>, %B: !tir.buffer<[20, 40], f32>,
       tir.store %D[i, j], %s : f32
     }
   }
-}
-"""
+""",
+)
 
 
 def test_an_epilogue_reading_another_output_element_runs_after_the_tiles():
@@ -1064,23 +1082,10 @@ def test_an_epilogue_reading_another_output_element_runs_after_the_tiles():
     assert_same(want, got, rtol=1e-5, atol=1e-5)
 
 
-EPILOGUE_OVER_OTHER_NAMES = """
-tir.prim_func @perm(%A: !tir.buffer<[16, 20], f32>, %B: !tir.buffer<[20, 16], f32>, %bias: !tir.buffer<[16], f32>, %C: !tir.buffer<[16, 16], f32>) {
-  tir.for i in [0, 16) {
-    tir.for j in [0, 16) {
-      %zero = arith.constant 0.000000e+00 : f32
-      tir.store %C[i, j], %zero : f32
-      tir.for k in [0, 20) {
-        %c = tir.load %C[i, j] : f32
-        %a = tir.load %A[i, k] : f32
-        %b = tir.load %B[k, j] : f32
-        %p = arith.mulf %a, %b : f32
-        %s = arith.addf %c, %p : f32
-        tir.store %C[i, j], %s : f32
-      }
-    }
-  }
-  tir.for j in [0, 16) {
+EPILOGUE_OVER_OTHER_NAMES = _product_then(
+    16,
+    "%bias: !tir.buffer<[16], f32>, %C: !tir.buffer<[16, 16], f32>",
+    """  tir.for j in [0, 16) {
     tir.for i in [0, 16) {
       %c = tir.load %C[j, i] : f32
       %b = tir.load %bias[j] : f32
@@ -1090,20 +1095,17 @@ tir.prim_func @perm(%A: !tir.buffer<[16, 20], f32>, %B: !tir.buffer<[20, 16], f3
       tir.store %C[j, i], %r : f32
     }
   }
-}
-"""
+""",
+)
 
 
 def test_an_epilogue_whose_loops_are_named_otherwise_is_applied_in_the_tiles():
     # The epilogue's loops are the contraction's under each other's names (j, i): its
     # accesses are read in the contraction's variables, bias per row included.
-    module = xrelax.parse(EPILOGUE_OVER_OTHER_NAMES)
-    lower_module(module)
-    calls = [op for op in module.walk() if isinstance(op, llvm.CallIntrinsicOp)]
-    assert any(op.intrin.data.startswith("llvm.maximum.v") for op in calls)
+    assert _vector_maxima(xrelax.parse(EPILOGUE_OVER_OTHER_NAMES))
     a = RNG.uniform(-1, 1, (16, 20)).astype(np.float32)
     b = RNG.uniform(-1, 1, (20, 16)).astype(np.float32)
     bias = RNG.uniform(-1, 1, 16).astype(np.float32)
-    _, want, got = run_library(EPILOGUE_OVER_OTHER_NAMES, "perm", [a, b, bias], [(16, 16)])
+    _, want, got = run_library(EPILOGUE_OVER_OTHER_NAMES, "k", [a, b, bias], [(16, 16)])
     np.testing.assert_allclose(got[0], np.maximum(a @ b + bias[:, None], 0), rtol=1e-5, atol=1e-5)
     assert_same(want, got, rtol=1e-5, atol=1e-5)
