@@ -25,6 +25,7 @@ _PROJECT_PASSES: dict[str, str] = {
     "tir-reuse-buffers": "xrelax.transforms.tir_reuse_buffers:ReuseBuffersPass",
     "tir-materialize-windows": "xrelax.backends.native.windows:MaterializeWindowsPass",
     "tir-sink-output-loops": "xrelax.backends.native.reduction_order:SinkOutputLoopsPass",
+    "tir-parallelize": "xrelax.backends.native.parallelize:MarkParallelLoopsPass",
     "tir-to-llvm": "xrelax.backends.native.tir_to_llvm:TirToLlvmPass",
     "relax-dce": "xrelax.transforms.relax_dce:RelaxDCEPass",
     "relax-to-non-dataflow": "xrelax.transforms.to_non_dataflow:ToNonDataflowPass",

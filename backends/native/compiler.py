@@ -145,32 +145,12 @@ BLAS. numpy's BLAS call costs about 3.5 us before any work where a native call c
 BLAS's 50, so they break even near 60,000 (docs/performance.md)."""
 
 
-PARALLEL_CONTRACTION = 1 << 21
-"""With more than one BLAS thread (:func:`blas_threads`), a contraction of more
-multiply-adds than this keeps BLAS, which runs it on every thread where the register
-tiles run on one (ResNet-50 at two threads: 113 ms on BLAS, 174 ms in tiles)."""
-
-
-def blas_threads() -> int:
-    """The threads numpy's BLAS runs on: ``OPENBLAS_NUM_THREADS`` or
-    ``OMP_NUM_THREADS`` if set (as OpenBLAS reads them at start), else the CPUs."""
-    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
-        value = os.environ.get(name, "")
-        if value.isdigit() and int(value) > 0:
-            return int(value)
-    return os.cpu_count() or 1
-
-
 def _generate(func: PrimFuncOp, key: str) -> CompiledKernel:
     fallback = numpy_kernels.compile_prim_func(func).compiled
     blas = {
         p.nest for p in fallback.paths if p.path in _BLAS_PATHS and MATRIX_VECTOR not in p.detail
     }
     tiled = _tiled(func)
-    if blas_threads() > 1:
-        for index in blas & tiled.keys():
-            if _at_unit_sizes(_contraction_work(func, {index})) > PARALLEL_CONTRACTION:
-                del tiled[index]
     batched = {i: rows for i, rows in tiled.items() if i in blas and not rows.is_Integer}
     if not batched:
         return _compose(func, key, fallback, blas, set(tiled))
@@ -357,6 +337,7 @@ def _native(func: PrimFuncOp, key: str, tiles: int = 0) -> CompiledKernel:
             jit().refuse(source, str(reason))
             raise
         address = jit().address(source, symbol, lambda: jit().ir(module))
+    jit().pool.ensure()
     return _wrap(func, address)
 
 

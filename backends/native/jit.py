@@ -22,6 +22,7 @@ from llvmlite import ir
 from xdsl.backend.llvm.convert import convert_module
 from xdsl.dialects.builtin import ModuleOp
 
+from xrelax.backends.native import parallel
 from xrelax.backends.native.tir_to_llvm import ROLLED_LATCH
 
 CACHE_ENV = "XRELAX_NATIVE_CACHE"
@@ -57,6 +58,12 @@ class _Jit:
         backing.triple = triple
         self.engine = llvm_binding.create_mcjit_compiler(backing, self.target_machine)
         self.addresses: dict[str, int] = {}
+        self.linked: set[str] = set()
+        """The keys of the object files linked into the engine."""
+        runtime = parallel.runtime_ir(triple)
+        llvm_binding.add_symbol(parallel.PARALLEL_FOR, self.address(runtime, parallel.PARALLEL_FOR))
+        self.pool = parallel.Pool(lambda symbol: self.address(runtime, symbol), triple)
+        """The worker threads of the kernels' parallel loops (:mod:`.parallel`)."""
 
     def ir(self, module: ModuleOp) -> str:
         """The LLVM IR text of ``module``; the latch branch of each loop the lowering
@@ -87,16 +94,18 @@ class _Jit:
         key = self._key(source)
         obj = self._compile(make_ir() if make_ir is not None else source)
         self._store(key, obj)
-        return self._link(key, obj, symbol)
+        self._link(key, obj)
+        return self._symbol(key, symbol)
 
     def cached(self, source: str, symbol: str) -> int | None:
         """The address of ``symbol`` if the code of ``source`` is in memory or on disk."""
         key = self._key(source)
-        address = self.addresses.get(f"{key}:{symbol}")
-        if address is not None:
-            return address
-        obj = self._load(key)
-        return None if obj is None else self._link(key, obj, symbol)
+        if key not in self.linked:
+            obj = self._load(key)
+            if obj is None:
+                return None
+            self._link(key, obj)
+        return self._symbol(key, symbol)
 
     def refusal(self, source: str) -> str | None:
         """Why the lowering refused ``source`` before (kept on disk with the code)."""
@@ -115,13 +124,18 @@ class _Jit:
     def _key(self, source: str) -> str:
         return hashlib.sha256(f"{self.host}\n{source}".encode()).hexdigest()
 
-    def _link(self, key: str, obj: bytes, symbol: str) -> int:
+    def _link(self, key: str, obj: bytes) -> None:
         self.engine.add_object_file(llvm_binding.ObjectFileRef.from_data(obj))
         self.engine.finalize_object()
-        address = self.engine.get_function_address(symbol)
-        if not address:
-            raise RuntimeError(f"the native kernel has no symbol {symbol}")
-        self.addresses[f"{key}:{symbol}"] = address
+        self.linked.add(key)
+
+    def _symbol(self, key: str, symbol: str) -> int:
+        address = self.addresses.get(f"{key}:{symbol}")
+        if address is None:
+            address = self.engine.get_function_address(symbol)
+            if not address:
+                raise RuntimeError(f"the native kernel has no symbol {symbol}")
+            self.addresses[f"{key}:{symbol}"] = address
         return address
 
     def _compile(self, ir_text: str) -> bytes:

@@ -83,11 +83,16 @@ class Lowering(Protocol):
 
     def address(self, buffer: SSAValue, indices: tuple) -> tuple[SSAValue, Attribute]: ...
 
+    def bounds(self, loop: ForOp) -> tuple[SSAValue, SSAValue]:
+        """The range ``loop`` runs over (its slice where threads split it)."""
+        ...
+
 
 I1, I32, I64 = (IntegerType(w) for w in (1, 32, 64))
 F32 = Float32Type()
 _NSW = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
 _SLT = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
+_EQ = IntegerAttr(llvm.ICmpPredicateFlag.EQ.to_int(), 64)
 _MIN_LANES = 8
 """A vector axis shorter than this keeps the loops of :mod:`.tir_to_llvm` (or BLAS):
 most of each vector would be masked off."""
@@ -466,7 +471,7 @@ class _TileEmitter:
             self.outputs(depth + 1)
             return []
 
-        self.loop(low.expr(loop.lower), low.expr(loop.upper), 1, plain)
+        self.loop(*low.bounds(loop), 1, plain)
         del low.env[name]
 
     def columns(self) -> None:
@@ -499,26 +504,50 @@ class _TileEmitter:
             self.tile(row, plan.rows, column, widths)
             return []
 
-        if not _static(plan.row):
-            # Whole tiles while they fit, then the rows left one at a time.
-            extent, height = low.expr(plan.row.upper), low.const(plan.rows)
-            tiles = low.add(llvm.SDivOp(extent, height))
-            full = low.add(llvm.MulOp(tiles, height, overflow=_NSW))
-            self.loop(low.const(0), full, plan.rows, tile)
-
-            def one(row: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-                self.tile(row, 1, column, widths)
-                return []
-
-            self.loop(full, extent, 1, one)
-        else:
+        if _static(plan.row) and plan.row.parallel is None:
             extent = int(plan.row.upper)
             full = extent - extent % plan.rows
             if full:
                 self.loop(low.const(0), low.const(full), plan.rows, tile)
             if extent % plan.rows:
                 self.tile(low.const(full), extent % plan.rows, column, widths)
+        else:
+            self.some_rows(column, widths, tile)
         del low.env[plan.row.var_name]
+
+    def some_rows(
+        self,
+        column: SSAValue,
+        widths: list[int],
+        tile: Callable[[SSAValue, list[SSAValue]], list[SSAValue]],
+    ) -> None:
+        """The rows of a symbolic extent or of a thread's slice: whole tiles while they
+        fit, then the rows left one at a time; where the rows left are a static
+        extent's last (the last slice's), one tile of their height."""
+        plan, low = self.plan, self.low
+        start, end = low.bounds(plan.row)
+        height = low.const(plan.rows)
+        count = low.add(llvm.SDivOp(low.add(llvm.SubOp(end, start)), height))
+        full = low.add(llvm.AddOp(start, low.add(llvm.MulOp(count, height, overflow=_NSW))))
+        self.loop(start, full, plan.rows, tile)
+        rest = int(plan.row.upper) % plan.rows if _static(plan.row) else 0
+        if rest:
+            left = low.add(llvm.SubOp(end, full))
+            last = low.add(llvm.ICmpOp(left, low.const(rest), _EQ))
+            once = low.add(llvm.SelectOp(last, low.add(llvm.AddOp(full, low.const(1))), full))
+
+            def remainder(row: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+                self.tile(row, rest, column, widths)
+                return []
+
+            self.loop(full, once, 1, remainder)
+            full = low.add(llvm.SelectOp(last, end, full))
+
+        def one(row: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            self.tile(row, 1, column, widths)
+            return []
+
+        self.loop(full, end, 1, one)
 
     def place(self, row: SSAValue, i: int, column: SSAValue, j: int) -> None:
         """Bind the row variable to ``row + i`` and the vector axis to lane 0 of

@@ -76,6 +76,8 @@ from xrelax.backends.kernels.affine import proven_inside
 from xrelax.backends.native.collapse import collapsible_chain
 from xrelax.backends.native.nest_fusion import FuseElementwiseNests
 from xrelax.backends.native.padding import MaterializePadding
+from xrelax.backends.native.parallel import PARALLEL_FOR
+from xrelax.backends.native.parallelize import MarkParallelLoops, nest_work
 from xrelax.backends.native.reduction_order import SinkOutputLoopsPass
 from xrelax.backends.native.register_tiles import (
     TilePlan,
@@ -473,7 +475,12 @@ class _FuncLowering:
         self.func = func
         self.names = signature_vars(func)
         args = func.body.block.args
-        self.entry = Block(arg_types=[PTR] * len(args) + [I64] * len(self.names))
+        self.split = [op for op in func.walk() if isinstance(op, ForOp) and op.parallel]
+        """The loops marked ``parallel``: the function runs over a slice of them."""
+        self.grain = 1
+        """What the slices are multiples of (the height of the tiles of split rows)."""
+        slice_ = [I64, I64] if self.split else []
+        self.entry = Block(arg_types=[PTR] * len(args) + [I64] * len(self.names) + slice_)
         for arg, new in zip([*args, *self.names], self.entry.args, strict=False):
             new.name_hint = arg if isinstance(arg, str) else arg.name_hint
         self.exit = Block(arg_types=[I32])
@@ -482,6 +489,9 @@ class _FuncLowering:
         self.env: dict[str, SSAValue] = {
             name: self.entry.args[len(args) + k] for k, name in enumerate(self.names)
         }
+        if self.split:
+            self.env[_LO], self.env[_HI] = self.entry.args[-2:]
+            self.entry.args[-2].name_hint, self.entry.args[-1].name_hint = "lo", "hi"
         self.buffers: dict[SSAValue, SSAValue] = {a: self.entry.args[k] for k, a in enumerate(args)}
         self.values: dict[SSAValue, SSAValue] = {}
         self.loops: dict[str, tuple[sympy.Expr, sympy.Expr]] = {}
@@ -503,7 +513,9 @@ class _FuncLowering:
     def const(self, value: int, type_: Attribute = I64) -> SSAValue:
         return self.add(llvm.ConstantOp(IntegerAttr(value, type_), type_))
 
-    def lower(self) -> llvm.FuncOp:
+    def lower(self) -> list[llvm.FuncOp]:
+        """The llvm.func of the prim_func; with split loops, the function over a slice,
+        the task the threads call and the entry (see :meth:`fork`)."""
         func = self.func
         for op in func.body.block.ops:
             if isinstance(op, AllocBufferOp):
@@ -515,21 +527,54 @@ class _FuncLowering:
         for pointer in self.allocated:
             self.add(llvm.CallOp("free", pointer))
         self.add(llvm.ReturnOp(self.exit.args[0]))
-        type_ = llvm.LLVMFunctionType(list(self.entry.arg_types), I32)
-        # The buffers never overlap where one is written (the caller's contract: the VM
-        # allocates outputs apart from live inputs, the kernel entry checks a direct
-        # call), so every pointer is noalias and LLVM vectorizes without run-time checks.
-        noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
-        arg_attrs = ArrayAttr(
-            [noalias if t == PTR else DictionaryAttr({}) for t in self.entry.arg_types]
+        name = func.sym_name.data
+        body = _function(name + _SLICE if self.split else name, self.region)
+        return [body, *self.fork(name)] if self.split else [body]
+
+    def fork(self, name: str) -> list[llvm.FuncOp]:
+        """The task ``(args, lo, hi)``, which unpacks the arguments and runs the slice,
+        and the entry ``@name`` with the prim_func's signature, which packs them and
+        runs the task over the split loops through :data:`.parallel.PARALLEL_FOR`."""
+        types = list(self.entry.arg_types)[:-2]
+        task = Block(arg_types=[PTR, I64, I64])
+        for arg, hint in zip(task.args, ("args", "lo", "hi"), strict=True):
+            arg.name_hint = hint
+        self.block = task
+        unpacked = []
+        for k, type_ in enumerate(types):
+            value = self.add(llvm.LoadOp(self.slot(task.args[0], k), I64))
+            unpacked.append(value if type_ == I64 else self.add(llvm.IntToPtrOp(value)))
+        result = self.add(
+            llvm.CallOp(name + _SLICE, *unpacked, *task.args[1:], return_type=I32)
         )
-        return llvm.FuncOp(
-            func.sym_name.data,
-            type_,
-            linkage=llvm.LinkageAttr("external"),
-            body=self.region,
-            other_props={"arg_attrs": arg_attrs},
-        )
+        self.add(llvm.ReturnOp(result))
+        entry = Block(arg_types=types)
+        for arg, named in zip(entry.args, self.entry.args, strict=False):
+            arg.name_hint = named.name_hint
+        self.block = entry
+        buffers = len(self.func.body.block.args)
+        self.env = {n: entry.args[buffers + k] for k, n in enumerate(self.names)}
+        packed = self.add(llvm.AllocaOp(self.const(len(types)), I64, alignment=8))
+        for k, arg in enumerate(entry.args):
+            value = arg if arg.type == I64 else self.add(llvm.PtrToIntOp(arg))
+            self.add(llvm.StoreOp(value, self.slot(packed, k)))
+        extent = self.split[0].upper
+        work = sympy.Add(*(nest_work(loop) for loop in self.split))
+        address = self.add(llvm.AddressOfOp(name + _TASK, PTR))
+        sizes = [self.expr(extent), self.const(self.grain), self.expr(work)]
+        result = self.add(llvm.CallOp(PARALLEL_FOR, address, packed, *sizes, return_type=I32))
+        self.add(llvm.ReturnOp(result))
+        return [_function(name + _TASK, Region([task])), _function(name, Region([entry]))]
+
+    def slot(self, packed: SSAValue, k: int) -> SSAValue:
+        """The ``k``-th 8-byte slot of the packed arguments."""
+        return self.add(llvm.GEPOp.from_mixed_indices(packed, [k], I64, inbounds=True))
+
+    def bounds(self, loop: ForOp, inner: sympy.Expr | int = 1) -> tuple[SSAValue, SSAValue]:
+        """The range ``loop`` runs over, times ``inner``: its slice if it is split."""
+        if loop.parallel is None:
+            return self.expr(loop.lower * inner), self.expr(loop.upper * inner)
+        return self.expr(symbolic.sym(_LO) * inner), self.expr(symbolic.sym(_HI) * inner)
 
     def allocate(self, op: AllocBufferOp) -> None:
         type_ = op.buffer.type
@@ -581,15 +626,22 @@ class _FuncLowering:
         if isinstance(op.parent_op(), PrimFuncOp) and (plan := self.tile_plan(op)) is not None:
             emit_tiles(self, plan)
             self.tiled += 1
+            if plan.row.parallel is not None:
+                self.grain = int(sympy.ilcm(self.grain, plan.rows))
             if plan.epilogue is not None:
                 self.fused.add(plan.epilogue)
             return
         chain = collapsible_chain(op)
         if len(chain) == 1:
-            lower, upper = self.expr(op.lower), self.expr(op.upper)
+            lower, upper = self.bounds(op)
         else:  # one loop over the product of the extents (see collapsible_chain)
-            lower = self.const(0)
-            upper = self.expr(sympy.Mul(*(loop.upper for loop in chain)))
+            split = [k for k, loop in enumerate(chain) if loop.parallel is not None]
+            if split:  # the loops above the split one are of extent 1
+                inner = sympy.Mul(*(loop.upper for loop in chain[split[0] + 1 :]))
+                lower, upper = self.bounds(chain[split[0]], inner)
+            else:
+                lower = self.const(0)
+                upper = self.expr(sympy.Mul(*(loop.upper for loop in chain)))
         innermost = chain[-1]
         names = [loop.var_name for loop in chain]
         accumulators = _accumulators(innermost, set(names))
@@ -918,6 +970,29 @@ def _accumulators(loop: ForOp, names: set[str]) -> list[tuple[SSAValue, tuple]]:
     return found
 
 
+_LO, _HI = "slice.lo", "slice.hi"
+"""The names of the slice's bounds in the lowering's environment (not identifiers)."""
+_SLICE, _TASK = ".slice", ".task"
+"""The suffixes of the function over a slice and of the task of a split prim_func."""
+
+
+def _function(name: str, region: Region) -> llvm.FuncOp:
+    """An llvm.func returning ``i32`` over ``region``, its pointer arguments
+    ``noalias``: the buffers never overlap where one is written (the caller's contract:
+    the VM allocates outputs apart from live inputs, the kernel entry checks a direct
+    call), so LLVM vectorizes without run-time checks."""
+    types = list(region.blocks[0].arg_types)
+    noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
+    arg_attrs = ArrayAttr([noalias if t == PTR else DictionaryAttr({}) for t in types])
+    return llvm.FuncOp(
+        name,
+        llvm.LLVMFunctionType(types, I32),
+        linkage=llvm.LinkageAttr("external"),
+        body=region,
+        other_props={"arg_attrs": arg_attrs},
+    )
+
+
 class LowerPrimFunc(RewritePattern):
     """``tir.prim_func`` -> ``llvm.func`` with its control flow, loads and stores
     lowered; its scalar ops are left to :class:`LowerScalarOp`."""
@@ -972,6 +1047,7 @@ def lower_module(module: ModuleOp) -> int:
     PatternRewriteWalker(MaterializeWindows(), apply_recursively=False).rewrite_module(module)
     PatternRewriteWalker(MaterializePadding(), apply_recursively=False).rewrite_module(module)
     SinkOutputLoopsPass().apply(Context(), module)
+    PatternRewriteWalker(MarkParallelLoops(), apply_recursively=False).rewrite_module(module)
     lower = LowerPrimFunc()
     PatternRewriteWalker(
         GreedyRewritePatternApplier([lower, LowerScalarOp()]),

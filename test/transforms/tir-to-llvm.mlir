@@ -4,7 +4,11 @@
 // returning 0 or the number of the failed assert.
 
 // A broadcast add over symbolic sizes: two loops (header block with the induction
-// variable, body, latch), row-major offsets, and the scalar op as its llvm op.
+// variable, body, latch), row-major offsets, and the scalar op as its llvm op. Its
+// rows may run on several threads (tir-parallelize marks the outer loop): the loops
+// run over a slice [lo, hi) of the rows in @add.slice; @add.task unpacks the
+// arguments for it; @add, of the prim_func's signature, packs them and calls the
+// runtime with the rows' extent, a grain of 1 and the work (n * m iterations).
 tir.prim_func @add(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[m], f32>, %C: !tir.buffer<[n, m], f32>) {
   tir.for i in [0, n) {
     tir.for j in [0, m) {
@@ -16,13 +20,12 @@ tir.prim_func @add(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[m], f32>, %C: 
   }
 }
 
-// CHECK-LABEL: llvm.func @add(%A: !llvm.ptr {llvm.noalias}, %B: !llvm.ptr {llvm.noalias}, %C: !llvm.ptr {llvm.noalias}, %n: i64, %m: i64) -> i32 {
-// CHECK-NEXT:    %0 = llvm.mlir.constant(0) : i64
-// CHECK-NEXT:    llvm.br ^bb1(%0 : i64)
-// CHECK-NEXT:  ^bb1(%1: i64):
-// CHECK-NEXT:    %2 = llvm.icmp "slt" %1, %n : i64
-// CHECK-NEXT:    llvm.cond_br %2, ^bb2, ^bb3
-// CHECK:         %{{.*}} = llvm.mul %1, %m overflow<nsw> : i64
+// CHECK-LABEL: llvm.func @add.slice(%A: !llvm.ptr {llvm.noalias}, %B: !llvm.ptr {llvm.noalias}, %C: !llvm.ptr {llvm.noalias}, %n: i64, %m: i64, %lo: i64, %hi: i64) -> i32 {
+// CHECK-NEXT:    llvm.br ^bb1(%lo : i64)
+// CHECK-NEXT:  ^bb1(%0: i64):
+// CHECK-NEXT:    %1 = llvm.icmp "slt" %0, %hi : i64
+// CHECK-NEXT:    llvm.cond_br %1, ^bb2, ^bb3
+// CHECK:         %{{.*}} = llvm.mul %0, %m overflow<nsw> : i64
 // CHECK-NEXT:    %[[OFF:.*]] = llvm.add %{{.*}}, %{{.*}} overflow<nsw> : i64
 // CHECK-NEXT:    %[[PA:.*]] = llvm.getelementptr inbounds %A[%[[OFF]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    %[[VA:.*]] = llvm.load %[[PA]] : !llvm.ptr -> f32
@@ -32,6 +35,30 @@ tir.prim_func @add(%A: !tir.buffer<[n, m], f32>, %B: !tir.buffer<[m], f32>, %C: 
 // CHECK:         llvm.add %{{.*}}, %{{.*}} overflow<nsw> : i64
 // CHECK-NEXT:    llvm.br ^bb4
 // CHECK:         llvm.return %{{.*}} : i32
+// CHECK-LABEL: llvm.func @add.task(
+// CHECK-SAME:    %args: !llvm.ptr {llvm.noalias}, %[[LO:lo[_0-9]*]]: i64, %[[HI:hi[_0-9]*]]: i64) -> i32 {
+// CHECK-NEXT:    %[[S0:.*]] = llvm.getelementptr inbounds %args[0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-NEXT:    %[[I0:.*]] = llvm.load %[[S0]] : !llvm.ptr -> i64
+// CHECK-NEXT:    %[[P0:.*]] = llvm.inttoptr %[[I0]] : i64 to !llvm.ptr
+// CHECK:         %[[S4:.*]] = llvm.getelementptr inbounds %args[4] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-NEXT:    %[[M:.*]] = llvm.load %[[S4]] : !llvm.ptr -> i64
+// CHECK-NEXT:    %[[R:.*]] = llvm.call @add.slice(%[[P0]], %{{.*}}, %{{.*}}, %{{.*}}, %[[M]], %[[LO]], %[[HI]])
+// CHECK-NEXT:    llvm.return %[[R]] : i32
+// CHECK-LABEL: llvm.func @add(
+// CHECK-SAME:    %[[A:A[_0-9]*]]: !llvm.ptr {llvm.noalias}, %{{B[_0-9]*}}: !llvm.ptr {llvm.noalias}, %{{C[_0-9]*}}: !llvm.ptr {llvm.noalias}, %[[N:n[_0-9]*]]: i64, %[[M:m[_0-9]*]]: i64) -> i32 {
+// CHECK-NEXT:    %[[FIVE:.*]] = llvm.mlir.constant(5) : i64
+// CHECK-NEXT:    %[[PACKED:.*]] = llvm.alloca %[[FIVE]] x i64
+// CHECK-NEXT:    %[[AI:.*]] = llvm.ptrtoint %[[A]] : !llvm.ptr to i64
+// CHECK-NEXT:    %[[SA:.*]] = llvm.getelementptr inbounds %[[PACKED]][0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-NEXT:    llvm.store %[[AI]], %[[SA]] : i64, !llvm.ptr
+// CHECK:         %[[SM:.*]] = llvm.getelementptr inbounds %[[PACKED]][4] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-NEXT:    llvm.store %[[M]], %[[SM]] : i64, !llvm.ptr
+// CHECK-NEXT:    %[[TASK:.*]] = llvm.mlir.addressof @add.task : !llvm.ptr
+// CHECK-NEXT:    %[[GRAIN:.*]] = llvm.mlir.constant(1) : i64
+// CHECK-NEXT:    %[[WORK:.*]] = llvm.mul %[[M]], %[[N]] overflow<nsw> : i64
+// CHECK-NEXT:    %[[R:.*]] = llvm.call @xrelax_parallel_for(%[[TASK]], %[[PACKED]], %[[N]], %[[GRAIN]], %[[WORK]])
+// CHECK-NEXT:    llvm.return %[[R]] : i32
+// CHECK:       llvm.func @xrelax_parallel_for(!llvm.ptr, !llvm.ptr, i64, i64, i64) -> i32
 
 // -----
 
@@ -89,7 +116,7 @@ tir.prim_func @pad(%X: !tir.buffer<[n], f32>, %Y: !tir.buffer<[n], f32>) {
   }
 }
 
-// CHECK-LABEL: llvm.func @pad(%X: !llvm.ptr {llvm.noalias}, %Y: !llvm.ptr {llvm.noalias}, %n: i64) -> i32 {
+// CHECK-LABEL: llvm.func @pad.slice(%X: !llvm.ptr {llvm.noalias}, %Y: !llvm.ptr {llvm.noalias}, %n: i64, %lo: i64, %hi: i64) -> i32 {
 // CHECK:         %[[T:.*]] = llvm.call @malloc(%{{.*}}) : (i64) -> !llvm.ptr
 // CHECK:         %[[OK:.*]] = llvm.icmp "sle" %n, %{{.*}} : i64
 // CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
@@ -123,7 +150,7 @@ tir.prim_func @rowsum(%A: !tir.buffer<[n, m], f32>, %S: !tir.buffer<[n], f32>) {
   }
 }
 
-// CHECK-LABEL: llvm.func @rowsum(
+// CHECK-LABEL: llvm.func @rowsum.slice(
 // CHECK:         llvm.store %z, %{{.*}} : f32, !llvm.ptr
 // CHECK:         %[[SLOT:.*]] = llvm.getelementptr inbounds %S[%[[I:.*]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    %[[START:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> f32
@@ -163,7 +190,9 @@ tir.prim_func @clamp(%X: !tir.buffer<[8], f32>, %Y: !tir.buffer<[8], f32>) {
 // Perfectly nested loops whose variables index every buffer with its row-major strides
 // run as one loop over the product of their extents (the outer variables read as 0),
 // so a nest over small images is one long loop LLVM vectorizes. A bias indexed by the
-// channel alone keeps the batch and channel loops and collapses the image's two.
+// channel alone keeps the batch and channel loops and collapses the image's two. The
+// batch is split between threads: the long loop runs over the slice's images,
+// [lo * c * 196, hi * c * 196).
 tir.prim_func @collapse(%A: !tir.buffer<[n, c, 14, 14], f32>, %B: !tir.buffer<[c], f32>, %C: !tir.buffer<[n, c, 14, 14], f32>) {
   tir.for i in [0, n) {
     tir.for j in [0, c) {
@@ -190,14 +219,15 @@ tir.prim_func @collapse(%A: !tir.buffer<[n, c, 14, 14], f32>, %B: !tir.buffer<[c
   }
 }
 
-// CHECK-LABEL: llvm.func @collapse(
-// CHECK:         %[[NC:.*]] = llvm.mul %{{.*}}, %c overflow<nsw> : i64
-// CHECK-NEXT:    %[[N:.*]] = llvm.mul %[[NC]], %n overflow<nsw> : i64
-// CHECK-NEXT:    llvm.br ^[[HEAD:bb[0-9]+]](%{{.*}} : i64)
+// CHECK-LABEL: llvm.func @collapse.slice(
+// CHECK:         %[[IMAGES:.*]] = llvm.mul %{{.*}}, %c overflow<nsw> : i64
+// CHECK-NEXT:    %[[START:.*]] = llvm.mul %[[IMAGES]], %lo overflow<nsw> : i64
+// CHECK:         %[[END:.*]] = llvm.mul %{{.*}}, %hi overflow<nsw> : i64
+// CHECK-NEXT:    llvm.br ^[[HEAD:bb[0-9]+]](%[[START]] : i64)
 // CHECK-NEXT:  ^[[HEAD]](%[[K:.*]]: i64):
-// CHECK-NEXT:    %{{.*}} = llvm.icmp "slt" %[[K]], %[[N]] : i64
+// CHECK-NEXT:    %{{.*}} = llvm.icmp "slt" %[[K]], %[[END]] : i64
 // CHECK:         llvm.getelementptr inbounds %A[%{{.*}}]
-// CHECK:         llvm.icmp "slt" %{{.*}}, %n : i64
+// CHECK:         llvm.icmp "slt" %{{.*}}, %hi : i64
 // CHECK:         llvm.icmp "slt" %{{.*}}, %c : i64
 // CHECK:         %[[HW:.*]] = llvm.mlir.constant(196) : i64
 // CHECK-NEXT:    llvm.br ^[[INNER:bb[0-9]+]](%{{.*}} : i64)
@@ -302,7 +332,7 @@ tir.prim_func @take(%X: !tir.buffer<[8], f32>, %I: !tir.buffer<[n], i32>, %Y: !t
   }
 }
 
-// CHECK-LABEL: llvm.func @take(
+// CHECK-LABEL: llvm.func @take.slice(
 // CHECK:         %[[K:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i32
 // CHECK-NEXT:    %[[T:.*]] = llvm.sext %[[K]] : i32 to i64
 // CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0) : i64

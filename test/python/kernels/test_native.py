@@ -575,9 +575,11 @@ def test_compiled_code_is_cached_on_disk_and_loaded_by_a_fresh_jit(tmp_path, mon
     monkeypatch.setenv(native_jit.CACHE_ENV, str(tmp_path))
     module = ModuleOp([xrelax.parse(ASSERTING).body.block.first_op.clone()])
     lower_module(module)
-    ir = native_jit._Jit().ir(module)
-    native_jit._Jit().address(ir, "checked")
-    assert len(list(tmp_path.glob("*.o"))) == 1
+    first = native_jit._Jit()  # compiles the thread pool's runtime (.parallel)
+    ir = first.ir(module)
+    runtime = set(tmp_path.glob("*.o"))
+    first.address(ir, "checked")
+    assert len(set(tmp_path.glob("*.o")) - runtime) == 1
     fresh = native_jit._Jit()
     monkeypatch.setattr(fresh, "_compile", None)  # loads the object file, compiles nothing
     ffi = FFI()
@@ -1006,20 +1008,6 @@ def test_a_contraction_the_lowering_does_not_tile_as_planned_keeps_blas(tmp_path
     reference, kernel = _matmul_relu(96, 160, 48)  # sizes no other test compiles
     assert "matmul" in native_paths(kernel)
     _check_matmul_relu(reference, kernel, 96, 160, 48)
-
-
-@pytest.mark.parametrize(
-    ("threads", "m", "paths"), [("1", 130, {"native"}), ("2", 131, {"matmul"})]
-)
-def test_with_several_blas_threads_large_contractions_keep_blas(monkeypatch, threads, m, paths):
-    # The register tiles run on one thread; BLAS on all of its own: with more than one,
-    # a contraction of more than PARALLEL_CONTRACTION multiply-adds stays with BLAS.
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", threads)
-    assert native.blas_threads() == int(threads)
-    reference, kernel = _matmul_relu(m, 200, 96)  # 2.5 million multiply-adds
-    assert paths <= set(native_paths(kernel))
-    assert ("matmul" in native_paths(kernel)) == (threads == "2")
-    _check_matmul_relu(reference, kernel, m, 200, 96)
 
 
 _PRODUCT = """

@@ -1,0 +1,282 @@
+"""Native kernels on several threads: a fork-join pool in machine code.
+
+A prim_func whose top-level loops are marked ``parallel`` (:mod:`.parallelize`) is
+lowered as a *task* that runs the whole body over a slice ``[lo, hi)`` of those loops,
+and an entry that calls :data:`PARALLEL_FOR` with the task, its packed arguments, the
+loops' extent, a grain (the slices are whole multiples of it, so that register tiles
+stay whole) and an estimate of the work. The runtime below (LLVM IR, compiled once per
+host like the kernels) runs the first slice on the calling thread and the others on
+worker threads, then waits for them: no Python and no GIL on the way, so that a kernel
+of a few tens of microseconds still pays to split.
+
+Workers spin on a generation counter for a while after each task (as onnxruntime's
+threads do), then sleep on a futex; the caller wakes sleepers. One kernel at a time uses
+the pool: a second caller (another Python thread) runs its kernel alone. Work below
+:data:`PARALLEL_WORK` runs alone too. The workers are Python threads that call into the
+runtime and never come back (the call releases the GIL); a forked child has none, and
+starts its own when it next needs them.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+
+from cffi import FFI
+
+__all__ = ["PARALLEL_FOR", "PARALLEL_WORK", "Pool", "runtime_ir", "threads"]
+
+THREADS_ENV = "XRELAX_NUM_THREADS"
+"""The threads native kernels run on (the caller's and the workers)."""
+
+PARALLEL_FOR = "xrelax_parallel_for"
+"""``i32 xrelax_parallel_for(ptr task, ptr args, i64 extent, i64 grain, i64 work)``:
+runs ``task(args, lo, hi)`` over slices of ``[0, extent)`` and returns the bitwise or
+of the tasks' results (non-zero: a check failed)."""
+
+PARALLEL_WORK = 32768
+"""Less work than this (innermost iterations, the entry's estimate) runs on the caller
+alone: waking a spinning worker costs about a microsecond, a sleeping one tens."""
+
+_SPIN = 4000
+"""Polls a worker makes before it sleeps (each an x86 ``pause``: 25 ns on the AMD EPYC
+of docs/performance.md, 100 us in all): long enough to span the Python between two
+kernels of a model, short enough not to hold a core BLAS's threads want."""
+
+_FUTEX = {"x86_64": 202, "aarch64": 98}
+"""The futex system call's number on each Linux architecture the pool runs on."""
+
+
+def threads() -> int:
+    """The threads native kernels run on: ``$XRELAX_NUM_THREADS``, else
+    ``OMP_NUM_THREADS`` or ``OPENBLAS_NUM_THREADS`` (what BLAS runs on), else the CPUs
+    this process may use."""
+    for name in (THREADS_ENV, "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        value = os.environ.get(name, "")
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _architecture(triple: str) -> str | None:
+    """The architecture of ``triple`` where the pool has threads (Linux), else None."""
+    arch = triple.split("-")[0]
+    return arch if "linux" in triple and arch in _FUTEX else None
+
+
+def runtime_ir(triple: str) -> str:
+    """The pool's LLVM IR for the host ``triple`` (see the module docstring)."""
+    arch = _architecture(triple)
+    pause = "call void @llvm.x86.sse2.pause()" if arch == "x86_64" else ""
+    futex = _FUTEX.get(arch or "", 0)
+    return f'target triple = "{triple}"\n' + _RUNTIME.format(
+        parallel_for=PARALLEL_FOR, work=PARALLEL_WORK, spin=_SPIN, futex=futex, pause=pause
+    )
+
+
+class Pool:
+    """The worker threads of the runtime whose entries are at ``address(symbol)``."""
+
+    def __init__(self, address: Callable[[str], int], triple: str) -> None:
+        ffi = FFI()
+        self._set_workers = ffi.cast("void (*)(int64_t)", address("xrelax_set_workers"))
+        self._worker = ffi.cast("void (*)(int64_t)", address("xrelax_worker"))
+        self._shared = ffi.cast("int64_t (*)(void)", address("xrelax_shared_tasks"))
+        self._supported = _architecture(triple) is not None
+        self._started = False
+        self._lock = threading.Lock()
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._forget)
+
+    def ensure(self) -> None:
+        """Start the workers (``threads() - 1`` of them), once per process."""
+        if self._started:
+            return
+        with self._lock:
+            if self._started:
+                return
+            workers = threads() - 1 if self._supported else 0
+            self._set_workers(max(workers, 0))
+            for k in range(1, workers + 1):
+                thread = threading.Thread(
+                    target=self._worker, args=(k,), name=f"xrelax-worker-{k}", daemon=True
+                )
+                thread.start()
+            self._started = True
+
+    def shared(self) -> int:
+        """How many kernel calls so far ran on several threads."""
+        return int(self._shared())
+
+    def _forget(self) -> None:
+        """In a forked child: the workers did not come along; start anew when needed."""
+        self._set_workers(0)
+        self._started = False
+        self._lock = threading.Lock()
+
+
+_RUNTIME = """
+@task = internal global ptr null
+@packed = internal global ptr null
+@extent = internal global i64 0
+@grain = internal global i64 1
+@generation = internal global i32 0
+@pending = internal global i64 0
+@status = internal global i32 0
+@sleepers = internal global i32 0
+@busy = internal global i32 0
+@workers = internal global i64 0
+@shared = internal global i64 0
+
+; The number of tasks run on several threads so far.
+define i64 @xrelax_shared_tasks() {{
+  %n = load atomic i64, ptr @shared monotonic, align 8
+  ret i64 %n
+}}
+
+declare i64 @syscall(i64, ...)
+declare void @llvm.x86.sse2.pause()
+
+; Before any task: the number of workers (0: every task runs on its caller).
+define void @xrelax_set_workers(i64 %n) {{
+  store atomic i64 %n, ptr @workers seq_cst, align 8
+  store atomic i32 0, ptr @generation seq_cst, align 4
+  store atomic i32 0, ptr @sleepers seq_cst, align 4
+  store atomic i32 0, ptr @busy seq_cst, align 4
+  ret void
+}}
+
+; Thread k's slice [lo, hi) of @extent among %threads, in whole grains if there
+; are as many grains as threads.
+define internal void @slice(i64 %k, i64 %threads, ptr %lo, ptr %hi) {{
+  %extent = load i64, ptr @extent
+  %grain = load i64, ptr @grain
+  %round = add i64 %extent, %grain
+  %up = sub i64 %round, 1
+  %whole = udiv i64 %up, %grain
+  ; fewer grains than threads: split in single iterations
+  %short = icmp ult i64 %whole, %threads
+  %g = select i1 %short, i64 1, i64 %grain
+  %grains = select i1 %short, i64 %extent, i64 %whole
+  %a = mul i64 %grains, %k
+  %ga = udiv i64 %a, %threads
+  %k1 = add i64 %k, 1
+  %b = mul i64 %grains, %k1
+  %gb = udiv i64 %b, %threads
+  %la = mul i64 %ga, %g
+  %lb = mul i64 %gb, %g
+  %ca = icmp ult i64 %la, %extent
+  %va = select i1 %ca, i64 %la, i64 %extent
+  %cb = icmp ult i64 %lb, %extent
+  %vb = select i1 %cb, i64 %lb, i64 %extent
+  store i64 %va, ptr %lo
+  store i64 %vb, ptr %hi
+  ret void
+}}
+
+define i32 @{parallel_for}(ptr %fn, ptr %args, i64 %extent, i64 %grain, i64 %work) {{
+entry:
+  %lo = alloca i64
+  %hi = alloca i64
+  %n = load atomic i64, ptr @workers monotonic, align 8
+  %none = icmp eq i64 %n, 0
+  %small = icmp slt i64 %work, {work}
+  %few = icmp slt i64 %extent, 2
+  %either = or i1 %none, %small
+  %alone = or i1 %either, %few
+  br i1 %alone, label %single, label %claim
+claim:
+  %pair = cmpxchg ptr @busy, i32 0, i32 1 acquire monotonic
+  %won = extractvalue {{ i32, i1 }} %pair, 1
+  br i1 %won, label %share, label %single
+single:
+  %r = call i32 %fn(ptr %args, i64 0, i64 %extent)
+  ret i32 %r
+share:
+  %count = atomicrmw add ptr @shared, i64 1 monotonic
+  store ptr %fn, ptr @task
+  store ptr %args, ptr @packed
+  store i64 %extent, ptr @extent
+  store i64 %grain, ptr @grain
+  store i32 0, ptr @status
+  store atomic i64 %n, ptr @pending seq_cst, align 8
+  %old = atomicrmw add ptr @generation, i32 1 seq_cst
+  %sleeping = load atomic i32, ptr @sleepers seq_cst, align 4
+  %wake = icmp ne i32 %sleeping, 0
+  br i1 %wake, label %wakeup, label %mine
+wakeup:
+  %woken = call i64 (i64, ...) @syscall(i64 {futex}, ptr @generation, i64 129, i64 2147483647)
+  br label %mine
+mine:
+  %threads = add i64 %n, 1
+  call void @slice(i64 0, i64 %threads, ptr %lo, ptr %hi)
+  %h0 = load i64, ptr %hi
+  %r0 = call i32 %fn(ptr %args, i64 0, i64 %h0)
+  br label %wait
+wait:
+  %left = load atomic i64, ptr @pending acquire, align 8
+  %done = icmp eq i64 %left, 0
+  br i1 %done, label %finish, label %poll
+poll:
+  {pause}
+  br label %wait
+finish:
+  %s = load i32, ptr @status
+  %rs = or i32 %r0, %s
+  store atomic i32 0, ptr @busy release, align 4
+  ret i32 %rs
+}}
+
+; Worker k (1, 2, ...): runs its slice of each task, for ever.
+define void @xrelax_worker(i64 %k) {{
+entry:
+  %lo = alloca i64
+  %hi = alloca i64
+  br label %idle
+idle:
+  %seen = phi i32 [0, %entry], [%seen, %awake], [%g, %ran]
+  br label %check
+check:
+  %i = phi i32 [0, %idle], [%i1, %again]
+  %g = load atomic i32, ptr @generation acquire, align 4
+  %new = icmp ne i32 %g, %seen
+  br i1 %new, label %run, label %again
+again:
+  {pause}
+  %i1 = add i32 %i, 1
+  %more = icmp slt i32 %i1, {spin}
+  br i1 %more, label %check, label %sleep
+sleep:
+  %s0 = atomicrmw add ptr @sleepers, i32 1 seq_cst
+  %g2 = load atomic i32, ptr @generation seq_cst, align 4
+  %same = icmp eq i32 %g2, %seen
+  br i1 %same, label %futex, label %awake
+futex:
+  %w = call i64 (i64, ...) @syscall(i64 {futex}, ptr @generation, i64 128, i32 %seen, ptr null)
+  br label %awake
+awake:
+  %s1 = atomicrmw sub ptr @sleepers, i32 1 seq_cst
+  br label %idle
+run:
+  %n = load i64, ptr @workers
+  %threads = add i64 %n, 1
+  call void @slice(i64 %k, i64 %threads, ptr %lo, ptr %hi)
+  %l = load i64, ptr %lo
+  %h = load i64, ptr %hi
+  %some = icmp slt i64 %l, %h
+  br i1 %some, label %work, label %ran
+work:
+  %fn = load ptr, ptr @task
+  %args = load ptr, ptr @packed
+  %r = call i32 %fn(ptr %args, i64 %l, i64 %h)
+  %o = atomicrmw or ptr @status, i32 %r seq_cst
+  br label %ran
+ran:
+  %p = atomicrmw sub ptr @pending, i64 1 release
+  br label %idle
+}}
+"""

@@ -1,0 +1,176 @@
+// RUN: relax-opt %s --split-input-file -p tir-parallelize | filecheck %s
+// tir-parallelize marks the loop of each top-level nest that threads may split: the
+// same range in every nest, and every buffer the prim_func writes read and written only
+// at that loop's variable in one dimension of its own.
+
+// An element-wise nest and a row reduction over its result, both split along rows:
+// each thread writes the rows of its slice of T, then reads only those.
+tir.prim_func @rows(%X: !tir.buffer<[n, 256], f32>, %S: !tir.buffer<[n], f32>) {
+  %T = tir.alloc_buffer : !tir.buffer<[n, 256], f32>
+  tir.for i in [0, n) {
+    tir.for j in [0, 256) {
+      %x = tir.load %X[i, j] : f32
+      %e = math.exp %x : f32
+      tir.store %T[i, j], %e : f32
+    }
+  }
+  tir.for i2 in [0, n) {
+    %z = arith.constant 0.000000e+00 : f32
+    tir.store %S[i2], %z : f32
+    tir.for k in [0, 256) {
+      %s = tir.load %S[i2] : f32
+      %t = tir.load %T[i2, k] : f32
+      %a = arith.addf %s, %t : f32
+      tir.store %S[i2], %a : f32
+    }
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @rows
+// CHECK:         tir.for i in [0, n) parallel {
+// CHECK-NEXT:      tir.for j in [0, 256) {
+// CHECK:         tir.for i2 in [0, n) parallel {
+// CHECK-NEXT:      %{{.*}} = arith.constant
+// CHECK:           tir.for k in [0, 256) {
+
+// -----
+
+// A batch of one is no split: the next loop is, under it.
+tir.prim_func @one(%X: !tir.buffer<[1, 64, 32, 32], f32>, %Y: !tir.buffer<[1, 64, 32, 32], f32>) {
+  tir.for n in [0, 1) {
+    tir.for c in [0, 64) {
+      tir.for h in [0, 32) {
+        tir.for w in [0, 32) {
+          %x = tir.load %X[n, c, h, w] : f32
+          %t = math.tanh %x : f32
+          tir.store %Y[n, c, h, w], %t : f32
+        }
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @one
+// CHECK-NEXT:    tir.for n in [0, 1) {
+// CHECK-NEXT:      tir.for c in [0, 64) parallel {
+// CHECK-NEXT:        tir.for h in [0, 32) {
+
+// -----
+
+// The second nest reads the next row of what the first wrote, which another thread
+// may write: nothing is split.
+tir.prim_func @neighbour(%X: !tir.buffer<[n, 256], f32>, %Y: !tir.buffer<[n, 256], f32>) {
+  %T = tir.alloc_buffer : !tir.buffer<[n, 256], f32>
+  tir.for i in [0, n) {
+    tir.for j in [0, 256) {
+      %x = tir.load %X[i, j] : f32
+      tir.store %T[i, j], %x : f32
+    }
+  }
+  tir.for i2 in [0, n) {
+    tir.for j2 in [0, 256) {
+      %p = arith.constant 0.000000e+00 : f32
+      %t = tir.load %T[i2 + 1, j2] pad %p : f32
+      tir.store %Y[i2, j2], %t : f32
+    }
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @neighbour
+// CHECK-NOT:     parallel
+
+// -----
+
+// A transpose writes its output at the split variable in one dimension and reads it
+// back in another: nothing is split.
+tir.prim_func @transposed(%X: !tir.buffer<[256, 256], f32>, %Y: !tir.buffer<[256, 256], f32>, %Z: !tir.buffer<[256, 256], f32>) {
+  tir.for i in [0, 256) {
+    tir.for j in [0, 256) {
+      %x = tir.load %X[i, j] : f32
+      tir.store %Y[i, j], %x : f32
+    }
+  }
+  tir.for i2 in [0, 256) {
+    tir.for j2 in [0, 256) {
+      %y = tir.load %Y[j2, i2] : f32
+      tir.store %Z[i2, j2], %y : f32
+    }
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @transposed
+// CHECK-NOT:     parallel
+
+// -----
+
+// Nests over different ranges (a batch, then channels) are not split, nor is a store
+// outside any loop, nor a nest of less work than a thread pays for.
+tir.prim_func @ranges(%X: !tir.buffer<[4, 64, 256], f32>, %Y: !tir.buffer<[4, 64, 256], f32>, %Z: !tir.buffer<[64, 4, 256], f32>) {
+  tir.for i in [0, 4) {
+    tir.for j in [0, 64) {
+      tir.for k in [0, 256) {
+        %x = tir.load %X[i, j, k] : f32
+        tir.store %Y[i, j, k], %x : f32
+      }
+    }
+  }
+  tir.for j2 in [0, 64) {
+    tir.for i2 in [0, 4) {
+      tir.for k2 in [0, 256) {
+        %x = tir.load %X[i2, j2, k2] : f32
+        tir.store %Z[j2, i2, k2], %x : f32
+      }
+    }
+  }
+}
+
+tir.prim_func @outside(%X: !tir.buffer<[256, 256], f32>, %Y: !tir.buffer<[256, 256], f32>) {
+  %z = arith.constant 0.000000e+00 : f32
+  tir.store %Y[0, 0], %z : f32
+  tir.for i in [0, 256) {
+    tir.for j in [0, 256) {
+      %x = tir.load %X[i, j] : f32
+      tir.store %Y[i, j], %x : f32
+    }
+  }
+}
+
+tir.prim_func @small(%X: !tir.buffer<[64, 64], f32>, %Y: !tir.buffer<[64, 64], f32>) {
+  tir.for i in [0, 64) {
+    tir.for j in [0, 64) {
+      %x = tir.load %X[i, j] : f32
+      tir.store %Y[i, j], %x : f32
+    }
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @ranges
+// CHECK-NOT:     parallel
+// CHECK-LABEL: tir.prim_func @outside
+// CHECK-NOT:     parallel
+// CHECK-LABEL: tir.prim_func @small
+// CHECK-NOT:     parallel
+
+// -----
+
+// A product in register tiles is split along its rows (i), not its vector axis (j).
+tir.prim_func @product(%A: !tir.buffer<[96, 128], f32>, %B: !tir.buffer<[128, 96], f32>, %C: !tir.buffer<[96, 96], f32>) {
+  tir.for i in [0, 96) {
+    tir.for j in [0, 96) {
+      %zero = arith.constant 0.000000e+00 : f32
+      tir.store %C[i, j], %zero : f32
+      tir.for k in [0, 128) {
+        %c = tir.load %C[i, j] : f32
+        %a = tir.load %A[i, k] : f32
+        %b = tir.load %B[k, j] : f32
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        tir.store %C[i, j], %s : f32
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @product
+// CHECK-NEXT:    tir.for i in [0, 96) parallel {
+// CHECK-NEXT:      tir.for j in [0, 96) {
