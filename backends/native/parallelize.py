@@ -17,8 +17,9 @@ only elements of its slice it wrote before; buffers only read (inputs, weights) 
 anywhere. Nests of less static work than :data:`.parallel.PARALLEL_WORK` stay serial
 (the runtime decides for symbolic sizes). A nest in register tiles
 (:mod:`.register_tiles`) is split along a plain output loop or its rows, not its vector
-axis. A prim_func that is not of that form keeps its loops serial. The pass runs last before the lowering (the nests the other native
-rewrites make are split too); as a pass it shows the marking on TIR.
+axis. A prim_func that is not of that form keeps its loops serial. The pass runs last
+before the lowering (the nests the other native rewrites make are split too); as a pass
+it shows the marking on TIR.
 """
 
 from __future__ import annotations
@@ -109,8 +110,10 @@ def _candidate(nest: ForOp) -> ForOp | None:
             return None
         loop = body[0]
     plan = plan_tiles(nest)
-    if plan is not None and loop is not plan.row and (
-        loop not in plan.outputs or loop in plan.vector
+    if (
+        plan is not None
+        and loop is not plan.row
+        and (loop not in plan.outputs or loop in plan.vector)
     ):
         return None
     return loop

@@ -544,9 +544,7 @@ class _FuncLowering:
         for k, type_ in enumerate(types):
             value = self.add(llvm.LoadOp(self.slot(task.args[0], k), I64))
             unpacked.append(value if type_ == I64 else self.add(llvm.IntToPtrOp(value)))
-        result = self.add(
-            llvm.CallOp(name + _SLICE, *unpacked, *task.args[1:], return_type=I32)
-        )
+        result = self.add(llvm.CallOp(name + _SLICE, *unpacked, *task.args[1:], return_type=I32))
         self.add(llvm.ReturnOp(result))
         entry = Block(arg_types=types)
         for arg, named in zip(entry.args, self.entry.args, strict=False):
