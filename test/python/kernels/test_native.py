@@ -1097,3 +1097,45 @@ def test_an_epilogue_whose_loops_are_named_otherwise_is_applied_in_the_tiles():
     _, want, got = run_library(EPILOGUE_OVER_OTHER_NAMES, "k", [a, b, bias], [(16, 16)])
     np.testing.assert_allclose(got[0], np.maximum(a @ b + bias[:, None], 0), rtol=1e-5, atol=1e-5)
     assert_same(want, got, rtol=1e-5, atol=1e-5)
+
+
+_SUM_OF_SQUARES = """
+tir.prim_func @squares(%X: !tir.buffer<[300, 768], f32>, %S: !tir.buffer<[300], f32>) {
+  tir.for i in [0, 300) {
+    %zero = arith.constant 0.000000e+00 : f32
+    tir.store %S[i], %zero : f32
+    tir.for k in [0, 768) {
+      %s = tir.load %S[i] : f32
+      %x = tir.load %X[i, k] : f32
+      %y = tir.load %X[i, k] : f32
+      %p = arith.mulf %x, %y : f32
+      %a = arith.addf %s, %p : f32
+      tir.store %S[i], %a : f32
+    }
+  }
+}
+"""
+
+
+def test_a_sum_of_element_wise_products_is_native_not_blas():
+    # numpy hands it to einsum (a variance's sum of squares); no operand is read for
+    # two outputs, so native loops stream it as fast, without BLAS's call.
+    reference = numpy_kernels.load_library(_SUM_OF_SQUARES)["squares"]
+    assert "einsum" in [p.path for p in reference.paths]
+    x = RNG.uniform(-1, 1, (300, 768)).astype(np.float32)
+    _, want, got = run_library(_SUM_OF_SQUARES, "squares", [x], [(300,)])
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5)
+
+
+def test_a_kernel_calling_blas_first_sends_the_spinning_workers_to_sleep(tmp_path, monkeypatch):
+    # OpenBLAS's threads would wait for a core a worker of the pool spins on.
+    from xrelax.backends.native import tir_to_llvm
+
+    calls = []
+    monkeypatch.setattr(native_jit.jit().pool, "rest", lambda: calls.append(1))
+    monkeypatch.setenv(native_jit.CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(tir_to_llvm, "plan_tiles", lambda *args, **kwargs: None)
+    reference, kernel = _matmul_relu(133, 201, 97)  # sizes no other test compiles
+    assert "matmul" in native_paths(kernel)
+    _check_matmul_relu(reference, kernel, 133, 201, 97)
+    assert calls
