@@ -5,9 +5,12 @@ lowered as a *task* that runs the whole body over a slice ``[lo, hi)`` of those 
 and an entry that calls :data:`PARALLEL_FOR` with the task, its packed arguments, the
 loops' extent, a grain (the slices are whole multiples of it, so that register tiles
 stay whole) and an estimate of the work. The runtime below (LLVM IR, compiled once per
-host like the kernels) runs the first slice on the calling thread and the others on
-worker threads, then waits for them: no Python and no GIL on the way, so that a kernel
-of a few tens of microseconds still pays to split.
+host like the kernels) cuts the extent into one chunk per thread, publishes the task
+and runs chunks on the calling thread until none is left unclaimed; workers claim the
+others (an atomic counter tagged with the task's generation), and the caller waits only
+for chunks a worker has started. No Python and no GIL on the way, so that a kernel of a
+few tens of microseconds still pays to split, and a worker that is asleep or
+descheduled costs the caller nothing: it finds its chunk taken.
 
 Workers spin on a generation counter for a while after each task (as onnxruntime's
 threads do), then sleep on a futex; the caller wakes sleepers. A kernel that calls BLAS
@@ -130,14 +133,19 @@ _RUNTIME = """
 @packed = internal global ptr null
 @extent = internal global i64 0
 @grain = internal global i64 1
+@chunks = internal global i64 1
 @generation = internal global i32 0
-@pending = internal global i64 0
+@next = internal global i64 0
+@done = internal global i64 0
 @status = internal global i32 0
 @sleepers = internal global i32 0
 @busy = internal global i32 0
 @workers = internal global i64 0
 @shared = internal global i64 0
 @resting = internal global i32 0
+
+declare i64 @syscall(i64, ...)
+declare void @llvm.x86.sse2.pause()
 
 ; Spinning workers go to sleep now (before BLAS, whose own threads want the cores).
 define void @xrelax_rest() {{
@@ -151,35 +159,33 @@ define i64 @xrelax_shared_tasks() {{
   ret i64 %n
 }}
 
-declare i64 @syscall(i64, ...)
-declare void @llvm.x86.sse2.pause()
-
 ; Before any task: the number of workers (0: every task runs on its caller).
 define void @xrelax_set_workers(i64 %n) {{
   store atomic i64 %n, ptr @workers seq_cst, align 8
   store atomic i32 0, ptr @generation seq_cst, align 4
+  store atomic i64 0, ptr @next seq_cst, align 8
   store atomic i32 0, ptr @sleepers seq_cst, align 4
   store atomic i32 0, ptr @busy seq_cst, align 4
   ret void
 }}
 
-; Thread k's slice [lo, hi) of @extent among %threads, in whole grains if there
-; are as many grains as threads.
-define internal void @slice(i64 %k, i64 %threads, ptr %lo, ptr %hi) {{
+; Chunk k's slice [lo, hi) of @extent among @chunks, in whole grains if there are
+; as many grains as chunks.
+define internal void @slice(i64 %k, ptr %lo, ptr %hi) {{
   %extent = load i64, ptr @extent
   %grain = load i64, ptr @grain
+  %chunks = load i64, ptr @chunks
   %round = add i64 %extent, %grain
   %up = sub i64 %round, 1
   %whole = udiv i64 %up, %grain
-  ; fewer grains than threads: split in single iterations
-  %short = icmp ult i64 %whole, %threads
+  %short = icmp ult i64 %whole, %chunks
   %g = select i1 %short, i64 1, i64 %grain
   %grains = select i1 %short, i64 %extent, i64 %whole
   %a = mul i64 %grains, %k
-  %ga = udiv i64 %a, %threads
+  %ga = udiv i64 %a, %chunks
   %k1 = add i64 %k, 1
   %b = mul i64 %grains, %k1
-  %gb = udiv i64 %b, %threads
+  %gb = udiv i64 %b, %chunks
   %la = mul i64 %ga, %g
   %lb = mul i64 %gb, %g
   %ca = icmp ult i64 %la, %extent
@@ -191,18 +197,58 @@ define internal void @slice(i64 %k, i64 %threads, ptr %lo, ptr %hi) {{
   ret void
 }}
 
-define i32 @{parallel_for}(ptr %fn, ptr %args, i64 %extent, i64 %grain, i64 %work) {{
+; Claim and run the chunks of task %gen left, until none is: @next holds the task's
+; generation (high 32 bits) and its next chunk, so that a thread late for one task
+; claims nothing of the next.
+define internal void @drain(i32 %gen) {{
 entry:
   %lo = alloca i64
   %hi = alloca i64
+  %want = zext i32 %gen to i64
+  br label %claim
+claim:
+  %v = load atomic i64, ptr @next acquire, align 8
+  %owner = lshr i64 %v, 32
+  %current = icmp eq i64 %owner, %want
+  %k = and i64 %v, 4294967295
+  %chunks = load i64, ptr @chunks
+  %left = icmp ult i64 %k, %chunks
+  %open = and i1 %current, %left
+  br i1 %open, label %take, label %out
+take:
+  %v1 = add i64 %v, 1
+  %pair = cmpxchg ptr @next, i64 %v, i64 %v1 acq_rel acquire
+  %won = extractvalue {{ i64, i1 }} %pair, 1
+  br i1 %won, label %run, label %claim
+run:
+  call void @slice(i64 %k, ptr %lo, ptr %hi)
+  %l = load i64, ptr %lo
+  %h = load i64, ptr %hi
+  %some = icmp slt i64 %l, %h
+  br i1 %some, label %work, label %finished
+work:
+  %fn = load ptr, ptr @task
+  %args = load ptr, ptr @packed
+  %r = call i32 %fn(ptr %args, i64 %l, i64 %h)
+  %o = atomicrmw or ptr @status, i32 %r seq_cst
+  br label %finished
+finished:
+  %d = atomicrmw add ptr @done, i64 1 release
+  br label %claim
+out:
+  ret void
+}}
+
+define i32 @{parallel_for}(ptr %fn, ptr %args, i64 %extent, i64 %grain, i64 %work) {{
+entry:
   %n = load atomic i64, ptr @workers monotonic, align 8
   %none = icmp eq i64 %n, 0
   %small = icmp slt i64 %work, {work}
   %few = icmp slt i64 %extent, 2
   %either = or i1 %none, %small
   %alone = or i1 %either, %few
-  br i1 %alone, label %single, label %claim
-claim:
+  br i1 %alone, label %single, label %lock
+lock:
   %pair = cmpxchg ptr @busy, i32 0, i32 1 acquire monotonic
   %won = extractvalue {{ i32, i1 }} %pair, 1
   br i1 %won, label %share, label %single
@@ -216,9 +262,16 @@ share:
   store ptr %args, ptr @packed
   store i64 %extent, ptr @extent
   store i64 %grain, ptr @grain
+  %threads = add i64 %n, 1
+  store i64 %threads, ptr @chunks
   store i32 0, ptr @status
-  store atomic i64 %n, ptr @pending seq_cst, align 8
-  %old = atomicrmw add ptr @generation, i32 1 seq_cst
+  store atomic i64 0, ptr @done seq_cst, align 8
+  %old = load atomic i32, ptr @generation monotonic, align 4
+  %gen = add i32 %old, 1
+  %wide = zext i32 %gen to i64
+  %first = shl i64 %wide, 32
+  store atomic i64 %first, ptr @next seq_cst, align 8
+  store atomic i32 %gen, ptr @generation seq_cst, align 4
   %sleeping = load atomic i32, ptr @sleepers seq_cst, align 4
   %wake = icmp ne i32 %sleeping, 0
   br i1 %wake, label %wakeup, label %mine
@@ -226,33 +279,27 @@ wakeup:
   %woken = call i64 (i64, ...) @syscall(i64 {futex}, ptr @generation, i64 129, i64 2147483647)
   br label %mine
 mine:
-  %threads = add i64 %n, 1
-  call void @slice(i64 0, i64 %threads, ptr %lo, ptr %hi)
-  %h0 = load i64, ptr %hi
-  %r0 = call i32 %fn(ptr %args, i64 0, i64 %h0)
+  call void @drain(i32 %gen)
   br label %wait
 wait:
-  %left = load atomic i64, ptr @pending acquire, align 8
-  %done = icmp eq i64 %left, 0
-  br i1 %done, label %finish, label %poll
+  %finished = load atomic i64, ptr @done acquire, align 8
+  %all = icmp eq i64 %finished, %threads
+  br i1 %all, label %finish, label %poll
 poll:
   {pause}
   br label %wait
 finish:
   %s = load i32, ptr @status
-  %rs = or i32 %r0, %s
   store atomic i32 0, ptr @busy release, align 4
-  ret i32 %rs
+  ret i32 %s
 }}
 
-; Worker k (1, 2, ...): runs its slice of each task, for ever.
+; Worker k (1, 2, ...): joins each task, for ever.
 define void @xrelax_worker(i64 %k) {{
 entry:
-  %lo = alloca i64
-  %hi = alloca i64
   br label %idle
 idle:
-  %seen = phi i32 [0, %entry], [%seen, %awake], [%g, %ran]
+  %seen = phi i32 [0, %entry], [%seen, %awake], [%g, %run]
   br label %check
 check:
   %i = phi i32 [0, %idle], [%i1, %again]
@@ -279,21 +326,7 @@ awake:
   %s1 = atomicrmw sub ptr @sleepers, i32 1 seq_cst
   br label %idle
 run:
-  %n = load i64, ptr @workers
-  %threads = add i64 %n, 1
-  call void @slice(i64 %k, i64 %threads, ptr %lo, ptr %hi)
-  %l = load i64, ptr %lo
-  %h = load i64, ptr %hi
-  %some = icmp slt i64 %l, %h
-  br i1 %some, label %work, label %ran
-work:
-  %fn = load ptr, ptr @task
-  %args = load ptr, ptr @packed
-  %r = call i32 %fn(ptr %args, i64 %l, i64 %h)
-  %o = atomicrmw or ptr @status, i32 %r seq_cst
-  br label %ran
-ran:
-  %p = atomicrmw sub ptr @pending, i64 1 release
+  call void @drain(i32 %g)
   br label %idle
 }}
 """

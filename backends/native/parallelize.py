@@ -39,7 +39,7 @@ from xdsl.pattern_rewriter import (
 from xrelax.backends.native.parallel import PARALLEL_WORK
 from xrelax.backends.native.register_tiles import plan_tiles
 from xrelax.dialects.shapes import symbolic
-from xrelax.dialects.tir import ForOp, LetOp, LoadOp, PrimFuncOp, StoreOp
+from xrelax.dialects.tir import AllocBufferOp, ForOp, LetOp, LoadOp, PrimFuncOp, StoreOp
 
 __all__ = ["MarkParallelLoops", "MarkParallelLoopsPass", "nest_work", "parallel_loops"]
 
@@ -68,30 +68,52 @@ class MarkParallelLoops(RewritePattern):
 
 
 def parallel_loops(func: PrimFuncOp) -> list[ForOp] | None:
-    """The loop of each top-level nest of ``func`` that threads may split (see the
-    module docstring), or None."""
-    loops: list[ForOp] = []
+    """The loops of the top-level nests of ``func`` that threads may split (see the
+    module docstring): one per nest, or two where the first may be too short to share
+    (a batch), or None."""
+    nests: list[ForOp] = []
     for op in func.body.block.ops:
         if isinstance(op, StoreOp | LoadOp | LetOp):
             return None  # outside any loop: every thread would run it
         if isinstance(op, ForOp):
-            loop = _candidate(op)
-            if loop is None:
-                return None
-            loops.append(loop)
-    if not loops:
+            nests.append(op)
+    firsts = [_first(nest) for nest in nests]
+    if not nests or None in firsts:
         return None
-    upper = loops[0].upper
-    if any(loop.lower != 0 or sympy.expand(loop.upper - upper) != 0 for loop in loops):
-        return None
-    if sympy.sympify(upper).is_Integer and int(upper) < 2:
-        return None
-    work = sympy.Add(*(nest_work(loop) for loop in loops))
+    pairs = [_pair(loop) for loop in firsts]
+    splits = []
+    for extent in dict.fromkeys(pair[1].upper for pair in pairs if pair is not None):
+        # Nests over other inner loops (a padded copy of the input's channels before a
+        # convolution over the output's) run whole rows of the outer loop each.
+        splits.append(
+            [
+                [*pair] if pair is not None and pair[1].upper == extent else [loop]
+                for loop, pair in zip(firsts, pairs, strict=True)
+            ]
+        )
+    splits.append([[loop] for loop in firsts])
+    for split in splits:
+        if _splittable(func, split):
+            return [loop for loops in split for loop in loops]
+    return None
+
+
+def _splittable(func: PrimFuncOp, split: list[list[ForOp]]) -> bool:
+    """Whether threads may split the loops ``split`` (per nest, outermost first)."""
+    outer = split[0][0].upper
+    inner = [loops[1].upper for loops in split if len(loops) == 2]
+    loops = [loop for nest in split for loop in nest]
+    if any(loop.lower != 0 for loop in loops):
+        return False
+    if any(sympy.expand(nest[0].upper - outer) != 0 for nest in split):
+        return False
+    extent = sympy.Mul(outer, inner[0] if inner else 1)
+    if extent.is_Integer and int(extent) < 2:
+        return False
+    work = sympy.Add(*(nest_work(nest[0]) for nest in split))
     if work.is_Integer and int(work) < PARALLEL_WORK:
-        return None  # too little to pay for a thread
-    if not _aligned(func, loops):
-        return None
-    return loops
+        return False  # too little to pay for a thread
+    return all(_tileable(loop) for loop in loops) and _aligned(func, split)
 
 
 def nest_work(loop: ForOp) -> sympy.Expr:
@@ -100,43 +122,80 @@ def nest_work(loop: ForOp) -> sympy.Expr:
     return sympy.Mul(*(op.upper - op.lower for op in loop.walk() if isinstance(op, ForOp)))
 
 
-def _candidate(nest: ForOp) -> ForOp | None:
-    """The loop of ``nest`` to split: its first of extent other than one under loops of
-    extent one only; None where that is a register tile's vector or reduction loop."""
+def _first(nest: ForOp) -> ForOp | None:
+    """The first loop of ``nest`` of extent other than one, under loops of extent one
+    only (None if they are not a perfect nest)."""
     loop = nest
     while sympy.expand(loop.upper - loop.lower) == 1:
         body = list(loop.body.block.ops)
         if len(body) != 1 or not isinstance(body[0], ForOp):
             return None
         loop = body[0]
-    plan = plan_tiles(nest)
-    if (
-        plan is not None
-        and loop is not plan.row
-        and (loop not in plan.outputs or loop in plan.vector)
-    ):
-        return None
     return loop
 
 
-def _aligned(func: PrimFuncOp, loops: list[ForOp]) -> bool:
-    """Whether every access to a buffer ``func`` writes indexes, in one dimension of
-    that buffer's (the same for all its accesses), exactly the variable of the split
-    loop of the nest it is in."""
-    written = {op.buffer for op in func.walk() if isinstance(op, StoreOp)}
-    dimension: dict[SSAValue, int] = {}
-    for loop in loops:
-        var = symbolic.sym(loop.var_name)
-        for op in loop.walk():
-            if not isinstance(op, LoadOp | StoreOp) or op.buffer not in written:
+def _pair(loop: ForOp) -> tuple[ForOp, ForOp] | None:
+    """``loop`` and the loop right inside it, split as one range of their pairs, where
+    ``loop`` may be shorter than :data:`_SHARED` (a batch: symbolic, or two images) and
+    the one inside has a static extent (the slices' bounds divide by it)."""
+    extent = sympy.sympify(loop.upper - loop.lower)
+    if extent.is_Integer and int(extent) >= _SHARED:
+        return None
+    body = list(loop.body.block.ops)
+    if len(body) != 1 or not isinstance(body[0], ForOp):
+        return None
+    inner = body[0]
+    return (loop, inner) if sympy.sympify(inner.upper).is_Integer else None
+
+
+_SHARED = 16
+"""A first loop of at least this many iterations is split alone: enough slices for the
+threads; a shorter one is split together with the loop inside it."""
+
+
+def _tileable(loop: ForOp) -> bool:
+    """Whether a register tile of the nest around ``loop`` can run a slice of it: it
+    is the tile's rows or a plain output loop, not its vector axis or a reduction."""
+    nest = loop
+    while not isinstance(nest.parent_op(), PrimFuncOp):
+        nest = nest.parent_op()
+    plan = plan_tiles(nest)
+    return plan is None or loop is plan.row or (loop in plan.outputs and loop not in plan.vector)
+
+
+def _aligned(func: PrimFuncOp, split: list[list[ForOp]]) -> bool:
+    """Whether every buffer ``func`` writes is accessed only at the split loops'
+    variables, each in one dimension of its own (the same in every access): at both
+    loops of a split pair, or, for a local buffer (each thread has its own) written by
+    nests split along the outer loop alone, at that loop."""
+    width = max(len(loops) for loops in split)
+    local = {op.buffer for op in func.body.block.ops if isinstance(op, AllocBufferOp)}
+    writers: dict[SSAValue, set[int]] = {}
+    for k, loops in enumerate(split):
+        for op in loops[0].walk():
+            if isinstance(op, StoreOp):
+                writers.setdefault(op.buffer, set()).add(k)
+    dimension: dict[tuple[SSAValue, int], int] = {}
+    for loops in split:
+        for op in loops[0].walk():
+            if not isinstance(op, LoadOp | StoreOp) or op.buffer not in writers:
                 continue
-            indices = op.indices.data
-            at = [d for d, index in enumerate(indices) if sympy.sympify(index) == var]
-            if op.buffer in dimension:
-                if dimension[op.buffer] not in at:
-                    return False
-            elif at:
-                dimension[op.buffer] = at[0]
+            whole = {len(split[k]) < width for k in writers[op.buffer]}
+            if whole == {True} and op.buffer in local:
+                need = loops[:1]  # written for whole rows of the outer loop
+            elif whole == {False} and len(loops) == width:
+                need = loops
             else:
                 return False
+            for position, loop in enumerate(need):
+                var = symbolic.sym(loop.var_name)
+                at = [d for d, index in enumerate(op.indices.data) if sympy.sympify(index) == var]
+                key = (op.buffer, position)
+                if key in dimension:
+                    if dimension[key] not in at:
+                        return False
+                elif at:
+                    dimension[key] = at[0]
+                else:
+                    return False
     return True

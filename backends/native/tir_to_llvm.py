@@ -476,7 +476,12 @@ class _FuncLowering:
         self.names = signature_vars(func)
         args = func.body.block.args
         self.split = [op for op in func.walk() if isinstance(op, ForOp) and op.parallel]
-        """The loops marked ``parallel``: the function runs over a slice of them."""
+        """The loops marked ``parallel``: the function runs over a slice of them (of the
+        pairs of their iterations where two are marked in a nest, one inside the other:
+        :mod:`.parallelize`)."""
+        self.pairs = {op.parent_op(): op for op in self.split if op.parent_op() in self.split}
+        """The outer loop of each split pair -> the inner one. Where there are pairs, a
+        nest split along its outer loop alone runs every row of it the slice touches."""
         self.grain = 1
         """What the slices are multiples of (the height of the tiles of split rows)."""
         slice_ = [I64, I64] if self.split else []
@@ -556,7 +561,8 @@ class _FuncLowering:
         for k, arg in enumerate(entry.args):
             value = arg if arg.type == I64 else self.add(llvm.PtrToIntOp(arg))
             self.add(llvm.StoreOp(value, self.slot(packed, k)))
-        extent = self.split[0].upper
+        inner = [pair.upper for pair in self.pairs.values()][:1]
+        extent = sympy.Mul(self.split[0].upper, *inner)
         work = sympy.Add(*(nest_work(loop) for loop in self.split))
         address = self.add(llvm.AddressOfOp(name + _TASK, PTR))
         sizes = [self.expr(extent), self.const(self.grain), self.expr(work)]
@@ -569,10 +575,20 @@ class _FuncLowering:
         return self.add(llvm.GEPOp.from_mixed_indices(packed, [k], I64, inbounds=True))
 
     def bounds(self, loop: ForOp, inner: sympy.Expr | int = 1) -> tuple[SSAValue, SSAValue]:
-        """The range ``loop`` runs over, times ``inner``: its slice if it is split."""
+        """The range ``loop`` runs over, times ``inner``: its part of the slice
+        ``[lo, hi)`` if it is split. The outer loop of a split pair runs over the rows
+        the slice touches, the inner one over its part of each."""
         if loop.parallel is None:
             return self.expr(loop.lower * inner), self.expr(loop.upper * inner)
-        return self.expr(symbolic.sym(_LO) * inner), self.expr(symbolic.sym(_HI) * inner)
+        lo, hi = symbolic.sym(_LO), symbolic.sym(_HI)
+        if loop.parent_op() in self.pairs:
+            extent = loop.upper
+            base = symbolic.sym(loop.parent_op().var_name) * extent
+            lo, hi = sympy.Max(lo - base, 0), sympy.Min(hi - base, extent)
+        elif self.pairs:  # an outer loop, of a pair or split alone
+            extent = next(iter(self.pairs.values())).upper
+            lo, hi = FloorDiv(lo, extent), FloorDiv(hi + extent - 1, extent)
+        return self.expr(lo * inner), self.expr(hi * inner)
 
     def allocate(self, op: AllocBufferOp) -> None:
         type_ = op.buffer.type
@@ -634,9 +650,13 @@ class _FuncLowering:
             lower, upper = self.bounds(op)
         else:  # one loop over the product of the extents (see collapsible_chain)
             split = [k for k, loop in enumerate(chain) if loop.parallel is not None]
-            if split:  # the loops above the split one are of extent 1
-                inner = sympy.Mul(*(loop.upper for loop in chain[split[0] + 1 :]))
-                lower, upper = self.bounds(chain[split[0]], inner)
+            if split:  # the loops above the split ones are of extent 1
+                inner = sympy.Mul(*(loop.upper for loop in chain[split[-1] + 1 :]))
+                if len(split) == 2:  # a split pair: the slice is of the pairs
+                    lower = self.expr(symbolic.sym(_LO) * inner)
+                    upper = self.expr(symbolic.sym(_HI) * inner)
+                else:
+                    lower, upper = self.bounds(chain[split[0]], inner)
             else:
                 lower = self.const(0)
                 upper = self.expr(sympy.Mul(*(loop.upper for loop in chain)))

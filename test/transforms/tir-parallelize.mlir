@@ -174,3 +174,71 @@ tir.prim_func @product(%A: !tir.buffer<[96, 128], f32>, %B: !tir.buffer<[128, 96
 // CHECK-LABEL: tir.prim_func @product
 // CHECK-NEXT:    tir.for i in [0, 96) parallel {
 // CHECK-NEXT:      tir.for j in [0, 96) {
+
+// -----
+
+// A batch of symbolic size (maybe one image) is split together with the loop inside
+// it: the threads share the pairs (image, output channel). The padded copy runs over
+// the input's channels, not the output's: each thread fills the whole images its
+// slice touches, in a copy of its own (a local buffer).
+tir.prim_func @batch(%X: !tir.buffer<[n, 8, 32], f32>, %Y: !tir.buffer<[n, 16, 32], f32>) {
+  %P = tir.alloc_buffer : !tir.buffer<[n, 8, 34], f32>
+  tir.for i in [0, n) {
+    tir.for c in [0, 8) {
+      tir.for w in [0, 34) {
+        %z = arith.constant 0.000000e+00 : f32
+        %x = tir.load %X[i, c, w - 1] pad %z : f32
+        tir.store %P[i, c, w], %x : f32
+      }
+    }
+  }
+  tir.for i2 in [0, n) {
+    tir.for k in [0, 16) {
+      tir.for w2 in [0, 32) {
+        %a = tir.load %P[i2, 0, w2] : f32
+        %b = tir.load %P[i2, 7, w2 + 2] : f32
+        %s = arith.addf %a, %b : f32
+        tir.store %Y[i2, k, w2], %s : f32
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @batch
+// CHECK:         tir.for i in [0, n) parallel {
+// CHECK-NEXT:      tir.for c in [0, 8) {
+// CHECK:         tir.for i2 in [0, n) parallel {
+// CHECK-NEXT:      tir.for k in [0, 16) parallel {
+// CHECK-NEXT:        tir.for w2 in [0, 32) {
+
+// -----
+
+// The same with the copy a parameter, which every thread would write whole: the
+// threads split the images alone.
+tir.prim_func @shared_copy(%X: !tir.buffer<[n, 8, 32], f32>, %P: !tir.buffer<[n, 8, 34], f32>, %Y: !tir.buffer<[n, 16, 32], f32>) {
+  tir.for i in [0, n) {
+    tir.for c in [0, 8) {
+      tir.for w in [0, 34) {
+        %z = arith.constant 0.000000e+00 : f32
+        %x = tir.load %X[i, c, w - 1] pad %z : f32
+        tir.store %P[i, c, w], %x : f32
+      }
+    }
+  }
+  tir.for i2 in [0, n) {
+    tir.for k in [0, 16) {
+      tir.for w2 in [0, 32) {
+        %a = tir.load %P[i2, 0, w2] : f32
+        %b = tir.load %P[i2, 7, w2 + 2] : f32
+        %s = arith.addf %a, %b : f32
+        tir.store %Y[i2, k, w2], %s : f32
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @shared_copy
+// CHECK:         tir.for i in [0, n) parallel {
+// CHECK-NEXT:      tir.for c in [0, 8) {
+// CHECK:         tir.for i2 in [0, n) parallel {
+// CHECK-NEXT:      tir.for k in [0, 16) {
