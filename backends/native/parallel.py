@@ -40,9 +40,17 @@ PARALLEL_FOR = "xrelax_parallel_for"
 runs ``task(args, lo, hi)`` over slices of ``[0, extent)`` and returns the bitwise or
 of the tasks' results (non-zero: a check failed)."""
 
-PARALLEL_WORK = 32768
+PARALLEL_WORK = 131072
 """Less work than this (innermost iterations, the entry's estimate) runs on the caller
-alone: waking a spinning worker costs about a microsecond, a sleeping one tens."""
+alone. A spinning worker joins within a microsecond, but the next kernel then reads
+half its input from the other core's cache: SqueezeNet at 64x64 (kernels of 5-40 us)
+measured 0.38-0.47 ms at two threads with this bound, 0.49 with a quarter of it (one
+thread: 0.40)."""
+
+WAKE_WORK = 16 * PARALLEL_WORK
+"""Less work than this runs on the caller alone when every worker sleeps (after a BLAS
+call): waking one takes tens of microseconds (GPT-2's attention kernels, 90 us, took
+twice as long when they woke a worker)."""
 
 _SPIN = 4000
 """Polls a worker makes before it sleeps (each an x86 ``pause``: 25 ns on the AMD EPYC
@@ -79,7 +87,12 @@ def runtime_ir(triple: str) -> str:
     pause = "call void @llvm.x86.sse2.pause()" if arch == "x86_64" else ""
     futex = _FUTEX.get(arch or "", 0)
     return f'target triple = "{triple}"\n' + _RUNTIME.format(
-        parallel_for=PARALLEL_FOR, work=PARALLEL_WORK, spin=_SPIN, futex=futex, pause=pause
+        parallel_for=PARALLEL_FOR,
+        work=PARALLEL_WORK,
+        wake_work=WAKE_WORK,
+        spin=_SPIN,
+        futex=futex,
+        pause=pause,
     )
 
 
@@ -246,7 +259,14 @@ entry:
   %small = icmp slt i64 %work, {work}
   %few = icmp slt i64 %extent, 2
   %either = or i1 %none, %small
-  %alone = or i1 %either, %few
+  %cheap = or i1 %either, %few
+  ; every worker asleep (after BLAS): waking one costs more than light work gains
+  %sleeping0 = load atomic i32, ptr @sleepers monotonic, align 4
+  %asleep = zext i32 %sleeping0 to i64
+  %all = icmp eq i64 %asleep, %n
+  %light = icmp slt i64 %work, {wake_work}
+  %idle = and i1 %all, %light
+  %alone = or i1 %cheap, %idle
   br i1 %alone, label %single, label %lock
 lock:
   %pair = cmpxchg ptr @busy, i32 0, i32 1 acquire monotonic
@@ -283,8 +303,8 @@ mine:
   br label %wait
 wait:
   %finished = load atomic i64, ptr @done acquire, align 8
-  %all = icmp eq i64 %finished, %threads
-  br i1 %all, label %finish, label %poll
+  %complete = icmp eq i64 %finished, %threads
+  br i1 %complete, label %finish, label %poll
 poll:
   {pause}
   br label %wait

@@ -36,11 +36,11 @@ tir.prim_func @rows(%X: !tir.buffer<[n, 256], f32>, %S: !tir.buffer<[n], f32>) {
 // -----
 
 // A batch of one is no split: the next loop is, under it.
-tir.prim_func @one(%X: !tir.buffer<[1, 64, 32, 32], f32>, %Y: !tir.buffer<[1, 64, 32, 32], f32>) {
+tir.prim_func @one(%X: !tir.buffer<[1, 64, 64, 64], f32>, %Y: !tir.buffer<[1, 64, 64, 64], f32>) {
   tir.for n in [0, 1) {
     tir.for c in [0, 64) {
-      tir.for h in [0, 32) {
-        tir.for w in [0, 32) {
+      tir.for h in [0, 64) {
+        tir.for w in [0, 64) {
           %x = tir.load %X[n, c, h, w] : f32
           %t = math.tanh %x : f32
           tir.store %Y[n, c, h, w], %t : f32
@@ -53,7 +53,7 @@ tir.prim_func @one(%X: !tir.buffer<[1, 64, 32, 32], f32>, %Y: !tir.buffer<[1, 64
 // CHECK-LABEL: tir.prim_func @one
 // CHECK-NEXT:    tir.for n in [0, 1) {
 // CHECK-NEXT:      tir.for c in [0, 64) parallel {
-// CHECK-NEXT:        tir.for h in [0, 32) {
+// CHECK-NEXT:        tir.for h in [0, 64) {
 
 // -----
 
@@ -83,15 +83,15 @@ tir.prim_func @neighbour(%X: !tir.buffer<[n, 256], f32>, %Y: !tir.buffer<[n, 256
 
 // A transpose writes its output at the split variable in one dimension and reads it
 // back in another: nothing is split.
-tir.prim_func @transposed(%X: !tir.buffer<[256, 256], f32>, %Y: !tir.buffer<[256, 256], f32>, %Z: !tir.buffer<[256, 256], f32>) {
-  tir.for i in [0, 256) {
-    tir.for j in [0, 256) {
+tir.prim_func @transposed(%X: !tir.buffer<[512, 512], f32>, %Y: !tir.buffer<[512, 512], f32>, %Z: !tir.buffer<[512, 512], f32>) {
+  tir.for i in [0, 512) {
+    tir.for j in [0, 512) {
       %x = tir.load %X[i, j] : f32
       tir.store %Y[i, j], %x : f32
     }
   }
-  tir.for i2 in [0, 256) {
-    tir.for j2 in [0, 256) {
+  tir.for i2 in [0, 512) {
+    tir.for j2 in [0, 512) {
       %y = tir.load %Y[j2, i2] : f32
       tir.store %Z[i2, j2], %y : f32
     }
@@ -105,10 +105,10 @@ tir.prim_func @transposed(%X: !tir.buffer<[256, 256], f32>, %Y: !tir.buffer<[256
 
 // Nests over different ranges (a batch, then channels) are not split, nor is a store
 // outside any loop, nor a nest of less work than a thread pays for.
-tir.prim_func @ranges(%X: !tir.buffer<[4, 64, 256], f32>, %Y: !tir.buffer<[4, 64, 256], f32>, %Z: !tir.buffer<[64, 4, 256], f32>) {
+tir.prim_func @ranges(%X: !tir.buffer<[4, 64, 512], f32>, %Y: !tir.buffer<[4, 64, 512], f32>, %Z: !tir.buffer<[64, 4, 512], f32>) {
   tir.for i in [0, 4) {
     tir.for j in [0, 64) {
-      tir.for k in [0, 256) {
+      tir.for k in [0, 512) {
         %x = tir.load %X[i, j, k] : f32
         tir.store %Y[i, j, k], %x : f32
       }
@@ -116,7 +116,7 @@ tir.prim_func @ranges(%X: !tir.buffer<[4, 64, 256], f32>, %Y: !tir.buffer<[4, 64
   }
   tir.for j2 in [0, 64) {
     tir.for i2 in [0, 4) {
-      tir.for k2 in [0, 256) {
+      tir.for k2 in [0, 512) {
         %x = tir.load %X[i2, j2, k2] : f32
         tir.store %Z[j2, i2, k2], %x : f32
       }
@@ -124,11 +124,11 @@ tir.prim_func @ranges(%X: !tir.buffer<[4, 64, 256], f32>, %Y: !tir.buffer<[4, 64
   }
 }
 
-tir.prim_func @outside(%X: !tir.buffer<[256, 256], f32>, %Y: !tir.buffer<[256, 256], f32>) {
+tir.prim_func @outside(%X: !tir.buffer<[512, 512], f32>, %Y: !tir.buffer<[512, 512], f32>) {
   %z = arith.constant 0.000000e+00 : f32
   tir.store %Y[0, 0], %z : f32
-  tir.for i in [0, 256) {
-    tir.for j in [0, 256) {
+  tir.for i in [0, 512) {
+    tir.for j in [0, 512) {
       %x = tir.load %X[i, j] : f32
       tir.store %Y[i, j], %x : f32
     }
