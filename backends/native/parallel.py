@@ -13,7 +13,8 @@ few tens of microseconds still pays to split, and a worker that is asleep or
 descheduled costs the caller nothing: it finds its chunk taken.
 
 Workers spin on a generation counter for a while after each task (as onnxruntime's
-threads do), then sleep on a futex; the caller wakes sleepers. A kernel that calls BLAS
+threads do) and while a caller is inside a kernel, then sleep on a futex; a task wakes
+sleepers (a light one runs alone and wakes them for the next). A kernel that calls BLAS
 sends them to sleep first (:meth:`Pool.rest`): OpenBLAS's threads would otherwise wait
 for the core a worker spins on. One kernel at a time uses
 the pool: a second caller (another Python thread) runs its kernel alone. Work below
@@ -47,10 +48,11 @@ half its input from the other core's cache: SqueezeNet at 64x64 (kernels of 5-40
 measured 0.38-0.47 ms at two threads with this bound, 0.49 with a quarter of it (one
 thread: 0.40)."""
 
-WAKE_WORK = 16 * PARALLEL_WORK
+WAKE_WORK = 64 * PARALLEL_WORK
 """Less work than this runs on the caller alone when every worker sleeps (after a BLAS
-call): waking one takes tens of microseconds (GPT-2's attention kernels, 90 us, took
-twice as long when they woke a worker)."""
+call), which wakes them for the next task: a worker woken for the task at hand joins
+late and cold (a 640 us element-wise kernel took 740 us with one woken for it; GPT-2's
+attention kernels, 90 us, twice as long)."""
 
 _SPIN = 4000
 """Polls a worker makes before it sleeps (each an x86 ``pause``: 25 ns on the AMD EPYC
@@ -156,6 +158,7 @@ _RUNTIME = """
 @workers = internal global i64 0
 @shared = internal global i64 0
 @resting = internal global i32 0
+@inside = internal global i32 0
 
 declare i64 @syscall(i64, ...)
 declare void @llvm.x86.sse2.pause()
@@ -254,6 +257,7 @@ out:
 
 define i32 @{parallel_for}(ptr %fn, ptr %args, i64 %extent, i64 %grain, i64 %work) {{
 entry:
+  %in = atomicrmw add ptr @inside, i32 1 monotonic
   %n = load atomic i64, ptr @workers monotonic, align 8
   %none = icmp eq i64 %n, 0
   %small = icmp slt i64 %work, {work}
@@ -266,14 +270,21 @@ entry:
   %all = icmp eq i64 %asleep, %n
   %light = icmp slt i64 %work, {wake_work}
   %idle = and i1 %all, %light
-  %alone = or i1 %cheap, %idle
-  br i1 %alone, label %single, label %lock
+  br i1 %cheap, label %single, label %rouse
+rouse:
+  br i1 %idle, label %ahead, label %lock
+ahead:
+  ; wake the workers for the tasks after this one, which runs here alone
+  store atomic i32 0, ptr @resting monotonic, align 4
+  %roused = call i64 (i64, ...) @syscall(i64 {futex}, ptr @generation, i64 129, i64 2147483647)
+  br label %single
 lock:
   %pair = cmpxchg ptr @busy, i32 0, i32 1 acquire monotonic
   %won = extractvalue {{ i32, i1 }} %pair, 1
   br i1 %won, label %share, label %single
 single:
   %r = call i32 %fn(ptr %args, i64 0, i64 %extent)
+  %out1 = atomicrmw sub ptr @inside, i32 1 monotonic
   ret i32 %r
 share:
   %count = atomicrmw add ptr @shared, i64 1 monotonic
@@ -311,6 +322,7 @@ poll:
 finish:
   %s = load i32, ptr @status
   store atomic i32 0, ptr @busy release, align 4
+  %out2 = atomicrmw sub ptr @inside, i32 1 monotonic
   ret i32 %s
 }}
 
@@ -328,7 +340,11 @@ check:
   br i1 %new, label %run, label %again
 again:
   {pause}
-  %i1 = add i32 %i, 1
+  ; the spin starts again while a caller is in a kernel (running it alone, say)
+  %callers = load atomic i32, ptr @inside monotonic, align 4
+  %held = icmp ne i32 %callers, 0
+  %next_i = add i32 %i, 1
+  %i1 = select i1 %held, i32 0, i32 %next_i
   %more = icmp slt i32 %i1, {spin}
   %rest = load atomic i32, ptr @resting monotonic, align 4
   %awaited = icmp eq i32 %rest, 0

@@ -76,13 +76,13 @@ tir.prim_func @take(%X: !tir.buffer<[8, 64], f32>, %I: !tir.buffer<[n], i32>, %Y
 """
 
 CONV = """
-relax.func @main(%x: !relax.tensor<[n, 16, 20, 20], f32>, %w: !relax.tensor<[48, 16, 3, 3], f32>) -> !relax.tensor<[n, 48, 20, 20], f32> {
-  %out = relax.dataflow -> !relax.tensor<[n, 48, 20, 20], f32> {
-    %c = relax.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1>} : (!relax.tensor<[n, 16, 20, 20], f32>, !relax.tensor<[48, 16, 3, 3], f32>)
-    %r = relax.relu %c : (!relax.tensor<[n, 48, 20, 20], f32>)
-    relax.output %r : !relax.tensor<[n, 48, 20, 20], f32>
+relax.func @main(%x: !relax.tensor<[n, 32, 40, 40], f32>, %w: !relax.tensor<[64, 32, 3, 3], f32>) -> !relax.tensor<[n, 64, 40, 40], f32> {
+  %out = relax.dataflow -> !relax.tensor<[n, 64, 40, 40], f32> {
+    %c = relax.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1>} : (!relax.tensor<[n, 32, 40, 40], f32>, !relax.tensor<[64, 32, 3, 3], f32>)
+    %r = relax.relu %c : (!relax.tensor<[n, 64, 40, 40], f32>)
+    relax.output %r : !relax.tensor<[n, 64, 40, 40], f32>
   }
-  relax.return %out : !relax.tensor<[n, 48, 20, 20], f32>
+  relax.return %out : !relax.tensor<[n, 64, 40, 40], f32>
 }
 """
 
@@ -105,7 +105,7 @@ def case_rows() -> None:
     # Symbolic rows: fewer than the threads, a few, many (the runtime splits where the
     # work pays; each thread reads back only the rows of its slice).
     reference, kernel = kernels(ROWS, "rows")
-    for n in (1, 2, 3, 5, 200, 3501, 4000):
+    for n in (1, 2, 3, 5, 200, 14001, 16000):
         x = RNG.uniform(-2, 2, (n, 300)).astype(np.float32)
         want, got = np.zeros(n, np.float32), np.zeros(n, np.float32)
         reference(x, want)
@@ -117,7 +117,7 @@ def case_rows() -> None:
 def case_product_rows() -> None:
     # A product in register tiles split along its rows: whole tiles per thread, the
     # last tile's remainder, fewer rows than threads times a tile.
-    for m, k in ((3, 160), (8, 4000), (13, 2400), (96, 320), (101, 320), (250, 160)):
+    for m, k in ((3, 160), (8, 16000), (13, 9000), (96, 1280), (101, 1200), (250, 480)):
         text = PRODUCT.replace("M", str(m)).replace("160", str(k))
         _, kernel = kernels(text, "product")
         a = RNG.uniform(-1, 1, (m, k)).astype(np.float32)
@@ -137,8 +137,8 @@ def case_convolution() -> None:
     run = xrelax.VirtualMachine(exe, kernels="native")["main"]
     reference = xrelax.VirtualMachine(xrelax.compile(module), kernels="numpy")["main"]
     for n in (1, 2, 3, 7):
-        x = RNG.uniform(-1, 1, (n, 16, 20, 20)).astype(np.float32)
-        w = RNG.uniform(-1, 1, (48, 16, 3, 3)).astype(np.float32)
+        x = RNG.uniform(-1, 1, (n, 32, 40, 40)).astype(np.float32)
+        w = RNG.uniform(-1, 1, (64, 32, 3, 3)).astype(np.float32)
         got: list = []
         assert split(lambda x=x, w=w, got=got: got.append(run(x, w))), n
         np.testing.assert_allclose(got[0], reference(x, w), rtol=1e-5, atol=1e-5)
@@ -149,16 +149,16 @@ def case_failure_in_a_worker() -> None:
     # error, as on one thread.
     _, kernel = kernels(TAKE, "take")
     x = RNG.uniform(-1, 1, (8, 64)).astype(np.float32)
-    index = np.zeros(40000, np.int32)
+    index = np.zeros(140000, np.int32)
     index[-1] = 8
     try:
-        kernel(x, index, np.zeros((40000, 64), np.float32))
+        kernel(x, index, np.zeros((140000, 64), np.float32))
     except KernelError as error:
         assert str(error) == "kernel @take: index 8 out of range [0, 8) for axis 0 of buffer %X"
     else:
         raise AssertionError("no error for an index out of range")
     index[-1] = 7
-    y = np.zeros((40000, 64), np.float32)
+    y = np.zeros((140000, 64), np.float32)
     assert split(lambda: kernel(x, index, y))
     np.testing.assert_array_equal(y, x[index])
 
