@@ -14,7 +14,17 @@ in one dimension of its own, the same in every nest::
 
 Then a thread writes only elements of its slice and reads, of what the prim_func writes,
 only elements of its slice it wrote before; buffers only read (inputs, weights) are read
-anywhere. Nests of less static work than :data:`.parallel.PARALLEL_WORK` stay serial
+anywhere. A first loop shorter than :data:`_SHARED` (a batch: two images, or a symbolic
+size that is one at inference) is split together with the loop right inside it: the
+threads share the pairs ``(n, k)``, and the buffers written are accessed at both
+variables. A nest over another inner loop that writes only a local buffer (each thread
+has its own) is split along the outer loop alone and runs, on each thread, every row of
+it the slice touches::
+
+    for n in [0, N) parallel:                       pad[n, c, h, w] = ...   (c < 16)
+    for n in [0, N) parallel: for k in [0, 32) parallel:  Y[n, k, h, w] = ... pad[n, ...]
+
+Nests of less static work than :data:`.parallel.PARALLEL_WORK` stay serial
 (the runtime decides for symbolic sizes). A nest in register tiles
 (:mod:`.register_tiles`) is split along a plain output loop or its rows, not its vector
 axis. A prim_func that is not of that form keeps its loops serial. The pass runs last

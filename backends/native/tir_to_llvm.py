@@ -29,6 +29,14 @@ element a reduction accumulates into is held in a register (a block argument of 
 loop header) and its sum or product is marked reassociable, so reductions vectorize
 too (their order of summation is then LLVM's, within float tolerance of numpy's).
 
+A prim_func whose loops :mod:`.parallelize` marks ``parallel`` (it runs that pass last,
+after the padded and window copies, loop fusion and sinking) becomes three functions:
+``@f.slice`` takes two more ``i64`` arguments, ``lo`` and ``hi``, and runs the split
+loops over that slice of their range only; ``@f.task(args, lo, hi)`` loads the
+arguments from an array of 8-byte slots and calls it; ``@f``, of the signature above,
+stores them there and returns what :data:`.parallel.PARALLEL_FOR` returns, which runs
+the task over slices of the range on the threads of :mod:`.parallel`.
+
 A data-dependent index (a ``tir.let`` variable: the positions ``take`` reads) is
 checked where it is used: outside its buffer, the function returns a failure code as a
 failed assert does, and the caller's numpy kernel reports the index.
