@@ -53,6 +53,8 @@ from xrelax.backends.native import jit as jit_module
 from xrelax.backends.native import (
     nest_fusion,
     padding,
+    parallel,
+    parallelize,
     reduction_order,
     register_tiles,
     tir_to_llvm,
@@ -80,6 +82,8 @@ _LOWERING_MODULES = (
     tir_to_llvm,
     nest_fusion,
     padding,
+    parallel,
+    parallelize,
     reduction_order,
     register_tiles,
     windows,
@@ -89,8 +93,8 @@ _LOWERING_VERSION = hashlib.sha256(
     b"".join(Path(m.__file__).read_bytes() for m in _LOWERING_MODULES)
 ).hexdigest()
 """Part of the cache key of the machine code: the lowering's source (with the padded
-copies it makes, and the JIT's IR emission), so that a changed lowering never loads
-code an earlier one made."""
+copies it makes, the loops it splits between threads, and the JIT's IR emission), so
+that a changed lowering never loads code an earlier one made."""
 _BLAS_PATHS = ("matmul", "einsum")
 _COMPILED: dict[str, CompiledKernel] = {}
 _KERNELS: dict[tuple[str, str], Kernel] = {}
