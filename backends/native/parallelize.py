@@ -49,9 +49,10 @@ from xdsl.pattern_rewriter import (
 from xrelax.backends.native.parallel import PARALLEL_WORK
 from xrelax.backends.native.register_tiles import plan_tiles
 from xrelax.dialects.shapes import symbolic
+from xrelax.dialects.shapes.symbolic import FloorDiv
 from xrelax.dialects.tir import AllocBufferOp, ForOp, LetOp, LoadOp, PrimFuncOp, StoreOp
 
-__all__ = ["MarkParallelLoops", "MarkParallelLoopsPass", "nest_work", "parallel_loops"]
+__all__ = ["MarkParallelLoops", "MarkParallelLoopsPass", "parallel_loops", "split_work"]
 
 
 class MarkParallelLoopsPass(ModulePass):
@@ -120,16 +121,31 @@ def _splittable(func: PrimFuncOp, split: list[list[ForOp]]) -> bool:
     extent = sympy.Mul(outer, inner[0] if inner else 1)
     if extent.is_Integer and int(extent) < 2:
         return False
-    work = sympy.Add(*(nest_work(nest[0]) for nest in split))
+    work = split_work(loops)
     if work.is_Integer and int(work) < PARALLEL_WORK:
         return False  # too little to pay for a thread
-    return all(_tileable(loop) for loop in loops) and _aligned(func, split)
+    return all(_tileable(nest) for nest in split) and _aligned(func, split)
 
 
-def nest_work(loop: ForOp) -> sympy.Expr:
+def split_work(loops: list[ForOp]) -> sympy.Expr:
+    """The iterations of the innermost bodies of the nests of the split ``loops`` (the
+    inner loop of a split pair is counted with its outer one): the work the pool
+    weighs against :data:`.parallel.PARALLEL_WORK`."""
+    return sympy.Add(*(_nest_work(loop) for loop in loops if loop.parent_op() not in loops))
+
+
+def _nest_work(loop: ForOp) -> sympy.Expr:
     """The iterations of the innermost bodies of ``loop``'s nest (an estimate: loops
-    side by side count as nested)."""
-    return sympy.Mul(*(op.upper - op.lower for op in loop.walk() if isinstance(op, ForOp)))
+    side by side count as nested; a bound that depends on an outer loop's variable
+    counts at the middle of that loop's range, exact for a triangle)."""
+    middle: dict[sympy.Symbol, sympy.Expr] = {}
+    work = sympy.Integer(1)
+    for op in loop.walk():
+        if isinstance(op, ForOp):
+            lower, upper = (sympy.sympify(b).xreplace(middle) for b in (op.lower, op.upper))
+            work *= upper - lower
+            middle[symbolic.sym(op.var_name)] = FloorDiv(lower + upper, 2)
+    return sympy.expand(work)
 
 
 def _first(nest: ForOp) -> ForOp | None:
@@ -163,14 +179,22 @@ _SHARED = 16
 threads; a shorter one is split together with the loop inside it."""
 
 
-def _tileable(loop: ForOp) -> bool:
-    """Whether a register tile of the nest around ``loop`` can run a slice of it: it
-    is the tile's rows or a plain output loop, not its vector axis or a reduction."""
-    nest = loop
+def _tileable(loops: list[ForOp]) -> bool:
+    """Whether a register tile of the nest around the split ``loops`` (one, or a pair)
+    can run a slice of them: each is the tile's rows or a plain output loop, not its
+    vector axis or a reduction, and the outer one of a pair is not the rows (they run
+    inside the columns, and the inner loop's part of the slice depends on it)."""
+    nest = loops[0]
     while not isinstance(nest.parent_op(), PrimFuncOp):
         nest = nest.parent_op()
     plan = plan_tiles(nest)
-    return plan is None or loop is plan.row or (loop in plan.outputs and loop not in plan.vector)
+    if plan is None:
+        return True
+    if len(loops) == 2 and loops[0] is plan.row:
+        return False
+    return all(
+        loop is plan.row or (loop in plan.outputs and loop not in plan.vector) for loop in loops
+    )
 
 
 def _aligned(func: PrimFuncOp, split: list[list[ForOp]]) -> bool:

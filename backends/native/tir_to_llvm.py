@@ -85,7 +85,7 @@ from xrelax.backends.native.collapse import collapsible_chain
 from xrelax.backends.native.nest_fusion import FuseElementwiseNests
 from xrelax.backends.native.padding import MaterializePadding
 from xrelax.backends.native.parallel import PARALLEL_FOR
-from xrelax.backends.native.parallelize import MarkParallelLoops, nest_work
+from xrelax.backends.native.parallelize import MarkParallelLoops, split_work
 from xrelax.backends.native.reduction_order import SinkOutputLoopsPass
 from xrelax.backends.native.register_tiles import (
     TilePlan,
@@ -571,7 +571,7 @@ class _FuncLowering:
             self.add(llvm.StoreOp(value, self.slot(packed, k)))
         inner = [pair.upper for pair in self.pairs.values()][:1]
         extent = sympy.Mul(self.split[0].upper, *inner)
-        work = sympy.Add(*(nest_work(loop) for loop in self.split))
+        work = split_work(self.split)
         address = self.add(llvm.AddressOfOp(name + _TASK, PTR))
         sizes = [self.expr(extent), self.const(self.grain), self.expr(work)]
         result = self.add(llvm.CallOp(PARALLEL_FOR, address, packed, *sizes, return_type=I32))

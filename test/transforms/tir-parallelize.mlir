@@ -242,3 +242,31 @@ tir.prim_func @shared_copy(%X: !tir.buffer<[n, 8, 32], f32>, %P: !tir.buffer<[n,
 // CHECK-NEXT:      tir.for c in [0, 8) {
 // CHECK:         tir.for i2 in [0, n) parallel {
 // CHECK-NEXT:      tir.for k in [0, 16) {
+
+// -----
+
+// A first loop shorter than 16 that is a register tile's rows is split alone: the
+// rows run inside the columns, so the loop inside it could not take its part of a
+// slice of pairs.
+tir.prim_func @rows_outside(%A: !tir.buffer<[8, 4, 512], f32>, %B: !tir.buffer<[4, 512, 64], f32>, %C: !tir.buffer<[8, 4, 64], f32>) {
+  tir.for i in [0, 8) {
+    tir.for b in [0, 4) {
+      tir.for j in [0, 64) {
+        %zero = arith.constant 0.000000e+00 : f32
+        tir.store %C[i, b, j], %zero : f32
+        tir.for k in [0, 512) {
+          %c = tir.load %C[i, b, j] : f32
+          %a = tir.load %A[i, b, k] : f32
+          %x = tir.load %B[b, k, j] : f32
+          %p = arith.mulf %a, %x : f32
+          %s = arith.addf %c, %p : f32
+          tir.store %C[i, b, j], %s : f32
+        }
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @rows_outside
+// CHECK-NEXT:    tir.for i in [0, 8) parallel {
+// CHECK-NEXT:      tir.for b in [0, 4) {

@@ -447,3 +447,36 @@ tir.prim_func @epilogue(%A: !tir.buffer<[16, 20], f32>, %B: !tir.buffer<[20, 32]
 // CHECK:         llvm.store %[[MAX]], %{{.*}} {alignment = 4 : i64} : vector<[[W]]xf32>, !llvm.ptr
 // CHECK-NOT:     llvm.fadd %{{.*}} : f32
 // CHECK:         llvm.return
+
+// -----
+
+// A batch of symbolic size split with the channels inside it: the range is the pairs
+// (n * 16), the work the iterations of the nest once (n * 16 * 512, the inner loop of
+// the pair not counted again), and the channels' part of a slice [lo, hi) within the
+// image i is [max(lo - 16 i, 0), min(hi - 16 i, 16)).
+tir.prim_func @pairs(%X: !tir.buffer<[n, 16, 512], f32>, %Y: !tir.buffer<[n, 16, 512], f32>) {
+  tir.for i in [0, n) {
+    tir.for c in [0, 16) {
+      tir.for w in [0, 512) {
+        %x = tir.load %X[i, c, w] : f32
+        %b = tir.load %X[i, 0, w] : f32
+        %y = arith.addf %x, %b : f32
+        tir.store %Y[i, c, w], %y : f32
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: llvm.func @pairs.slice(
+// CHECK:         %[[FIRST:.*]] = llvm.sdiv %lo, %{{.*}} : i64
+// CHECK:         ^bb1(%[[I:.*]]: i64):
+// CHECK:         %[[BASE:.*]] = llvm.mul %{{.*}}, %[[I]] overflow<nsw> : i64
+// CHECK-NEXT:    %[[FROM:.*]] = llvm.add %lo, %[[BASE]] overflow<nsw> : i64
+// CHECK-NEXT:    %{{.*}} = llvm.icmp "sgt" %{{.*}}, %[[FROM]] : i64
+// CHECK-LABEL: llvm.func @pairs(
+// CHECK:         %[[SIXTEEN:.*]] = llvm.mlir.constant(16) : i64
+// CHECK-NEXT:    %[[PAIRS:.*]] = llvm.mul %[[SIXTEEN]], %{{.*}} overflow<nsw> : i64
+// CHECK-NEXT:    %[[GRAIN:.*]] = llvm.mlir.constant(1) : i64
+// CHECK-NEXT:    %[[NEST:.*]] = llvm.mlir.constant(8192) : i64
+// CHECK-NEXT:    %[[WORK:.*]] = llvm.mul %[[NEST]], %{{.*}} overflow<nsw> : i64
+// CHECK-NEXT:    %{{.*}} = llvm.call @xrelax_parallel_for(%{{.*}}, %{{.*}}, %[[PAIRS]], %[[GRAIN]], %[[WORK]])

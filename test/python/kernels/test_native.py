@@ -1139,3 +1139,57 @@ def test_a_kernel_calling_blas_first_sends_the_spinning_workers_to_sleep(tmp_pat
     assert "matmul" in native_paths(kernel)
     _check_matmul_relu(reference, kernel, 133, 201, 97)
     assert calls
+
+
+_TRIANGLE = """
+tir.prim_func @upper(%X: !tir.buffer<[512, 512], f32>, %Y: !tir.buffer<[512, 512], f32>) {
+  tir.for i in [0, 512) {
+    tir.for j in [i, 512) {
+      %x = tir.load %X[i, j] : f32
+      %e = math.exp %x : f32
+      tir.store %Y[i, j], %e : f32
+    }
+  }
+}
+"""
+
+
+def test_a_loop_bound_on_an_outer_variable_is_native_when_split():
+    # The work the entry passes the thread pool counts the inner loop at the middle of
+    # the outer one's range; it read the outer variable outside its loop and the kernel
+    # fell back to numpy ("the data-dependent variable 'i'").
+    x = RNG.uniform(-1, 1, (512, 512)).astype(np.float32)
+    _, want, got = run_library(_TRIANGLE, "upper", [x], [(512, 512)])
+    assert_same(want, got)
+
+
+_ROWS_OUTSIDE = """
+tir.prim_func @rows_outside(%A: !tir.buffer<[8, 4, 512], f32>, %B: !tir.buffer<[4, 512, 64], f32>, %C: !tir.buffer<[8, 4, 64], f32>) {
+  tir.for i in [0, 8) {
+    tir.for b in [0, 4) {
+      tir.for j in [0, 64) {
+        %zero = arith.constant 0.000000e+00 : f32
+        tir.store %C[i, b, j], %zero : f32
+        tir.for k in [0, 512) {
+          %c = tir.load %C[i, b, j] : f32
+          %a = tir.load %A[i, b, k] : f32
+          %x = tir.load %B[b, k, j] : f32
+          %p = arith.mulf %a, %x : f32
+          %s = arith.addf %c, %p : f32
+          tir.store %C[i, b, j], %s : f32
+        }
+      }
+    }
+  }
+}
+"""
+
+
+def test_a_short_first_loop_that_is_the_tiles_rows_is_split_alone():
+    # i is the tiles' rows (they run inside the columns) and shorter than 16: split
+    # with b as a pair, b's part of the slice read i before it was bound, and the
+    # kernel went to BLAS.
+    a = RNG.uniform(-1, 1, (8, 4, 512)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (4, 512, 64)).astype(np.float32)
+    _, want, got = run_library(_ROWS_OUTSIDE, "rows_outside", [a, b], [(8, 4, 64)])
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-4, atol=1e-4)
