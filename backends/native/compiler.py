@@ -230,9 +230,9 @@ def _reuses(nest: ForOp | StoreOp) -> bool:
     stores = [op for op in nest.walk() if isinstance(op, StoreOp)]
     if not stores:
         return False
-    output = {op.buffer for op in stores}
+    output, element = {op.buffer for op in stores}, _variables(stores[-1])
     loads = [op for op in nest.walk() if isinstance(op, LoadOp) and op.buffer not in output]
-    return any(not _variables(stores[-1]) <= _variables(op) for op in loads)
+    return any(not element <= _variables(op) for op in loads)
 
 
 def _variables(op: LoadOp | StoreOp) -> set[str]:

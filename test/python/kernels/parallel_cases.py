@@ -145,8 +145,8 @@ def case_convolution() -> None:
 
 
 def case_failure_in_a_worker() -> None:
-    # An index out of range in the last rows, which a worker runs: the numpy kernel's
-    # error, as on one thread.
+    # An index out of range in the last rows (a worker's chunk, unless the caller took
+    # it first): the numpy kernel's error, as on one thread.
     _, kernel = kernels(TAKE, "take")
     x = RNG.uniform(-1, 1, (8, 64)).astype(np.float32)
     index = np.zeros(140000, np.int32)
