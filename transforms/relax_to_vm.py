@@ -30,12 +30,16 @@ DEFAULT_PIPELINE = (
     "relax-codegen-vm",
 )
 
+NATIVE_LAYOUT_PASSES = ("relax-convert-layout", "relax-fold-constant")
+"""What ``relax-to-vm{kernels=native}`` runs after the first ``relax-fold-constant``."""
+
 
 @dataclass(frozen=True)
 class RelaxToVMPass(PipelinePass):
     """Compile relax functions to ``vm.func`` (legalization, memory, shapes, codegen);
     ``kernels`` is the kernel backend the kernels are built for
-    (``relax-legalize-ops{kernels=...}``)."""
+    (``relax-legalize-ops{kernels=...}``; for ``native``, convolutions with constant
+    weights also go channels-last: :data:`NATIVE_LAYOUT_PASSES`)."""
 
     name = "relax-to-vm"
 
@@ -43,6 +47,11 @@ class RelaxToVMPass(PipelinePass):
 
     def passes(self) -> list[ModulePass]:
         legalize = f"relax-legalize-ops{{kernels={self.kernels}}}"
-        return parse_passes(
-            ",".join(legalize if p == "relax-legalize-ops" else p for p in DEFAULT_PIPELINE)
-        )
+        names = [legalize if p == "relax-legalize-ops" else p for p in DEFAULT_PIPELINE]
+        if self.kernels == "native":
+            # Channels-last convolutions (constant weights only): the native kernels
+            # tile them along the channels, depthwise ones included; fold the weights'
+            # permutes again.
+            at = names.index("relax-fold-constant") + 1
+            names[at:at] = NATIVE_LAYOUT_PASSES
+        return parse_passes(",".join(names))

@@ -29,6 +29,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from xrelax.backends.kernels.affine import index_bounds
+from xrelax.backends.native.register_tiles import plan_tiles, reads_clamped
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import AllocBufferOp, BufferType, ForOp, LoadOp, PrimFuncOp, StoreOp
 
@@ -62,9 +63,13 @@ def _padded_loads(nest: ForOp) -> dict[tuple[SSAValue, Attribute], list[LoadOp]]
     nest does not write."""
     written = {op.buffer for op in nest.walk() if isinstance(op, StoreOp)}
     found: dict[tuple[SSAValue, Attribute], list[LoadOp]] = {}
+    plan = plan_tiles(nest)
+    clamped = plan.streamed if plan is not None and reads_clamped(plan) else None
     for op in nest.walk():
         if not isinstance(op, LoadOp) or op.pad is None or op.buffer in written:
             continue
+        if op is clamped:
+            continue  # read clamped by the tiles, a test per vector of channels
         if not _reads_a_window(op):
             continue  # each element read once (a pad op): the bounds test is cheaper
         constant = op.pad.owner

@@ -722,7 +722,9 @@ class _FuncLowering:
         loops = plan.outputs + plan.reductions
         self.loops.update((loop.var_name, (loop.lower, loop.upper)) for loop in loops)
         try:
-            accesses = [(op.buffer, op.indices.data) for op in (plan.streamed, plan.broadcast)]
+            operands = (plan.streamed, plan.broadcast)
+            # (a depthwise tile's padded operand is read clamped into its buffer)
+            accesses = [(op.buffer, op.indices.data) for op in operands if op.pad is None]
             if not self.proven([*accesses, (plan.output.buffer, plan.output.indices.data)]):
                 return None
             if plan.epilogue is not None and not self.proven(

@@ -480,3 +480,64 @@ tir.prim_func @pairs(%X: !tir.buffer<[n, 16, 512], f32>, %Y: !tir.buffer<[n, 16,
 // CHECK-NEXT:    %[[NEST:.*]] = llvm.mlir.constant(8192) : i64
 // CHECK-NEXT:    %[[WORK:.*]] = llvm.mul %[[NEST]], %{{.*}} overflow<nsw> : i64
 // CHECK-NEXT:    %{{.*}} = llvm.call @xrelax_parallel_for(%{{.*}}, %{{.*}}, %[[PAIRS]], %[[GRAIN]], %[[WORK]])
+
+// -----
+
+// A depthwise convolution channels-last with stride 2: both operands run along the
+// channels (the vector axis); the weights' vector is loaded once per step and shared by
+// the tile's rows (pixels), the window's vectors are loaded per row. Near a border the
+// step reads, for a pixel outside the image, a vector of the pad value (one unsigned
+// comparison per clamped index, a select of the pointer); the bias per channel is a
+// vector of the epilogue.
+tir.prim_func @depthwise(%X: !tir.buffer<[2, 12, 12, 32], f32>, %W: !tir.buffer<[3, 3, 32], f32>, %B: !tir.buffer<[32], f32>, %Y: !tir.buffer<[2, 6, 6, 32], f32>) {
+  tir.for n in [0, 2) {
+    tir.for h in [0, 6) {
+      tir.for w in [0, 6) {
+        tir.for c in [0, 32) {
+          %z = arith.constant 0.000000e+00 : f32
+          tir.store %Y[n, h, w, c], %z : f32
+          tir.for r0 in [0, 3) {
+            tir.for r1 in [0, 3) {
+              %y = tir.load %Y[n, h, w, c] : f32
+              %p = arith.constant 0.000000e+00 : f32
+              %x = tir.load %X[n, h * 2 + r0 - 1, w * 2 + r1 - 1, c] pad %p : f32
+              %k = tir.load %W[r0, r1, c] : f32
+              %m = arith.mulf %x, %k : f32
+              %s = arith.addf %y, %m : f32
+              tir.store %Y[n, h, w, c], %s : f32
+            }
+          }
+        }
+      }
+    }
+  }
+  tir.for n in [0, 2) {
+    tir.for h in [0, 6) {
+      tir.for w in [0, 6) {
+        tir.for c in [0, 32) {
+          %y = tir.load %Y[n, h, w, c] : f32
+          %b = tir.load %B[c] : f32
+          %s = arith.addf %y, %b : f32
+          tir.store %Y[n, h, w, c], %s : f32
+        }
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: llvm.func @depthwise(
+// CHECK:         %[[PAD:.*]] = llvm.alloca %{{.*}} x vector<[[W:[0-9]+]]xf32>
+// CHECK:         llvm.store %{{.*}}, %[[PAD]] {alignment = 4 : i64} : vector<[[W]]xf32>, !llvm.ptr
+// CHECK:         %[[BIAS:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<[[W]]xf32>
+// CHECK-NEXT:    %{{.*}} = llvm.fadd %{{.*}}, %[[BIAS]] : vector<[[W]]xf32>
+// CHECK:         %[[KP:.*]] = llvm.getelementptr inbounds %W[
+// CHECK-NEXT:    %[[K:.*]] = llvm.load %[[KP]] {alignment = 4 : i64} : !llvm.ptr -> vector<[[W]]xf32>
+// CHECK:         llvm.icmp "ult" %{{.*}}, %{{.*}} : i64
+// CHECK:         llvm.cond_br
+// CHECK:         %[[XP:.*]] = llvm.getelementptr inbounds %X[
+// CHECK-NEXT:    %[[X:.*]] = llvm.load %[[XP]] {alignment = 4 : i64} : !llvm.ptr -> vector<[[W]]xf32>
+// CHECK-NEXT:    %{{.*}} = llvm.intr.fma(%[[X]], %[[K]], %{{.*}}) : (vector<[[W]]xf32>
+// CHECK:         llvm.icmp "ult" %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[P:.*]] = llvm.select %{{.*}}, %{{.*}}, %[[PAD]] : i1, !llvm.ptr
+// CHECK-NEXT:    %[[XC:.*]] = llvm.load %[[P]] {alignment = 4 : i64} : !llvm.ptr -> vector<[[W]]xf32>
+// CHECK-NEXT:    %{{.*}} = llvm.intr.fma(%[[XC]], %[[K]], %{{.*}}) : (vector<[[W]]xf32>

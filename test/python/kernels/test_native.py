@@ -465,6 +465,56 @@ def test_convolutions_in_register_tiles_match_the_numpy_backend(ci, co, size, ke
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+DEPTHWISE = """
+relax.func @main(%x: !relax.tensor<[2, {c}, {size}, {size}], f32>, %w: !relax.tensor<[{c}, 1, {kernel}, {kernel}], f32>, %b: !relax.tensor<[{c}, 1, 1], f32>) -> !relax.tensor<[2, {c}, {out}, {out}], f32> {{
+  %out = relax.dataflow -> !relax.tensor<[2, {c}, {out}, {out}], f32> {{
+    %d = relax.conv2d %x, %w {{strides = array<i64: {stride}, {stride}>, padding = array<i64: {pad}, {pad}>, groups = {c} : i64}} : (!relax.tensor<[2, {c}, {size}, {size}], f32>, !relax.tensor<[{c}, 1, {kernel}, {kernel}], f32>)
+    %s = relax.add %d, %b : (!relax.tensor<[2, {c}, {out}, {out}], f32>, !relax.tensor<[{c}, 1, 1], f32>)
+    relax.output %s : !relax.tensor<[2, {c}, {out}, {out}], f32>
+  }}
+  relax.return %out : !relax.tensor<[2, {c}, {out}, {out}], f32>
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "c, size, kernel, stride",
+    [
+        (16, 12, 3, 1),  # one vector of channels, stride 1: the padded copy
+        (24, 9, 5, 2),  # a masked vector, stride 2: read clamped near the borders
+        (72, 14, 3, 2),  # several vectors, a tile of rows and a remainder
+        (40, 7, 5, 1),  # a 7x7 image: every tile is near a border
+        (8, 20, 3, 2),  # the fewest lanes tiled
+    ],
+)
+def test_depthwise_convolutions_with_bound_weights_run_channels_last_in_tiles(
+    c, size, kernel, stride
+):
+    pad = kernel // 2
+    out = (size + 2 * pad - kernel) // stride + 1
+    shape = {"c": c, "size": size, "kernel": kernel, "stride": stride, "pad": pad, "out": out}
+    module = xrelax.parse(DEPTHWISE.format(**shape))
+    x = RNG.uniform(-1, 1, (2, c, size, size)).astype(np.float32)
+    w = RNG.uniform(-1, 1, (c, 1, kernel, kernel)).astype(np.float32)
+    w[0, 0, 0, 0] = np.inf  # reads the padding at the top left: 0 * inf is NaN there
+    b = RNG.uniform(-1, 1, (c, 1, 1)).astype(np.float32)
+    params = {"w": w, "b": b}
+    exe = xrelax.compile(module, params=params, kernels="native")
+    (func,) = [op for op in exe.unprinted.ops if "conv2d" in op.sym_name.data]
+    assert tuple(func.buffer_types[1].dims) == (kernel, kernel, 1, c)  # weights channels-last
+    conv = native.load_executable_kernels(exe)[func.sym_name.data]
+    assert native_paths(conv) == ["native"]
+    assert _fused_multiply_adds(func) and all(
+        t.startswith("vector<") for t in _fused_multiply_adds(func)
+    )
+    got = xrelax.VirtualMachine(exe, kernels="native")["main"](x)
+    reference = xrelax.compile(module, params=params, kernels="numpy")
+    want = xrelax.VirtualMachine(reference, kernels="numpy")["main"](x)
+    assert np.isnan(want).any()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+
+
 def test_small_contractions_are_native_loops():
     reference, kernel = _matmul_relu(5, 8, 6)
     assert native_paths(kernel) == ["native"]
