@@ -272,10 +272,15 @@ class _Sequence:
     def call(self, name: str, *args: SSAValue) -> SSAValue:
         return self.add(llvm.CallIntrinsicOp(f"{name}.f32", list(args), [F32]))
 
-    def horner(self, x: SSAValue, coefficients: Sequence[float]) -> SSAValue:
+    def horner(self, x: SSAValue, coefficients: Sequence[float], fused: bool = False) -> SSAValue:
+        """The polynomial of ``coefficients`` (highest power first) at ``x``; ``fused``:
+        each step one fused multiply-add (one rounding, half the ops)."""
         value = self.f32(coefficients[0])
         for c in coefficients[1:]:
-            value = self.add(llvm.FAddOp(self.add(llvm.FMulOp(value, x)), self.f32(c)))
+            if fused:
+                value = self.add(llvm.FMAOp(value, x, self.f32(c)))
+            else:
+                value = self.add(llvm.FAddOp(self.add(llvm.FMulOp(value, x)), self.f32(c)))
         return value
 
     def power_of_two(self, exponent: SSAValue) -> SSAValue:
@@ -293,15 +298,14 @@ def _expf(x: SSAValue) -> list[Operation]:
     clamped = seq.call("llvm.maxnum", seq.call("llvm.minnum", x, seq.f32(89.0)), seq.f32(-105.0))
     # n = round(x / ln 2) by the 1.5 * 2 ** 23 trick: the sum rounds to an integer
     # (to even), whose bits hold n (LLVM's fptosi has no xDSL op).
-    shifted = seq.add(
-        llvm.FAddOp(seq.add(llvm.FMulOp(clamped, seq.f32(1.44269504088896341))), seq.f32(_MAGIC))
-    )
+    # Fused multiply-adds throughout (one rounding each: as accurate, half the ops).
+    shifted = seq.add(llvm.FMAOp(clamped, seq.f32(1.44269504088896341), seq.f32(_MAGIC)))
     n = seq.add(llvm.FSubOp(shifted, seq.f32(_MAGIC)))
-    r = seq.add(llvm.FSubOp(clamped, seq.add(llvm.FMulOp(n, seq.f32(0.693359375)))))
-    r = seq.add(llvm.FSubOp(r, seq.add(llvm.FMulOp(n, seq.f32(-2.12194440e-4)))))
-    p = seq.horner(r, _EXPF_POLYNOMIAL)
+    r = seq.add(llvm.FMAOp(n, seq.f32(-0.693359375), clamped))
+    r = seq.add(llvm.FMAOp(n, seq.f32(2.12194440e-4), r))
+    p = seq.horner(r, _EXPF_POLYNOMIAL, fused=True)
     rr = seq.add(llvm.FMulOp(r, r))
-    y = seq.add(llvm.FAddOp(seq.add(llvm.FAddOp(seq.add(llvm.FMulOp(p, rr)), r)), seq.f32(1.0)))
+    y = seq.add(llvm.FAddOp(seq.add(llvm.FMAOp(p, rr, r)), seq.f32(1.0)))
     whole = seq.add(llvm.SubOp(seq.add(llvm.BitcastOp(shifted, I32)), seq.i32(0x4B400000)))
     half = seq.add(llvm.AShrOp(whole, seq.i32(1)))
     rest = seq.add(llvm.SubOp(whole, half))
