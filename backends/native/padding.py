@@ -68,8 +68,8 @@ def _padded_loads(nest: ForOp) -> dict[tuple[SSAValue, Attribute], list[LoadOp]]
     for op in nest.walk():
         if not isinstance(op, LoadOp) or op.pad is None or op.buffer in written:
             continue
-        if op is clamped:
-            continue  # read clamped by the tiles, a test per vector of channels
+        if op is clamped and not _only_feeds(op.buffer, [op], nest):
+            continue  # read clamped by the tiles: a test per vector, no copy to fill
         if not _reads_a_window(op):
             continue  # each element read once (a pad op): the bounds test is cheaper
         constant = op.pad.owner

@@ -49,6 +49,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from xrelax.backends.kernels.affine import index_bounds
 from xrelax.backends.native.collapse import collapses
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import ForOp, LoadOp, StoreOp
@@ -263,18 +264,26 @@ def _product(block: Block, init: StoreOp) -> tuple[StoreOp, LoadOp, LoadOp] | No
 
 def clamped_dims(load: LoadOp, lane: str, row: ForOp) -> list[int] | None:
     """The dimensions of a padded ``load`` whose indices a depthwise tile clamps into
-    its buffer (every one that is not a plain variable), where none of them moves with
-    the vector axis' variable ``lane``, each moves linearly with the ``row`` loop's
-    variable (a tile's first and last rows bound the others' windows) and is of static,
-    non-zero size: a vector along the axis is then wholly inside or wholly padding, one
-    test per vector. None where that does not hold or ``load`` has no pad value."""
+    its buffer (every one whose index the loops around it do not keep inside), where
+    none of them moves with the vector axis' variable ``lane``, each moves linearly with
+    the ``row`` loop's variable (a tile's first and last rows bound the others' windows)
+    and is of static, non-zero size: a vector along the axis is then wholly inside or
+    wholly padding, one test per vector. None where that does not hold or ``load`` has
+    no pad value."""
     if load.pad is None or not isinstance(load.pad.owner, arith.ConstantOp):
         return None
+    lows, extents = {}, {}
+    loop = load.parent_op()
+    while isinstance(loop, ForOp):
+        lows[loop.var_name] = loop.lower
+        extents[loop.var_name] = sympy.expand(loop.upper - loop.lower)
+        loop = loop.parent_op()
     dims = []
     sizes = load.buffer.type.dims
     for axis, (index, size) in enumerate(zip(load.indices.data, sizes, strict=True)):
-        if index.is_Symbol:
-            continue
+        bounds = index_bounds(index, lows, extents)
+        if bounds is not None and _nonnegative(bounds[0]) and _nonnegative(size - 1 - bounds[1]):
+            continue  # (a channel, i3 + rc with rc in [0, 1); the batch)
         if lane in symbolic.free_vars(index) or not (size.is_Integer and size > 0):
             return None
         if not sympy.diff(index, symbolic.sym(row.var_name)).is_Integer:
@@ -283,11 +292,16 @@ def clamped_dims(load: LoadOp, lane: str, row: ForOp) -> list[int] | None:
     return dims
 
 
+def _nonnegative(value: sympy.Expr) -> bool:
+    return bool(sympy.expand(value).is_nonnegative)
+
+
 def reads_clamped(plan: TilePlan) -> bool:
-    """Whether the tiles of ``plan`` read its padded streamed operand clamped instead
-    of from a padded copy (:mod:`.padding`): a depthwise window with a stride along the
-    rows, which reads each element of the buffer a few times, too few to pay for the
-    copy's pass over it (a 3x3 stride-2 depthwise over ``[2, 112, 112, 96]``
+    """Whether the tiles of ``plan`` may read its padded streamed operand clamped
+    instead of from a padded copy (:mod:`.padding`, which still writes a local buffer
+    padded in place, at no cost): a depthwise window with a stride along the rows,
+    which reads each element of the buffer a few times, too few to pay for the copy's
+    pass over it (a 3x3 stride-2 depthwise over an argument ``[2, 112, 112, 96]``
     channels-last: 0.52 ms with the copy, 0.30 ms clamped; at stride 1 the copy pays:
     ``[2, 56, 56, 144]``, 0.36 against 0.45 ms)."""
     if not plan.depthwise or plan.streamed.pad is None:
@@ -322,11 +336,15 @@ def _mentions(load: LoadOp, names: set[str]) -> bool:
 def _row_loop(outputs: list[ForOp], streamed: LoadOp, broadcast: LoadOp) -> ForOp | None:
     """The innermost output loop that indexes the broadcast operand and not the
     streamed one (the tile's rows share each streamed vector), one of static extent
-    if there is such (a symbolic one: a batch, as the rows of a classifier's product)."""
+    if there is such (a symbolic one: a batch, as the rows of a classifier's product);
+    a loop of one iteration is no row axis (a 1x1 convolution over a 1x1 image, as a
+    squeeze-and-excitation block's, has its rows in the batch)."""
     found = [
         loop
         for loop in reversed(outputs)
-        if _mentions(broadcast, {loop.var_name}) and not _mentions(streamed, {loop.var_name})
+        if _mentions(broadcast, {loop.var_name})
+        and not _mentions(streamed, {loop.var_name})
+        and loop.upper - loop.lower != 1
     ]
     static = [loop for loop in found if _static(loop)]
     return (static or found or [None])[0]

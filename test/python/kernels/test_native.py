@@ -29,6 +29,7 @@ from xrelax.backends.kernels import compiler as numpy_kernels  # noqa: E402
 from xrelax.backends.native import compiler as native  # noqa: E402
 from xrelax.backends.native import jit as native_jit  # noqa: E402
 from xrelax.backends.native.reduction_order import SinkOutputLoopsPass  # noqa: E402
+from xrelax.backends.native.register_tiles import plan_tiles  # noqa: E402
 from xrelax.backends.native.tir_to_llvm import lower_module  # noqa: E402
 from xrelax.dialects import dtypes  # noqa: E402
 from xrelax.dialects.tir import ForOp  # noqa: E402
@@ -513,6 +514,26 @@ def test_depthwise_convolutions_with_bound_weights_run_channels_last_in_tiles(
     assert np.isnan(want).any()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
     assert np.array_equal(np.isnan(got), np.isnan(want))
+
+
+def test_a_convolution_over_a_one_pixel_image_has_its_rows_in_the_batch():
+    # A squeeze-and-excitation block's 1x1 convolution over the pooled 1x1 image: the
+    # output's pixel loops run once, so the tile's rows are the images (two share each
+    # weight vector), not a one-pixel row left to BLAS.
+    shape = {"ci": 96, "co": 40, "size": 1, "kernel": 1, "stride": 1, "pad": 0, "out": 1}
+    module = xrelax.parse(CONV.format(**shape))
+    w = RNG.uniform(-1, 1, (40, 96, 1, 1)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (40, 1, 1)).astype(np.float32)
+    exe = xrelax.compile(module, params={"w": w, "b": b}, kernels="native")
+    (func,) = [op for op in exe.unprinted.ops if "conv2d" in op.sym_name.data]
+    tiled = [n for n in func.body.block.ops if isinstance(n, ForOp) and plan_tiles(n)]
+    (nest,) = tiled
+    assert plan_tiles(nest).row.var_name == nest.var_name  # the batch's loop
+    x = RNG.uniform(-1, 1, (2, 96, 1, 1)).astype(np.float32)
+    got = xrelax.VirtualMachine(exe, kernels="native")["main"](x)
+    reference = xrelax.compile(module, params={"w": w, "b": b}, kernels="numpy")
+    want = xrelax.VirtualMachine(reference, kernels="numpy")["main"](x)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def test_small_contractions_are_native_loops():
