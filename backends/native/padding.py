@@ -29,7 +29,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from xrelax.backends.kernels.affine import index_bounds
-from xrelax.backends.native.register_tiles import plan_tiles, reads_clamped
+from xrelax.backends.native.register_tiles import loop_box, plan_tiles, reads_clamped
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import AllocBufferOp, BufferType, ForOp, LoadOp, PrimFuncOp, StoreOp
 
@@ -90,7 +90,7 @@ def _reads_a_window(load: LoadOp) -> bool:
             for index in op.indices.data:
                 stored |= symbolic.free_vars(index)
     used = set().union(*(symbolic.free_vars(i) for i in load.indices.data))
-    return bool((used & set(_loop_box(load)[0])) - stored)
+    return bool((used & set(loop_box(load)[0])) - stored)
 
 
 def _margins(loads: list[LoadOp]) -> list[tuple[int, int]] | None:
@@ -99,7 +99,7 @@ def _margins(loads: list[LoadOp]) -> list[tuple[int, int]] | None:
     dims = loads[0].buffer.type.dims
     margins = [(0, 0)] * len(dims)
     for load in loads:
-        lows, extents = _loop_box(load)
+        lows, extents = loop_box(load)
         for axis, (index, size) in enumerate(zip(load.indices.data, dims, strict=True)):
             bounds = index_bounds(index, lows, extents)
             if bounds is None:
@@ -112,18 +112,6 @@ def _margins(loads: list[LoadOp]) -> list[tuple[int, int]] | None:
                 max(margins[axis][1], int(after)),
             )
     return margins if any(b or a for b, a in margins) else None
-
-
-def _loop_box(op: LoadOp) -> tuple[dict[str, sympy.Expr], dict[str, sympy.Expr]]:
-    """The lower bound and the extent of each loop variable around ``op`` (the box
-    :func:`~xrelax.backends.kernels.affine.index_bounds` reads)."""
-    lows, extents = {}, {}
-    parent = op.parent_op()
-    while isinstance(parent, ForOp):
-        lows[parent.var_name] = parent.lower
-        extents[parent.var_name] = sympy.expand(parent.upper - parent.lower)
-        parent = parent.parent_op()
-    return lows, extents
 
 
 def _read_copy(

@@ -62,7 +62,9 @@ __all__ = [
     "TilePlan",
     "emit_tiles",
     "epilogue_accesses",
+    "loop_box",
     "plan_tiles",
+    "reads_clamped",
     "vector_width",
 ]
 
@@ -211,7 +213,7 @@ def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan
     lanes = _extent(vector)
     as_is = streamed.pad is None or streamed in padded
     if depthwise and not as_is:
-        as_is = clamped_dims(streamed, names[-1], row) is not None
+        as_is = _clamped_dims(streamed, names[-1], row) is not None
     direct = as_is and _unit_stride(streamed, names[-1]) and lanes >= _MIN_LANES
     window = None
     if depthwise:
@@ -262,7 +264,7 @@ def _product(block: Block, init: StoreOp) -> tuple[StoreOp, LoadOp, LoadOp] | No
     return store, x, y
 
 
-def clamped_dims(load: LoadOp, lane: str, row: ForOp) -> list[int] | None:
+def _clamped_dims(load: LoadOp, lane: str, row: ForOp) -> list[int] | None:
     """The dimensions of a padded ``load`` whose indices a depthwise tile clamps into
     its buffer (every one whose index the loops around it do not keep inside), where
     none of them moves with the vector axis' variable ``lane``, each moves linearly with
@@ -272,12 +274,7 @@ def clamped_dims(load: LoadOp, lane: str, row: ForOp) -> list[int] | None:
     no pad value."""
     if load.pad is None or not isinstance(load.pad.owner, arith.ConstantOp):
         return None
-    lows, extents = {}, {}
-    loop = load.parent_op()
-    while isinstance(loop, ForOp):
-        lows[loop.var_name] = loop.lower
-        extents[loop.var_name] = sympy.expand(loop.upper - loop.lower)
-        loop = loop.parent_op()
+    lows, extents = loop_box(load)
     dims = []
     sizes = load.buffer.type.dims
     for axis, (index, size) in enumerate(zip(load.indices.data, sizes, strict=True)):
@@ -290,6 +287,18 @@ def clamped_dims(load: LoadOp, lane: str, row: ForOp) -> list[int] | None:
             return None
         dims.append(axis)
     return dims
+
+
+def loop_box(op: LoadOp) -> tuple[dict[str, sympy.Expr], dict[str, sympy.Expr]]:
+    """The lower bound and the extent of each loop variable around ``op`` (the box
+    :func:`~xrelax.backends.kernels.affine.index_bounds` reads)."""
+    lows, extents = {}, {}
+    parent = op.parent_op()
+    while isinstance(parent, ForOp):
+        lows[parent.var_name] = parent.lower
+        extents[parent.var_name] = sympy.expand(parent.upper - parent.lower)
+        parent = parent.parent_op()
+    return lows, extents
 
 
 def _nonnegative(value: sympy.Expr) -> bool:
@@ -306,7 +315,7 @@ def reads_clamped(plan: TilePlan) -> bool:
     ``[2, 56, 56, 144]``, 0.36 against 0.45 ms)."""
     if not plan.depthwise or plan.streamed.pad is None:
         return False
-    dims = clamped_dims(plan.streamed, plan.vector[-1].var_name, plan.row)
+    dims = _clamped_dims(plan.streamed, plan.vector[-1].var_name, plan.row)
     row = symbolic.sym(plan.row.var_name)
     indices = plan.streamed.indices.data
     return dims is not None and any(abs(sympy.diff(indices[d], row)) > 1 for d in dims)
@@ -512,7 +521,7 @@ class _TileEmitter:
             value = self.splat_constant(pad.owner.value.value.data)
             lowering.add(llvm.StoreOp(value, self.pad, alignment=4))
         self.clamped = (
-            [] if pad is None else clamped_dims(plan.streamed, plan.vector[-1].var_name, plan.row)
+            [] if pad is None else _clamped_dims(plan.streamed, plan.vector[-1].var_name, plan.row)
         )
         self.zero = self.splat_constant(0.0)
         self.align = lowering.const(4, I32)
@@ -757,7 +766,7 @@ class _TileEmitter:
         return self.load(pointer, width)
 
     def inside(self) -> SSAValue:
-        """Whether the streamed operand's clamped indices (:func:`clamped_dims`) at
+        """Whether the streamed operand's clamped indices (:func:`_clamped_dims`) at
         the current place are all inside its buffer."""
         low, load = self.low, self.plan.streamed
         inside = low.const(1, I1)
