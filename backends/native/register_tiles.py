@@ -444,9 +444,9 @@ def epilogue_accesses(plan: TilePlan, epilogue: ForOp) -> list[tuple[LoadOp | St
 
 
 def _along(plan: TilePlan, load: LoadOp, indices: tuple) -> bool:
-    """Whether ``load`` reads one value per element of the (single) vector axis, the
-    at ``indices`` (a bias per channel of a channels-last output,
-    ``b[0, 0, 0, c]``): it is then read as a vector."""
+    """Whether ``load`` reads, at ``indices``, one value per element of the (single)
+    vector axis (a bias per channel of a channels-last output, ``b[0, 0, 0, c]``): it
+    is then read as a vector."""
     if len(plan.vector) != 1 or load.buffer.type.dims[-1] != plan.lanes:
         return False
     name = plan.vector[0].var_name
