@@ -991,18 +991,42 @@ tir.prim_func @bias(%X: !tir.buffer<[64, 4, 4], f32>, %B: !tir.buffer<[64], f32>
 """
 
 
-def test_loops_kept_rolled_carry_llvm_loop_metadata():
+SCALE_OVER_PIXELS = """
+tir.prim_func @scale(%X: !tir.buffer<[2, 40, 32], f32>, %S: !tir.buffer<[2, 32], f32>, %Y: !tir.buffer<[2, 40, 32], f32>) {
+  tir.for n in [0, 2) {
+    tir.for p in [0, 40) {
+      tir.for c in [0, 32) {
+        %x = tir.load %X[n, p, c] : f32
+        %s = tir.load %S[n, c] : f32
+        %y = arith.mulf %x, %s : f32
+        tir.store %Y[n, p, c], %y : f32
+      }
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "text, name, shapes",
+    [
+        # a bias per channel around each 4x4 image (NCHW)
+        (BIAS_OVER_IMAGES, "bias", [(64, 4, 4), (64,)]),
+        # a scale per channel in the channels of each pixel (channels-last)
+        (SCALE_OVER_PIXELS, "scale", [(2, 40, 32), (2, 32)]),
+    ],
+)
+def test_loops_kept_rolled_carry_llvm_loop_metadata(text, name, shapes):
     # The JIT gives the branch of each xrelax_rolled latch a distinct, self-referencing
     # loop ID with llvm.loop.unroll.disable (what xDSL's llvm dialect cannot express).
-    module = xrelax.parse(BIAS_OVER_IMAGES)
+    module = xrelax.parse(text)
     lower_module(module)
     ir = native_jit.jit().ir(module)
     loop_id = re.search(r"br label %\S+, !llvm\.loop !(\d+)", ir).group(1)
     assert re.search(rf"!{loop_id} = distinct !\{{!{loop_id}, !\d+\}}", ir)
     assert '!{ !"llvm.loop.unroll.disable" }' in ir
-    x = RNG.uniform(-1, 1, (64, 4, 4)).astype(np.float32)
-    b = RNG.uniform(-1, 1, 64).astype(np.float32)
-    _, want, got = run_library(BIAS_OVER_IMAGES, "bias", [x, b], [(64, 4, 4)])
+    inputs = [RNG.uniform(-1, 1, shape).astype(np.float32) for shape in shapes]
+    _, want, got = run_library(text, name, inputs, [shapes[0]])
     np.testing.assert_array_equal(got[0], want[0])
 
 
