@@ -513,16 +513,17 @@ class _TileEmitter:
         """The epilogue's accesses -> their indices in the contraction's variables."""
         self.vector_names = {loop.var_name for loop in plan.vector}
         pad = plan.streamed.pad
-        self.pad = None
-        """Where the streamed operand is read clamped: a vector of its pad value in
-        memory, read in place of a vector outside its buffer."""
-        if pad is not None:
-            self.pad = lowering.add(llvm.AllocaOp(lowering.const(1), self.vector_type))
-            value = self.splat_constant(pad.owner.value.value.data)
-            lowering.add(llvm.StoreOp(value, self.pad, alignment=4))
         self.clamped = (
             [] if pad is None else _clamped_dims(plan.streamed, plan.vector[-1].var_name, plan.row)
         )
+        """The dimensions of the streamed operand read clamped (a depthwise window)."""
+        self.pad = None
+        """Where some are: a vector of the pad value in memory, read in place of a
+        vector outside the buffer."""
+        if self.clamped:
+            self.pad = lowering.add(llvm.AllocaOp(lowering.const(1), self.vector_type))
+            value = self.splat_constant(pad.owner.value.value.data)
+            lowering.add(llvm.StoreOp(value, self.pad, alignment=4))
         self.zero = self.splat_constant(0.0)
         self.align = lowering.const(4, I32)
         self.lane0 = lowering.const(0, I32)
@@ -708,9 +709,11 @@ class _TileEmitter:
             def fmas(clamp: bool) -> list[SSAValue]:
                 out = []
                 for i in range(height):
+                    self.place(row, i, column, 0)
+                    inside = self.inside() if clamp else None  # (one test per pixel)
                     for j, width in enumerate(widths):
                         self.place(row, i, column, j)
-                        streamed = self.streamed_vector(width, clamp)
+                        streamed = self.streamed_vector(width, inside)
                         out.append(low.add(llvm.FMAOp(streamed, shared[j], acc[i * count + j])))
                 return out
 
@@ -718,11 +721,10 @@ class _TileEmitter:
                 return fmas(False)
             # The window of a step is inside the buffer for every row of the tile but
             # near a border: read as it is there, clamped only where it is not.
-            inside = None
-            for i in (0, height - 1):
-                self.place(row, i, column, 0)
-                test = self.inside()
-                inside = test if inside is None else low.add(llvm.AndOp(inside, test))
+            self.place(row, 0, column, 0)
+            first = self.inside()
+            self.place(row, height - 1, column, 0)
+            inside = low.add(llvm.AndOp(first, self.inside()))
             types = [value.type for value in acc]
             plain, clamped, join = Block(), Block(), Block(arg_types=types)
             for block in (plain, clamped, join):
@@ -756,27 +758,26 @@ class _TileEmitter:
                 else:
                     self.epilogue(acc[i * count + j], width)
 
-    def streamed_vector(self, width: int, clamp: bool = False) -> SSAValue:
-        """The streamed operand's vector at the current place; with ``clamp`` (a
-        depthwise tile's window over a border), read from a vector of the pad value
-        where an index is outside the buffer."""
+    def streamed_vector(self, width: int, inside: SSAValue | None = None) -> SSAValue:
+        """The streamed operand's vector at the current place; given ``inside`` (a
+        depthwise tile's window over a border: :meth:`inside` at this pixel), read
+        from a vector of the pad value where that is false."""
         pointer = self.pointer(self.plan.streamed)
-        if clamp:
-            pointer = self.low.add(llvm.SelectOp(self.inside(), pointer, self.pad))
+        if inside is not None:
+            pointer = self.low.add(llvm.SelectOp(inside, pointer, self.pad))
         return self.load(pointer, width)
 
     def inside(self) -> SSAValue:
-        """Whether the streamed operand's clamped indices (:func:`_clamped_dims`) at
-        the current place are all inside its buffer."""
+        """Whether the streamed operand's clamped indices (:attr:`clamped`, not empty)
+        at the current place are all inside its buffer."""
         low, load = self.low, self.plan.streamed
-        inside = low.const(1, I1)
+        tests = []
         for axis in self.clamped:
             value = low.expr(load.indices.data[axis])
             size = low.const(int(load.buffer.type.dims[axis]))
             # one unsigned comparison: a negative index is a large unsigned one
-            test = low.add(llvm.ICmpOp(value, size, _ULT))
-            inside = low.add(llvm.AndOp(inside, test))
-        return inside
+            tests.append(low.add(llvm.ICmpOp(value, size, _ULT)))
+        return functools.reduce(lambda a, b: low.add(llvm.AndOp(a, b)), tests)
 
     def epilogue(self, value: SSAValue, width: int) -> None:
         """Store one accumulator through the plan's epilogue: its ops on the vector,

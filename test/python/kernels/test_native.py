@@ -505,9 +505,8 @@ def test_depthwise_convolutions_with_bound_weights_run_channels_last_in_tiles(
     assert tuple(func.buffer_types[1].dims) == (kernel, kernel, 1, c)  # weights channels-last
     conv = native.load_executable_kernels(exe)[func.sym_name.data]
     assert native_paths(conv) == ["native"]
-    assert _fused_multiply_adds(func) and all(
-        t.startswith("vector<") for t in _fused_multiply_adds(func)
-    )
+    fmas = _fused_multiply_adds(func)
+    assert fmas and all(t.startswith("vector<") for t in fmas)
     got = xrelax.VirtualMachine(exe, kernels="native")["main"](x)
     reference = xrelax.compile(module, params=params, kernels="numpy")
     want = xrelax.VirtualMachine(reference, kernels="numpy")["main"](x)
