@@ -143,6 +143,10 @@ class TilePlan:
     row, the other (not indexed by the rows) is one vector shared by them: a depthwise
     convolution channels-last, ``Y[n, h, w, c] += X[n, h + kh, w + kw, c] * W[kh, kw,
     c]``, whose tile holds ``rows`` pixels of a row by ``vectors`` vectors of channels."""
+    clamped: tuple[int, ...] = ()
+    """The dimensions of a depthwise tile's padded streamed operand (one not read from
+    a padded copy) whose indices may leave the buffer (:func:`_clamped_dims`): near a
+    border its pixels outside read a vector of the pad value."""
 
     @property
     def lanes(self) -> int:
@@ -212,8 +216,10 @@ def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan
     vector = _vector_axis(outputs, inner)
     lanes = _extent(vector)
     as_is = streamed.pad is None or streamed in padded
+    clamped: tuple[int, ...] = ()
     if depthwise and not as_is:
-        as_is = _clamped_dims(streamed, names[-1], row) is not None
+        dims = _clamped_dims(streamed, names[-1], row)
+        as_is, clamped = dims is not None, tuple(dims or ())
     direct = as_is and _unit_stride(streamed, names[-1]) and lanes >= _MIN_LANES
     window = None
     if depthwise:
@@ -230,7 +236,7 @@ def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan
         return None
     rows, vectors = _tile_shape(int(row.upper) if _static(row) else _SYMBOLIC_ROWS, lanes)
     value = float(init.value.value.data)
-    shape = (rows, vectors, window, None, depthwise)
+    shape = (rows, vectors, window, None, depthwise, clamped)
     plan = TilePlan(outputs, reductions, vector, row, value, store, streamed, broadcast, *shape)
     if window is None and (epilogue := _epilogue(nest, plan)) is not None:
         plan = dataclasses.replace(plan, epilogue=epilogue)
@@ -313,12 +319,9 @@ def reads_clamped(plan: TilePlan) -> bool:
     pass over it (a 3x3 stride-2 depthwise over an argument ``[2, 112, 112, 96]``
     channels-last: 0.52 ms with the copy, 0.30 ms clamped; at stride 1 the copy pays:
     ``[2, 56, 56, 144]``, 0.36 against 0.45 ms)."""
-    if not plan.depthwise or plan.streamed.pad is None:
-        return False
-    dims = _clamped_dims(plan.streamed, plan.vector[-1].var_name, plan.row)
     row = symbolic.sym(plan.row.var_name)
     indices = plan.streamed.indices.data
-    return dims is not None and any(abs(sympy.diff(indices[d], row)) > 1 for d in dims)
+    return any(abs(sympy.diff(indices[d], row)) > 1 for d in plan.clamped)
 
 
 def _vector_axis(outputs: list[ForOp], body: Block) -> list[ForOp]:
@@ -512,17 +515,12 @@ class _TileEmitter:
         )
         """The epilogue's accesses -> their indices in the contraction's variables."""
         self.vector_names = {loop.var_name for loop in plan.vector}
-        pad = plan.streamed.pad
-        self.clamped = (
-            [] if pad is None else _clamped_dims(plan.streamed, plan.vector[-1].var_name, plan.row)
-        )
-        """The dimensions of the streamed operand read clamped (a depthwise window)."""
         self.pad = None
-        """Where some are: a vector of the pad value in memory, read in place of a
-        vector outside the buffer."""
-        if self.clamped:
+        """Where the plan reads the streamed operand clamped (:attr:`TilePlan.clamped`):
+        a vector of its pad value in memory, read in place of a vector outside it."""
+        if plan.clamped:
             self.pad = lowering.add(llvm.AllocaOp(lowering.const(1), self.vector_type))
-            value = self.splat_constant(pad.owner.value.value.data)
+            value = self.splat_constant(plan.streamed.pad.owner.value.value.data)
             lowering.add(llvm.StoreOp(value, self.pad, alignment=4))
         self.zero = self.splat_constant(0.0)
         self.align = lowering.const(4, I32)
@@ -768,11 +766,11 @@ class _TileEmitter:
         return self.load(pointer, width)
 
     def inside(self) -> SSAValue:
-        """Whether the streamed operand's clamped indices (:attr:`clamped`, not empty)
-        at the current place are all inside its buffer."""
+        """Whether the streamed operand's clamped indices (:attr:`TilePlan.clamped`,
+        not empty) at the current place are all inside its buffer."""
         low, load = self.low, self.plan.streamed
         tests = []
-        for axis in self.clamped:
+        for axis in self.plan.clamped:
             value = low.expr(load.indices.data[axis])
             size = low.const(int(load.buffer.type.dims[axis]))
             # one unsigned comparison: a negative index is a large unsigned one
