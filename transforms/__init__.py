@@ -27,6 +27,7 @@ _PROJECT_PASSES: dict[str, str] = {
     "tir-sink-output-loops": "xrelax.backends.native.reduction_order:SinkOutputLoopsPass",
     "tir-parallelize": "xrelax.backends.native.parallelize:MarkParallelLoopsPass",
     "tir-to-llvm": "xrelax.backends.native.tir_to_llvm:TirToLlvmPass",
+    "relax-pack-weights": "xrelax.transforms.pack_weights:PackWeightsPass",
     "relax-dce": "xrelax.transforms.relax_dce:RelaxDCEPass",
     "relax-to-non-dataflow": "xrelax.transforms.to_non_dataflow:ToNonDataflowPass",
     "relax-call-tir-rewrite": "xrelax.transforms.call_tir_rewrite:CallTIRRewritePass",

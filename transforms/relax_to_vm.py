@@ -54,4 +54,6 @@ class RelaxToVMPass(PipelinePass):
             # permutes again.
             at = names.index("relax-fold-constant") + 1
             names[at:at] = NATIVE_LAYOUT_PASSES
+            # The constants the register tiles stream, packed into panels.
+            names.insert(names.index("relax-dce"), "relax-pack-weights")
         return parse_passes(",".join(names))

@@ -153,6 +153,17 @@ class TilePlan:
         """The extent of the vector axis."""
         return _extent(self.vector)
 
+    @property
+    def packed(self) -> bool:
+        """Whether the streamed operand is laid out in panels along the vector axis
+        (``relax-pack-weights``): its indices divide the axis' variable."""
+        name = self.vector[-1].var_name
+        return any(
+            name in symbolic.free_vars(term)
+            for index in self.streamed.indices.data
+            for term in sympy.sympify(index).atoms(symbolic.FloorDiv, symbolic.FloorMod)
+        )
+
 
 def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan | None:
     """The tile plan of a top-level loop ``nest``, or None where it is not a float32
@@ -175,10 +186,14 @@ def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan
     for name, index in zip(names, init_store.indices.data, strict=True):
         if not (index - symbolic.sym(name)).is_Integer:
             return None  # each output index is its loop's variable (shifted: a padded copy)
-    for loop in outputs[1:] + reductions:
-        if not (loop.lower == 0 and _static(loop)):
+    leading = True  # (the loops so far are of extent one: the next may be symbolic)
+    for loop in outputs:
+        if loop.lower != 0 or set(names) & symbolic.free_vars(loop.upper):
             return None
-    if nest.lower != 0 or set(names) & symbolic.free_vars(nest.upper):
+        if not (leading or _static(loop)):
+            return None
+        leading = leading and loop.upper == 1
+    if not all(loop.lower == 0 and _static(loop) for loop in reductions):
         return None
     inner = reductions[-1].body.block
     found = _product(inner, init_store)
@@ -335,10 +350,20 @@ def _vector_axis(outputs: list[ForOp], body: Block) -> list[ForOp]:
 
 
 def _unit_stride(load: LoadOp, name: str) -> bool:
-    """Whether ``load`` moves one element per step of the variable ``name``."""
+    """Whether ``load`` moves one element per step of the variable ``name`` within each
+    vector: ``name`` may also appear as ``floordiv(name, c)`` with ``c`` a multiple of
+    the vector width (an operand packed in panels, :mod:`.pack_weights`), which is the
+    same over a vector (the tiles' vectors start at multiples of the width)."""
     offset = sympy.expand(symbolic.flat_offset(load.indices.data, load.buffer.type.dims))
-    coefficient = offset.coeff(symbolic.sym(name))
-    return coefficient == 1 and name not in symbolic.free_vars(offset - symbolic.sym(name))
+    variable = symbolic.sym(name)
+    panels = {
+        term: symbolic.sym(f"{name}.panel")
+        for term in offset.atoms(symbolic.FloorDiv)
+        if term.args[0] == variable and term.args[1] % vector_width() == 0
+    }
+    offset = offset.xreplace(panels)
+    coefficient = offset.coeff(variable)
+    return coefficient == 1 and name not in symbolic.free_vars(offset - variable)
 
 
 def _mentions(load: LoadOp, names: set[str]) -> bool:
@@ -631,8 +656,8 @@ class _TileEmitter:
         tile: Callable[[SSAValue, list[SSAValue]], list[SSAValue]],
     ) -> None:
         """The rows of a symbolic extent or of a thread's slice: whole tiles while they
-        fit, then the rows left one at a time; where the rows left are a static
-        extent's last (the last slice's), one tile of their height."""
+        fit; where the rows left are a static extent's last (the last slice's), one tile
+        of their height; then tiles of halving heights."""
         plan, low = self.plan, self.low
         start, end = low.bounds(plan.row)
         height = low.const(plan.rows)
@@ -652,11 +677,21 @@ class _TileEmitter:
             self.loop(full, once, 1, remainder)
             full = low.add(llvm.SelectOp(last, end, full))
 
-        def one(row: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            self.tile(row, 1, column, widths)
-            return []
+        # The rows left, fewer than a tile's: tiles of halving heights, each where that
+        # many rows are left (7 rows: 4, 2, then 1), the streamed operand read once a
+        # tile rather than once a row.
+        height = 1 << (plan.rows - 1).bit_length() - 1
+        while height:
 
-        self.loop(full, end, 1, one)
+            def part(row: SSAValue, _: list[SSAValue], height: int = height) -> list[SSAValue]:
+                self.tile(row, height, column, widths)
+                return []
+
+            more = low.add(llvm.AddOp(full, low.const(height), overflow=_NSW))
+            short = low.add(llvm.ICmpOp(end, more, _SLT))
+            upper = low.add(llvm.SelectOp(short, full, more))
+            self.loop(full, upper, height, part)
+            full, height = upper, height // 2
 
     def place(self, row: SSAValue, i: int, column: SSAValue, j: int) -> None:
         """Bind the row variable to ``row + i`` and the vector axis to lane 0 of

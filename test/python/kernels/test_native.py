@@ -535,6 +535,93 @@ def test_a_convolution_over_a_one_pixel_image_has_its_rows_in_the_batch():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+PRODUCT = """
+relax.func @main(%x: !relax.tensor<[n, {k}], f32>, %w: !relax.tensor<[{k}, {m}], f32>, %b: !relax.tensor<[{m}], f32>) -> !relax.tensor<[n, {m}], f32> {{
+  %y = relax.matmul %x, %w : (!relax.tensor<[n, {k}], f32>, !relax.tensor<[{k}, {m}], f32>)
+  %z = relax.add %y, %b : (!relax.tensor<[n, {m}], f32>, !relax.tensor<[{m}], f32>)
+  relax.return %z : !relax.tensor<[n, {m}], f32>
+}}
+"""
+
+
+def _packed_operands(exe) -> list[tuple]:
+    """The shapes of the kernels' parameters laid out in panels (rank 3 here)."""
+    return [
+        tuple(int(d) for d in t.dims)
+        for op in exe.unprinted.ops
+        for t in op.buffer_types
+        if len(t.dims) == 3 and all(d.is_Integer for d in t.dims)
+    ]
+
+
+@pytest.mark.parametrize("k, m", [(64, 100), (96, 200), (40, 1000)])
+def test_products_by_bound_weights_read_them_packed_in_panels(k, m):
+    # relax-pack-weights lays the weights out in panels of the tiles' width (zero past
+    # the last column); the tiles run over any number of rows, one included (BLAS would
+    # read the panels through a copy), the rows left of a tile in tiles of halving
+    # heights. A weight of inf gives NaN down its column exactly as numpy's kernels do.
+    module = xrelax.parse(PRODUCT.format(k=k, m=m))
+    w = RNG.uniform(-1, 1, (k, m)).astype(np.float32)
+    w[3, m - 1] = np.inf
+    b = RNG.uniform(-1, 1, (m,)).astype(np.float32)
+    exe = xrelax.compile(module, params={"w": w, "b": b}, kernels="native")
+    ((panels, depth, width),) = _packed_operands(exe)
+    assert depth == k and panels * width >= m > (panels - 1) * width
+    kernel = native.load_executable_kernels(exe)["matmul"]
+    assert [(p.path, p.detail) for p in kernel.paths] == [("native", "llvm")]  # no BLAS
+    reference = xrelax.compile(module, params={"w": w, "b": b}, kernels="numpy")
+    got_vm = xrelax.VirtualMachine(exe, kernels="native")["main"]
+    want_vm = xrelax.VirtualMachine(reference, kernels="numpy")["main"]
+    for rows in (1, 2, 7, 9, 23):
+        x = RNG.uniform(-1, 1, (rows, k)).astype(np.float32)
+        x[0, 3] = 0.0  # 0 * inf: NaN in the last column of the first row
+        got, want = got_vm(x), want_vm(x)
+        assert np.isnan(want[0, m - 1])
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+
+
+def test_a_weight_other_operators_also_read_is_packed_for_the_tiles_alone():
+    # A row of the weights is also added to the product: that slice reads the constant
+    # as it was, the product's kernel its panels.
+    text = """
+relax.func @main(%x: !relax.tensor<[n, 32], f32>, %w: !relax.tensor<[32, 64], f32>) -> !relax.tensor<[n, 64], f32> {
+  %y = relax.matmul %x, %w : (!relax.tensor<[n, 32], f32>, !relax.tensor<[32, 64], f32>)
+  %r = relax.strided_slice %w {axes = array<i64: 0>, begin = array<i64: 5>, end = array<i64: 6>} : (!relax.tensor<[32, 64], f32>)
+  %s = relax.add %y, %r : (!relax.tensor<[n, 64], f32>, !relax.tensor<[1, 64], f32>)
+  relax.return %s : !relax.tensor<[n, 64], f32>
+}
+"""
+    module = xrelax.parse(text)
+    w = RNG.uniform(-1, 1, (32, 64)).astype(np.float32)
+    exe = xrelax.compile(module, params={"w": w}, kernels="native")
+    assert _packed_operands(exe)
+    x = RNG.uniform(-1, 1, (5, 32)).astype(np.float32)
+    got = xrelax.VirtualMachine(exe, kernels="native")["main"](x)
+    np.testing.assert_allclose(got, x @ w + w[5:6], rtol=1e-5, atol=1e-5)
+
+
+def test_convolutions_with_bound_weights_read_them_packed_in_panels():
+    # Channels-last, the output channels are the tiles' vector axis: the HWIO weights
+    # go in panels along them ([panels, 3, 3, 16, width]).
+    shape = {"ci": 16, "co": 70, "size": 9, "kernel": 3, "stride": 1, "pad": 1, "out": 9}
+    module = xrelax.parse(CONV.format(**shape))
+    w = RNG.uniform(-1, 1, (70, 16, 3, 3)).astype(np.float32)
+    w[69, 2, 0, 0] = np.inf  # reads the padding at the top left: 0 * inf is NaN there
+    b = RNG.uniform(-1, 1, (70, 1, 1)).astype(np.float32)
+    exe = xrelax.compile(module, params={"w": w, "b": b}, kernels="native")
+    (func,) = [op for op in exe.unprinted.ops if "conv2d" in op.sym_name.data]
+    panels, *middle, width = (int(d) for d in func.buffer_types[1].dims)
+    assert middle == [3, 3, 16] and panels * width >= 70 > (panels - 1) * width
+    x = RNG.uniform(-1, 1, (2, 16, 9, 9)).astype(np.float32)
+    got = xrelax.VirtualMachine(exe, kernels="native")["main"](x)
+    reference = xrelax.compile(module, params={"w": w, "b": b}, kernels="numpy")
+    want = xrelax.VirtualMachine(reference, kernels="numpy")["main"](x)
+    assert np.isnan(want).any()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+
+
 def test_small_contractions_are_native_loops():
     reference, kernel = _matmul_relu(5, 8, 6)
     assert native_paths(kernel) == ["native"]
