@@ -54,7 +54,7 @@ def panel_widths(func: PrimFuncOp) -> dict[int, int]:
     for nest in func.body.block.ops:
         if not isinstance(nest, ForOp):
             continue
-        plan = register_tiles.plan_tiles(nest, padding.materialized_loads(nest))
+        plan = register_tiles.plan_tiles(nest, padding.materialized_loads(nest), one_row=True)
         if plan is None or plan.depthwise or plan.window is not None or len(plan.vector) != 1:
             continue
         load, lane = plan.streamed, symbolic.sym(plan.vector[0].var_name)

@@ -156,20 +156,18 @@ class TilePlan:
     @property
     def packed(self) -> bool:
         """Whether the streamed operand is laid out in panels along the vector axis
-        (``relax-pack-weights``): its indices divide the axis' variable."""
-        name = self.vector[-1].var_name
-        return any(
-            name in symbolic.free_vars(term)
-            for index in self.streamed.indices.data
-            for term in sympy.sympify(index).atoms(symbolic.FloorDiv, symbolic.FloorMod)
-        )
+        (``relax-pack-weights``)."""
+        return _in_panels(self.streamed, self.vector[-1].var_name)
 
 
-def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan | None:
+def plan_tiles(
+    nest: ForOp, padded: frozenset[LoadOp] = frozenset(), one_row: bool = False
+) -> TilePlan | None:
     """The tile plan of a top-level loop ``nest``, or None where it is not a float32
     contraction of this form. A padded streamed operand is read as it is where it is in
     ``padded`` (loads :mod:`.padding` turns into loads of a padded copy), else through
-    a window copy."""
+    a window copy. A product of one row is planned where its streamed operand is laid
+    out in panels (:attr:`TilePlan.packed`) or ``one_row`` is set (it is about to be)."""
     outputs = nest.perfect_nest()
     body = list(outputs[-1].body.block.ops)
     if len(body) < 2 or not isinstance(body[-1], ForOp) or not isinstance(body[-2], StoreOp):
@@ -219,7 +217,13 @@ def plan_tiles(nest: ForOp, padded: frozenset[LoadOp] = frozenset()) -> TilePlan
     if broadcast.pad is not None and broadcast not in padded:
         return None
     if row is None or (_static(row) and int(row.upper) < 2):
-        return None  # (one row: a vector-matrix product, which BLAS streams faster)
+        # One row: a vector-matrix product, which BLAS streams faster than the tiles
+        # read a row of the streamed operand every N floats; not than they read panels.
+        if not (one_row or _in_panels(streamed, names[-1])):
+            return None
+        row = row or next((loop for loop in outputs[-2::-1] if loop.upper == 1), None)
+        if row is None or _mentions(streamed, {row.var_name}):
+            return None
     # The trailing output loops the streamed operand runs along: the vector axis of a
     # window copy, over which it is contiguous.
     trailing: list[ForOp] = []
@@ -347,6 +351,16 @@ def _vector_axis(outputs: list[ForOp], body: Block) -> list[ForOp]:
             break
         vector.insert(0, loop)
     return vector
+
+
+def _in_panels(load: LoadOp, name: str) -> bool:
+    """Whether ``load``'s indices divide the variable ``name`` (an operand laid out in
+    panels along it)."""
+    return any(
+        name in symbolic.free_vars(term)
+        for index in load.indices.data
+        for term in sympy.sympify(index).atoms(symbolic.FloorDiv, symbolic.FloorMod)
+    )
 
 
 def _unit_stride(load: LoadOp, name: str) -> bool:

@@ -581,6 +581,25 @@ def test_products_by_bound_weights_read_them_packed_in_panels(k, m):
         assert np.array_equal(np.isnan(got), np.isnan(want))
 
 
+def test_a_product_of_one_row_by_bound_weights_runs_in_tiles_not_blas():
+    # A decoding step's products ([1, 768] x [768, 3072] in GPT-2): BLAS streams a row
+    # of B every N floats faster than tiles would, panels not (docs/performance.md).
+    module = xrelax.parse(PRODUCT.replace("n,", "1,").format(k=96, m=1000))
+    w = RNG.uniform(-1, 1, (96, 1000)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (1000,)).astype(np.float32)
+    exe = xrelax.compile(module, params={"w": w, "b": b}, kernels="native")
+    assert _packed_operands(exe)
+    kernel = native.load_executable_kernels(exe)["matmul"]
+    assert [(p.path, p.detail) for p in kernel.paths] == [("native", "llvm")]
+    x = RNG.uniform(-1, 1, (1, 96)).astype(np.float32)
+    got = xrelax.VirtualMachine(exe, kernels="native")["main"](x)
+    np.testing.assert_allclose(got, x @ w + b, rtol=1e-5, atol=1e-5)
+    unbound = xrelax.compile(module, kernels="native")  # not packed: BLAS
+    assert not _packed_operands(unbound)
+    kernel = native.load_executable_kernels(unbound)["matmul"]
+    assert "numpy" in native_paths(kernel)
+
+
 def test_a_weight_other_operators_also_read_is_packed_for_the_tiles_alone():
     # A row of the weights is also added to the product: that slice reads the constant
     # as it was, the product's kernel its panels.
