@@ -49,8 +49,8 @@ from xrelax.backends.kernels.signature import (
     parameter_names,
 )
 from xrelax.backends.kernels.source import Source
-from xrelax.backends.native import jit as jit_module
 from xrelax.backends.native import (
+    blas_threads,
     nest_fusion,
     padding,
     parallel,
@@ -60,6 +60,7 @@ from xrelax.backends.native import (
     tir_to_llvm,
     windows,
 )
+from xrelax.backends.native import jit as jit_module
 from xrelax.backends.native.jit import jit
 from xrelax.backends.native.tir_to_llvm import (
     NotLowerable,
@@ -192,7 +193,7 @@ def _compose(
             return _native(func, key, len(tiled))
         except NotLowerable as reason:
             if not blas:
-                return _with_note(fallback, f"native: {reason}")
+                return _with_note(fallback, func, f"native: {reason}")
             return _hybrid(func, blas, fallback, tiled - blas)
     blas = blas - tiled
     work = _contraction_work(func, blas)
@@ -288,6 +289,15 @@ def _contraction_work(func: PrimFuncOp, blas: set[int]) -> sympy.Expr:
     return sympy.expand(work)
 
 
+def _counter(func: PrimFuncOp, size: sympy.Expr) -> Callable[[tuple], int] | None:
+    """``size`` (an expression of ``func``'s symbolic sizes) at a call's buffers, read
+    from their shapes; None where a size is not a whole dimension of a buffer."""
+    where = {name: f"args[{k}].shape[{d}]" for name, (k, d) in _dimension_sites(func).items()}
+    if not symbolic.free_vars(size) <= where.keys():
+        return None
+    return eval(f"lambda args: {symbolic.to_python(size, where)}")  # noqa: S307 - generated from the prim_func's sizes
+
+
 def _dimension_sites(func: PrimFuncOp) -> dict[str, tuple[int, int]]:
     """Each symbolic variable that is a whole dimension of a buffer, at its first such
     dimension: ``(buffer, dimension)``, where the kernels bind it."""
@@ -310,8 +320,8 @@ def _by_size(
     """One kernel that runs ``small`` when ``size`` (an expression of the symbolic
     sizes) is at most ``bound`` at the call's sizes, else ``large`` (made at its first
     call). The sizes are read from the buffers' shapes."""
-    where = {name: f"args[{k}].shape[{d}]" for name, (k, d) in _dimension_sites(func).items()}
-    if not symbolic.free_vars(size) <= where.keys():
+    count = _counter(func, size)
+    if count is None:
         return large()
     made: list[CompiledKernel] = []
 
@@ -326,7 +336,6 @@ def _by_size(
             made.append(large())
         return made[0]
 
-    count = eval(f"lambda args: {symbolic.to_python(size, where)}")  # noqa: S307 - generated from the prim_func's sizes
     direct = small.direct
     if direct is not None:
         placeholders = {name: f"{{{k}}}" for k, name in enumerate(signature_vars(func))}
@@ -390,7 +399,7 @@ def _hybrid(
         else:
             runs.append([index])
     if all(run[0] in blas for run in runs):
-        return _with_note(fallback, "kept for BLAS")
+        return _with_note(fallback, func, "kept for BLAS")
     locals_ = [op for op in block.ops if isinstance(op, AllocBufferOp)]
     parts: list[CompiledKernel] = []
     for run in runs:
@@ -398,14 +407,14 @@ def _hybrid(
         stream = StringIO()
         Printer(stream=stream).print_op(part)
         if run[0] in blas:
-            parts.append(_resting(numpy_kernels.compile_prim_func(part).compiled))
+            parts.append(_resting(numpy_kernels.compile_prim_func(part).compiled, part))
             continue
         try:
             text = stream.getvalue().replace(f"@{func.sym_name.data}(", "@kernel(", 1)
             parts.append(_native(part, "part " + text, len(tiled & set(run))))
         except NotLowerable as reason:
             numpy_part = numpy_kernels.compile_prim_func(part).compiled
-            parts.append(_with_note(numpy_part, f"native: {reason}"))
+            parts.append(_with_note(numpy_part, part, f"native: {reason}"))
     return _sequence(func, locals_, parts, fallback)
 
 
@@ -474,10 +483,11 @@ def _sequence(
     )
 
 
-def _with_note(compiled: CompiledKernel, note: str) -> CompiledKernel:
-    """The numpy kernel, its paths led by why the native path does not apply."""
+def _with_note(compiled: CompiledKernel, func: PrimFuncOp, note: str) -> CompiledKernel:
+    """The numpy kernel of ``func``, its paths led by why the native path does not
+    apply."""
     path = KernelPath(0, "kernel", "numpy", note)
-    compiled = _resting(compiled)
+    compiled = _resting(compiled, func)
     return CompiledKernel(
         compiled.function,
         compiled.unchecked,
@@ -488,22 +498,37 @@ def _with_note(compiled: CompiledKernel, note: str) -> CompiledKernel:
     )
 
 
-def _resting(compiled: CompiledKernel) -> CompiledKernel:
-    """A numpy kernel whose entries, where it calls BLAS, first send the thread pool's
-    spinning workers to sleep (:meth:`.parallel.Pool.rest`)."""
-    if not any(p.path in _BLAS_PATHS for p in compiled.paths):
+def _resting(compiled: CompiledKernel, func: PrimFuncOp) -> CompiledKernel:
+    """``compiled``, a numpy kernel of ``func``, whose entries, where it calls BLAS,
+    run BLAS on the calling thread for a call of at most
+    :data:`.blas_threads.SOLO_WORK` multiply-adds, and otherwise first send the thread
+    pool's spinning workers to sleep (:meth:`.parallel.Pool.rest`): the threads of the
+    one would wait for the cores the other's spin on."""
+    blas = {p.nest for p in compiled.paths if p.path in _BLAS_PATHS}
+    if not blas:
         return compiled
-    rest, function, unchecked = jit().pool.rest, compiled.function, compiled.unchecked
+    rest = jit().pool.rest
+    count = _counter(func, _contraction_work(func, blas))
 
-    def resting_function(*args: object) -> None:
-        rest()
-        function(*args)
+    def resting(entry: Callable[..., None]) -> Callable[..., None]:
+        alone = blas_threads.alone(entry)
 
-    def resting_unchecked(*args: object) -> None:
-        rest()
-        unchecked(*args)
+        def resting_entry(name: str, *args: object) -> None:
+            try:
+                small = count is not None and count(args) <= blas_threads.SOLO_WORK
+            except (AttributeError, IndexError, TypeError):  # not buffers: the checks say why
+                small = True
+            if small:
+                alone(name, *args)
+            else:
+                rest()
+                entry(name, *args)
 
-    return dataclasses.replace(compiled, function=resting_function, unchecked=resting_unchecked)
+        return resting_entry
+
+    return dataclasses.replace(
+        compiled, function=resting(compiled.function), unchecked=resting(compiled.unchecked)
+    )
 
 
 def _wrap(func: PrimFuncOp, address: int) -> CompiledKernel:

@@ -1327,18 +1327,28 @@ def test_a_sum_of_element_wise_products_is_native_not_blas():
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5)
 
 
-def test_a_kernel_calling_blas_first_sends_the_spinning_workers_to_sleep(tmp_path, monkeypatch):
-    # OpenBLAS's threads would wait for a core a worker of the pool spins on.
-    from xrelax.backends.native import tir_to_llvm
+@pytest.mark.parametrize("m, k, n", [(133, 201, 97), (257, 256, 257)])
+def test_a_kernel_calling_blas_keeps_its_threads_and_the_pools_apart(
+    tmp_path, monkeypatch, m, k, n
+):
+    # OpenBLAS's threads and the pool's spinning workers would wait for each other's
+    # cores: a small product (at most SOLO_WORK multiply-adds) runs BLAS on the calling
+    # thread alone, the workers left spinning; a larger one keeps BLAS's threads and
+    # sends the workers to sleep first.
+    from xrelax.backends.native import blas_threads, tir_to_llvm
 
-    calls = []
-    monkeypatch.setattr(native_jit.jit().pool, "rest", lambda: calls.append(1))
+    rests, counts = [], [4]
+    monkeypatch.setattr(native_jit.jit().pool, "rest", lambda: rests.append(1))
+    monkeypatch.setattr(blas_threads, "_openblas", lambda: (counts.append, lambda: counts[-1]))
     monkeypatch.setenv(native_jit.CACHE_ENV, str(tmp_path))
     monkeypatch.setattr(tir_to_llvm, "plan_tiles", lambda *args, **kwargs: None)
-    reference, kernel = _matmul_relu(133, 201, 97)  # sizes no other test compiles
+    reference, kernel = _matmul_relu(m, k, n)  # sizes no other test compiles
     assert "matmul" in native_paths(kernel)
-    _check_matmul_relu(reference, kernel, 133, 201, 97)
-    assert calls
+    _check_matmul_relu(reference, kernel, m, k, n)
+    if m * k * n <= blas_threads.SOLO_WORK:
+        assert not rests and counts[1:] == [1, 4]  # one thread, then as it was
+    else:
+        assert rests and counts == [4]
 
 
 _TRIANGLE = """
