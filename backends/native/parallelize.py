@@ -183,7 +183,9 @@ def _tileable(loops: list[ForOp]) -> bool:
     """Whether a register tile of the nest around the split ``loops`` (one, or a pair)
     can run a slice of them: each is the tile's rows or a plain output loop, not its
     vector axis or a reduction, and the outer one of a pair is not the rows (they run
-    inside the columns, and the inner loop's part of the slice depends on it)."""
+    inside the columns, and the inner loop's part of the slice depends on it). Only a
+    product of one row (a decoding step's, by weights in panels) splits its vector
+    axis, alone: each thread runs the tiles of columns that start in its slice."""
     nest = loops[0]
     while not isinstance(nest.parent_op(), PrimFuncOp):
         nest = nest.parent_op()
@@ -192,6 +194,8 @@ def _tileable(loops: list[ForOp]) -> bool:
         return True
     if len(loops) == 2 and loops[0] is plan.row:
         return False
+    if loops == plan.vector and plan.row.upper == 1:
+        return True
     return all(
         loop is plan.row or (loop in plan.outputs and loop not in plan.vector) for loop in loops
     )

@@ -629,19 +629,41 @@ class _TileEmitter:
         plan, low = self.plan, self.low
         span = self.width * plan.vectors
         full = plan.lanes - plan.lanes % span
+        rest = plan.lanes - full
+        widths = [self.width] * (rest // self.width) + [rest % self.width] * bool(rest % self.width)
 
         def tiles(index: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             self.rows(index, [self.width] * plan.vectors)
             return []
 
+        def last(index: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            self.rows(index, widths)
+            return []
+
+        if plan.vector[0].parallel is not None:
+            # A thread's slice of the columns (a product of one row): the tiles that
+            # start in it, its bounds rounded up to whole tiles (the slices still
+            # partition the columns, whatever the pool's grain).
+            lo, hi = (self.round_up(bound, span) for bound in low.bounds(plan.vector[0]))
+            below = low.add(llvm.ICmpOp(hi, low.const(full), _SLT))
+            self.loop(lo, low.add(llvm.SelectOp(below, hi, low.const(full))), span, tiles)
+            if rest:  # (the slice that holds the lanes past the last whole tile)
+                starts = low.add(llvm.ICmpOp(lo, low.const(full + 1), _SLT))
+                holds = low.add(llvm.AndOp(starts, low.add(llvm.ICmpOp(low.const(full), hi, _SLT))))
+                once = low.add(llvm.SelectOp(holds, low.const(full + 1), low.const(full)))
+                self.loop(low.const(full), once, 1, last)
+            return
         if full:
             self.loop(low.const(0), low.const(full), span, tiles)
-        rest = plan.lanes - full
         if rest:
-            widths = [self.width] * (rest // self.width) + [rest % self.width] * bool(
-                rest % self.width
-            )
             self.rows(low.const(full), widths)
+
+    def round_up(self, value: SSAValue, multiple: int) -> SSAValue:
+        """``value`` (not negative) rounded up to a multiple of ``multiple``."""
+        low = self.low
+        up = low.add(llvm.AddOp(value, low.const(multiple - 1), overflow=_NSW))
+        whole = low.add(llvm.SDivOp(up, low.const(multiple)))
+        return low.add(llvm.MulOp(whole, low.const(multiple), overflow=_NSW))
 
     def rows(self, column: SSAValue, widths: list[int]) -> None:
         """The tiles of every row from ``column``: of the tile's height, then the rows

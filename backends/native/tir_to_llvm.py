@@ -92,6 +92,7 @@ from xrelax.backends.native.register_tiles import (
     emit_tiles,
     epilogue_accesses,
     plan_tiles,
+    vector_width,
 )
 from xrelax.backends.native.windows import MaterializeWindows
 from xrelax.dialects import dtypes
@@ -654,6 +655,8 @@ class _FuncLowering:
             self.tiled += 1
             if plan.row.parallel is not None:
                 self.grain = int(sympy.ilcm(self.grain, plan.rows))
+            if plan.vector[0].parallel is not None:  # (a product of one row)
+                self.grain = int(sympy.ilcm(self.grain, plan.vectors * vector_width()))
             if plan.epilogue is not None:
                 self.fused.add(plan.epilogue)
             return

@@ -128,6 +128,34 @@ def case_product_rows() -> None:
         np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
 
 
+ONE_ROW = """
+relax.func @main(%x: !relax.tensor<[1, K], f32>, %w: !relax.tensor<[K, N], f32>) -> !relax.tensor<[1, N], f32> {
+  %y = relax.matmul %x, %w : (!relax.tensor<[1, K], f32>, !relax.tensor<[K, N], f32>)
+  relax.return %y : !relax.tensor<[1, N], f32>
+}
+"""
+
+
+def case_product_columns() -> None:
+    # A product of one row by weights bound (packed in panels) split along its columns:
+    # each thread the whole tiles that start in its slice, and the lanes past the last
+    # whole tile in the slice that holds them. 200 and 256 columns are two tiles, fewer
+    # than the threads: the pool's slices are then not in whole tiles (a tile from
+    # where one starts would read vectors across two panels).
+    rng = np.random.default_rng(1)  # (the other cases' data stay as they were)
+    for k, n in ((42000, 200), (33000, 256), (3000, 3000)):
+        module = xrelax.parse(ONE_ROW.replace("K", str(k)).replace("N", str(n)))
+        w = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+        exe = xrelax.compile(module, params={"w": w}, kernels="native")
+        (func,) = exe.unprinted.ops
+        assert len(func.buffer_types[1].dims) == 3  # in panels
+        run = xrelax.VirtualMachine(exe, kernels="native")["main"]
+        x = rng.uniform(-1, 1, (1, k)).astype(np.float32)
+        got: list = []
+        assert k * n >= WAKE_WORK and split(lambda x=x, got=got: got.append(run(x))), n
+        np.testing.assert_allclose(got[0], x.astype(np.float64) @ w, rtol=1e-4, atol=1e-3)
+
+
 def case_convolution() -> None:
     # A 3x3 convolution (a padded copy, register tiles, the ReLU in them) through the
     # VM, split along the pairs of images and output channels (so one image is shared

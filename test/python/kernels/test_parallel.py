@@ -29,6 +29,7 @@ def test_split_kernels_match_the_numpy_kernels_on_three_threads():
         "case_convolution",
         "case_failure_in_a_worker",
         "case_fork",
+        "case_product_columns",
         "case_product_rows",
         "case_rows",
     ]
