@@ -152,7 +152,7 @@ def case_product_columns() -> None:
         run = xrelax.VirtualMachine(exe, kernels="native")["main"]
         x = rng.uniform(-1, 1, (1, k)).astype(np.float32)
         got: list = []
-        assert k * n >= WAKE_WORK and split(lambda x=x, got=got: got.append(run(x))), n
+        assert k * n >= WAKE_WORK and split(lambda x=x, got=got, run=run: got.append(run(x))), n
         np.testing.assert_allclose(got[0], x.astype(np.float64) @ w, rtol=1e-4, atol=1e-3)
 
 
