@@ -39,7 +39,8 @@ class RelaxToVMPass(PipelinePass):
     """Compile relax functions to ``vm.func`` (legalization, memory, shapes, codegen);
     ``kernels`` is the kernel backend the kernels are built for
     (``relax-legalize-ops{kernels=...}``; for ``native``, convolutions with constant
-    weights also go channels-last: :data:`NATIVE_LAYOUT_PASSES`)."""
+    weights also go channels-last, :data:`NATIVE_LAYOUT_PASSES`, and the constants the
+    register tiles stream are packed in panels, ``relax-pack-weights``)."""
 
     name = "relax-to-vm"
 
