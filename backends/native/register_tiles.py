@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import llvmlite.binding as llvm_binding
 import sympy
-from xdsl.dialects import arith, llvm
+from xdsl.dialects import arith, llvm, math
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -51,6 +51,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xrelax.backends.kernels.affine import index_bounds
 from xrelax.backends.native.collapse import collapses
+from xrelax.backends.native.inline_math import expf
 from xrelax.dialects.shapes import symbolic
 from xrelax.dialects.tir import ForOp, LoadOp, StoreOp
 
@@ -417,8 +418,10 @@ _EPILOGUE_BINARY = {
     arith.DivfOp: llvm.FDivOp,
 }
 _EPILOGUE_INTRINSICS = {arith.MaximumfOp: "llvm.maximum", arith.MinimumfOp: "llvm.minimum"}
+_EPILOGUE_UNARY = (arith.NegfOp, math.ExpOp)
 """The ops an epilogue may have besides loads, stores and float constants (the same
-LLVM ops and intrinsics as :mod:`.tir_to_llvm`'s scalar lowering, on vectors)."""
+LLVM ops and intrinsics as :mod:`.tir_to_llvm`'s scalar lowering, on vectors; ``exp``
+the same Cephes ``expf``: :func:`.inline_math.expf`; a sigmoid, a SiLU)."""
 
 
 def _epilogue(nest: ForOp, plan: TilePlan) -> ForOp | None:
@@ -461,7 +464,7 @@ def _epilogue(nest: ForOp, plan: TilePlan) -> ForOp | None:
         if isinstance(op, arith.ConstantOp):
             if not isinstance(op.value, FloatAttr) or op.result.type != F32:
                 return None
-        elif type(op) in _EPILOGUE_BINARY or type(op) in _EPILOGUE_INTRINSICS:
+        elif type(op) in (*_EPILOGUE_BINARY, *_EPILOGUE_INTRINSICS, *_EPILOGUE_UNARY):
             if op.fastmath.data or op.results[0].type != F32:
                 return None
         else:
@@ -877,6 +880,13 @@ class _TileEmitter:
             elif type(op) in _EPILOGUE_BINARY:
                 lhs, rhs = (values[v] for v in op.operands)
                 values[op.results[0]] = low.add(_EPILOGUE_BINARY[type(op)](lhs, rhs))
+            elif isinstance(op, arith.NegfOp):
+                values[op.result] = low.add(llvm.FNegOp(values[op.operand]))
+            elif isinstance(op, math.ExpOp):
+                ops = expf(values[op.operand], self.width)
+                for new in ops:
+                    low.add(new)
+                values[op.result] = ops[-1].results[0]
             else:
                 name = f"{_EPILOGUE_INTRINSICS[type(op)]}.v{self.width}f32"
                 args = [values[v] for v in op.operands]

@@ -23,11 +23,12 @@ arithmetic, local buffers into ``malloc``/``free``; scalar ``arith``/``math`` op
 over unchanged, and :class:`LowerScalarOp` rewrites each into its ``llvm`` op or
 intrinsic (``llvm.maximum`` for ``arith.maximumf``, whose NaN rule is numpy's
 ``maximum``), or a libm call; f32 ``exp``, ``tanh`` and ``erf`` are computed inline
-(Cephes' ``expf`` and ``tanhf``, the numpy kernels' ``erf``) so that loops using them
-vectorize. Integer arithmetic wraps, as numpy's does. In an innermost loop, the
-element a reduction accumulates into is held in a register (a block argument of the
-loop header) and its sum or product is marked reassociable, so reductions vectorize
-too (their order of summation is then LLVM's, within float tolerance of numpy's).
+(Cephes' ``expf`` and ``tanhf``, the numpy kernels' ``erf``: :mod:`.inline_math`) so
+that loops using them vectorize. Integer arithmetic wraps, as numpy's does. In an
+innermost loop, the element a reduction accumulates into is held in a register (a
+block argument of the loop header) and its sum or product is marked reassociable, so
+reductions vectorize too (their order of summation is then LLVM's, within float
+tolerance of numpy's).
 
 A prim_func whose loops :mod:`.parallelize` marks ``parallel`` (it runs that pass last,
 after the padded and window copies, loop fusion and sinking) becomes three functions:
@@ -53,7 +54,7 @@ buffers. The native backend runs such a prim_func with the numpy kernel instead.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import sympy
 from xdsl.context import Context
@@ -82,6 +83,7 @@ from xdsl.pattern_rewriter import (
 
 from xrelax.backends.kernels.affine import proven_inside
 from xrelax.backends.native.collapse import collapsible_chain
+from xrelax.backends.native.inline_math import INLINE_F32
 from xrelax.backends.native.nest_fusion import FuseElementwiseNests
 from xrelax.backends.native.padding import MaterializePadding
 from xrelax.backends.native.parallel import PARALLEL_FOR
@@ -110,7 +112,6 @@ from xrelax.dialects.tir import (
     RemFOp,
     StoreOp,
 )
-from xrelax.ops.erf import ERF_DENOMINATOR, ERF_NUMERATOR
 
 __all__ = [
     "LowerPrimFunc",
@@ -254,137 +255,6 @@ def _intrinsic_name(base: str, type_: Attribute) -> str:
     return f"{base}.i{type_.width.data}"
 
 
-class _Sequence:
-    """Ops computing one f32 function inline, in order (their last result is its value)."""
-
-    def __init__(self) -> None:
-        self.ops: list[Operation] = []
-
-    def add(self, op: Operation) -> SSAValue:
-        self.ops.append(op)
-        return op.results[0]
-
-    def f32(self, value: float) -> SSAValue:
-        return self.add(llvm.ConstantOp(FloatAttr(value, F32), F32))
-
-    def i32(self, value: int) -> SSAValue:
-        return self.add(llvm.ConstantOp(IntegerAttr(value, I32), I32))
-
-    def call(self, name: str, *args: SSAValue) -> SSAValue:
-        return self.add(llvm.CallIntrinsicOp(f"{name}.f32", list(args), [F32]))
-
-    def horner(self, x: SSAValue, coefficients: Sequence[float], fused: bool = False) -> SSAValue:
-        """The polynomial of ``coefficients`` (highest power first) at ``x``; ``fused``:
-        each step one fused multiply-add (one rounding, half the ops)."""
-        value = self.f32(coefficients[0])
-        for c in coefficients[1:]:
-            if fused:
-                value = self.add(llvm.FMAOp(value, x, self.f32(c)))
-            else:
-                value = self.add(llvm.FAddOp(self.add(llvm.FMulOp(value, x)), self.f32(c)))
-        return value
-
-    def power_of_two(self, exponent: SSAValue) -> SSAValue:
-        """2 ** exponent (an i32 in the normal range) as an f32."""
-        biased = self.add(llvm.AddOp(exponent, self.i32(127)))
-        return self.add(llvm.BitcastOp(self.add(llvm.ShlOp(biased, self.i32(23))), F32))
-
-
-def _expf(x: SSAValue) -> list[Operation]:
-    """exp in f32 as Cephes' ``expf`` computes it (within 1 ulp), in ops LLVM vectorizes
-    (a libm call it cannot): x = n ln 2 + r, exp(r) by a degree-7 polynomial, times
-    2 ** n in two steps so that results below the normal range round once to
-    subnormals; NaN stays NaN, and the clamp makes exp(-inf) 0 and exp(inf) inf."""
-    seq = _Sequence()
-    clamped = seq.call("llvm.maxnum", seq.call("llvm.minnum", x, seq.f32(89.0)), seq.f32(-105.0))
-    # n = round(x / ln 2) by the 1.5 * 2 ** 23 trick: the sum rounds to an integer
-    # (to even), whose bits hold n (LLVM's fptosi has no xDSL op).
-    # Fused multiply-adds throughout (one rounding each: as accurate, half the ops).
-    shifted = seq.add(llvm.FMAOp(clamped, seq.f32(1.44269504088896341), seq.f32(_MAGIC)))
-    n = seq.add(llvm.FSubOp(shifted, seq.f32(_MAGIC)))
-    r = seq.add(llvm.FMAOp(n, seq.f32(-0.693359375), clamped))
-    r = seq.add(llvm.FMAOp(n, seq.f32(2.12194440e-4), r))
-    p = seq.horner(r, _EXPF_POLYNOMIAL, fused=True)
-    rr = seq.add(llvm.FMulOp(r, r))
-    y = seq.add(llvm.FAddOp(seq.add(llvm.FMAOp(p, rr, r)), seq.f32(1.0)))
-    whole = seq.add(llvm.SubOp(seq.add(llvm.BitcastOp(shifted, I32)), seq.i32(0x4B400000)))
-    half = seq.add(llvm.AShrOp(whole, seq.i32(1)))
-    rest = seq.add(llvm.SubOp(whole, half))
-    y = seq.add(llvm.FMulOp(y, seq.power_of_two(half)))
-    y = seq.add(llvm.FMulOp(y, seq.power_of_two(rest)))
-    nan = seq.add(llvm.FCmpOp(x, x, "uno"))
-    seq.add(llvm.SelectOp(nan, x, y))
-    return seq.ops
-
-
-_MAGIC = 12582912.0
-"""1.5 * 2 ** 23, whose f32 bits are 0x4B400000."""
-_EXPF_POLYNOMIAL = (
-    1.9875691500e-4,
-    1.3981999507e-3,
-    8.3334519073e-3,
-    4.1665795894e-2,
-    1.6666665459e-1,
-    5.0000001201e-1,
-)
-"""Cephes' ``expf``: exp(r) = 1 + r + r * r * P(r) on [-ln 2 / 2, ln 2 / 2]."""
-
-
-def _tanhf(x: SSAValue) -> list[Operation]:
-    """tanh in f32 as Cephes' ``tanhf``: an odd polynomial below 0.625 in magnitude,
-    ``1 - 2 / (exp(2 |x|) + 1)`` (with :func:`_expf`) above, with x's sign; NaN and
-    signed zeros stay."""
-    seq = _Sequence()
-    magnitude = seq.call("llvm.fabs", x)
-    z = seq.add(llvm.FMulOp(x, x))
-    small = seq.add(llvm.FMulOp(seq.add(llvm.FMulOp(x, z)), seq.horner(z, _TANHF_POLYNOMIAL)))
-    small = seq.add(llvm.FAddOp(small, x))
-    exp_ops = _expf(seq.add(llvm.FAddOp(magnitude, magnitude)))
-    seq.ops += exp_ops
-    exp2x = exp_ops[-1].results[0]
-    ratio = seq.add(llvm.FDivOp(seq.f32(2.0), seq.add(llvm.FAddOp(exp2x, seq.f32(1.0)))))
-    large = seq.call("llvm.copysign", seq.add(llvm.FSubOp(seq.f32(1.0), ratio)), x)
-    below = seq.add(llvm.FCmpOp(magnitude, seq.f32(0.625), "olt"))
-    value = seq.add(llvm.SelectOp(below, small, large))
-    # x itself for NaN, and for zeros (whose sign the polynomial would lose)
-    keep = seq.add(llvm.FCmpOp(magnitude, seq.f32(0.0), "ueq"))
-    seq.add(llvm.SelectOp(keep, x, value))
-    return seq.ops
-
-
-_TANHF_POLYNOMIAL = (
-    -5.70498872745e-3,
-    2.06390887954e-2,
-    -5.37397155531e-2,
-    1.33314422036e-1,
-    -3.33332819422e-1,
-)
-"""Cephes' ``tanhf``: tanh(x) = x + x * z * P(z), z = x * x, for |x| < 0.625."""
-
-
-def _erff(x: SSAValue) -> list[Operation]:
-    """erf in f32 by the rational approximation the numpy kernels use
-    (``runtime.erf``, Eigen's): the same operations in the same order, so the same
-    values; NaN stays NaN."""
-    seq = _Sequence()
-    clipped = seq.call("llvm.maxnum", seq.call("llvm.minnum", x, seq.f32(4.0)), seq.f32(-4.0))
-    x2 = seq.add(llvm.FMulOp(clipped, clipped))
-    p = seq.add(llvm.FMulOp(seq.horner(x2, [float(c) for c in ERF_NUMERATOR]), clipped))
-    q = seq.horner(x2, [float(c) for c in ERF_DENOMINATOR])
-    value = seq.add(llvm.FDivOp(p, q))
-    nan = seq.add(llvm.FCmpOp(x, x, "uno"))
-    seq.add(llvm.SelectOp(nan, x, value))
-    return seq.ops
-
-
-_INLINE_F32: dict[type[Operation], Callable[[SSAValue], list[Operation]]] = {
-    math.ExpOp: _expf,
-    math.TanhOp: _tanhf,
-    math.ErfOp: _erff,
-}
-"""f32 functions computed inline rather than by a libm call, which blocks vectorization."""
-
-
 class LowerScalarOp(RewritePattern):
     """An ``arith``/``math`` op inside an ``llvm.func`` -> its ``llvm`` op, intrinsic or
     libm call."""
@@ -408,8 +278,8 @@ class LowerScalarOp(RewritePattern):
         elif kind in _BINARY_INTRINSICS:
             name = _intrinsic_name(_BINARY_INTRINSICS[kind], result_type)
             new = [llvm.CallIntrinsicOp(name, list(op.operands), [result_type])]
-        elif kind in _INLINE_F32 and isinstance(result_type, Float32Type):
-            new = _INLINE_F32[kind](op.operands[0])
+        elif kind in INLINE_F32 and isinstance(result_type, Float32Type):
+            new = INLINE_F32[kind](op.operands[0])
         elif kind in _UNARY_INTRINSICS:
             name = _intrinsic_name(_UNARY_INTRINSICS[kind], result_type)
             new = [llvm.CallIntrinsicOp(name, list(op.operands), [result_type])]

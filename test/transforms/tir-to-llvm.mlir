@@ -450,6 +450,50 @@ tir.prim_func @epilogue(%A: !tir.buffer<[16, 20], f32>, %B: !tir.buffer<[20, 32]
 
 // -----
 
+// A sigmoid after the contraction: its exp on the accumulators' vectors, Cephes' expf
+// (the clamp by NaN-propagating minimum and maximum, the exponent's bits as integer
+// vectors), no pass of its own over %C.
+tir.prim_func @exp_epilogue(%A: !tir.buffer<[16, 20], f32>, %B: !tir.buffer<[20, 32], f32>, %C: !tir.buffer<[16, 32], f32>) {
+  tir.for i in [0, 16) {
+    tir.for j in [0, 32) {
+      %zero = arith.constant 0.000000e+00 : f32
+      tir.store %C[i, j], %zero : f32
+      tir.for k in [0, 20) {
+        %c = tir.load %C[i, j] : f32
+        %a = tir.load %A[i, k] : f32
+        %b = tir.load %B[k, j] : f32
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        tir.store %C[i, j], %s : f32
+      }
+    }
+  }
+  tir.for i in [0, 16) {
+    tir.for j in [0, 32) {
+      %one = arith.constant 1.000000e+00 : f32
+      %c = tir.load %C[i, j] : f32
+      %n = arith.negf %c : f32
+      %e = math.exp %n : f32
+      %d = arith.addf %one, %e : f32
+      %r = arith.divf %one, %d : f32
+      tir.store %C[i, j], %r : f32
+    }
+  }
+}
+
+// CHECK-LABEL: llvm.func @exp_epilogue
+// CHECK:         llvm.intr.fma
+// CHECK:         %[[NEG:.*]] = llvm.fneg %{{.*}} : vector<[[W:[0-9]+]]xf32>
+// CHECK:         %[[HIGH:.*]] = llvm.call_intrinsic "llvm.minimum.v[[W]]f32"(%[[NEG]], %{{.*}})
+// CHECK:         llvm.call_intrinsic "llvm.maximum.v[[W]]f32"(%[[HIGH]], %{{.*}})
+// CHECK:         llvm.bitcast %{{.*}} : vector<[[W]]xf32> to vector<[[W]]xi32>
+// CHECK:         llvm.fdiv %{{.*}}, %{{.*}} : vector<[[W]]xf32>
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<[[W]]xf32>, !llvm.ptr
+// CHECK-NOT:     llvm.fdiv %{{.*}} : f32
+// CHECK:         llvm.return
+
+// -----
+
 // A batch of symbolic size split with the channels inside it: the range is the pairs
 // (n * 16), the work the iterations of the nest once (n * 16 * 512, the inner loop of
 // the pair not counted again), and the channels' part of a slice [lo, hi) within the

@@ -641,6 +641,42 @@ def test_convolutions_with_bound_weights_read_them_packed_in_panels():
     assert np.array_equal(np.isnan(got), np.isnan(want))
 
 
+SILU = """
+relax.func @main(%x: !relax.tensor<[n, 64], f32>, %w: !relax.tensor<[64, 200], f32>) -> !relax.tensor<[n, 200], f32> {
+  %out = relax.dataflow -> !relax.tensor<[n, 200], f32> {
+    %y = relax.matmul %x, %w : (!relax.tensor<[n, 64], f32>, !relax.tensor<[64, 200], f32>)
+    %s = relax.sigmoid %y : (!relax.tensor<[n, 200], f32>)
+    %z = relax.multiply %y, %s : (!relax.tensor<[n, 200], f32>, !relax.tensor<[n, 200], f32>)
+    relax.output %z : !relax.tensor<[n, 200], f32>
+  }
+  relax.return %out : !relax.tensor<[n, 200], f32>
+}
+"""
+
+
+def test_an_epilogue_with_exp_is_applied_in_the_tiles_with_numpys_nan_and_inf():
+    # A SiLU after a product (EfficientNet's after its convolutions): the sigmoid's exp
+    # on the accumulators' vectors, Cephes' expf as in a loop; NaN in, NaN out, and
+    # inf and -inf where numpy's kernels give them.
+    module = xrelax.parse(SILU)
+    w = RNG.uniform(-3, 3, (64, 200)).astype(np.float32)
+    w[0, 5], w[1, 7], w[2, 9] = np.inf, -np.inf, np.nan
+    exe = xrelax.compile(module, params={"w": w}, kernels="native")
+    (func,) = exe.unprinted.ops
+    nests = [n for n in func.body.block.ops if isinstance(n, ForOp)]
+    (plan,) = [plan for plan in map(plan_tiles, nests) if plan is not None]
+    assert plan.epilogue is not None
+    reference = xrelax.compile(module, params={"w": w}, kernels="numpy")
+    x = RNG.uniform(-30, 30, (9, 64)).astype(np.float32)
+    x[3, 0] = 0.0  # 0 * inf: NaN
+    got = xrelax.VirtualMachine(exe, kernels="native")["main"](x)
+    want = xrelax.VirtualMachine(reference, kernels="numpy")["main"](x)
+    assert np.isnan(want).any() and np.isposinf(want).any() and (want == 0).any()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, equal_nan=True)
+    for kind in (np.isnan, np.isposinf, np.isneginf):
+        assert np.array_equal(kind(got), kind(want))
+
+
 def test_small_contractions_are_native_loops():
     reference, kernel = _matmul_relu(5, 8, 6)
     assert native_paths(kernel) == ["native"]
