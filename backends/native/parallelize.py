@@ -24,6 +24,10 @@ it the slice touches::
     for n in [0, N) parallel:                       pad[n, c, h, w] = ...   (c < 16)
     for n in [0, N) parallel: for k in [0, 32) parallel:  Y[n, k, h, w] = ... pad[n, ...]
 
+Leading nests that write only local buffers and do little of the work (a GELU of the
+row a product of one row reads) may also run whole on every thread, the nests after
+them split (:func:`_prologues`).
+
 Nests of less static work than :data:`.parallel.PARALLEL_WORK` stay serial
 (the runtime decides for symbolic sizes). A nest in register tiles
 (:mod:`.register_tiles`) is split along a plain output loop or its rows, not its vector
@@ -106,7 +110,34 @@ def parallel_loops(func: PrimFuncOp) -> list[ForOp] | None:
     for split in splits:
         if _splittable(func, split):
             return [loop for loops in split for loop in loops]
+    for count in _prologues(func, nests):
+        split = [[loop] for loop in firsts[count:]]
+        if _splittable(func, split):
+            return [loop for loops in split for loop in loops]
     return None
+
+
+_PROLOGUE_SHARE = 16
+"""A prologue every thread runs whole does at most this fraction of the work after it."""
+
+
+def _prologues(func: PrimFuncOp, nests: list[ForOp]) -> list[int]:
+    """How many leading nests of ``func`` every thread may run whole before the split
+    ones, shortest first: nests that write only local buffers (each thread has its
+    own), doing at most 1/:data:`_PROLOGUE_SHARE` of the static work of the nests after
+    them (GPT-2's GELU of a row of 3,072 values before its product by a [3072, 768]
+    weight, whose columns are split)."""
+    local = {op.buffer for op in func.body.block.ops if isinstance(op, AllocBufferOp)}
+    works = [_nest_work(nest) for nest in nests]
+    counts = []
+    for count in range(1, len(nests)):
+        written = {op.buffer for op in nests[count - 1].walk() if isinstance(op, StoreOp)}
+        if not written <= local:
+            break
+        before, after = sympy.Add(*works[:count]), sympy.Add(*works[count:])
+        if before.is_Integer and after.is_Integer and before * _PROLOGUE_SHARE <= after:
+            counts.append(count)
+    return counts
 
 
 def _splittable(func: PrimFuncOp, split: list[list[ForOp]]) -> bool:

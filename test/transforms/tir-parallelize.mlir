@@ -270,3 +270,38 @@ tir.prim_func @rows_outside(%A: !tir.buffer<[8, 4, 512], f32>, %B: !tir.buffer<[
 // CHECK-LABEL: tir.prim_func @rows_outside
 // CHECK-NEXT:    tir.for i in [0, 8) parallel {
 // CHECK-NEXT:      tir.for b in [0, 4) {
+
+// -----
+
+// A product of one row by weights in panels (relax-pack-weights) splits its columns;
+// the tanh of the row it reads before, a local buffer and a 1/16 of the work or less,
+// runs whole on every thread (each has its own buffer), its loop not split.
+tir.prim_func @prologue(%X: !tir.buffer<[1, 512], f32>, %B: !tir.buffer<[8, 512, 128], f32>, %C: !tir.buffer<[1, 1024], f32>) {
+  %T = tir.alloc_buffer : !tir.buffer<[1, 512], f32>
+  tir.for i in [0, 1) {
+    tir.for k in [0, 512) {
+      %x = tir.load %X[i, k] : f32
+      %t = math.tanh %x : f32
+      tir.store %T[i, k], %t : f32
+    }
+  }
+  tir.for i in [0, 1) {
+    tir.for j in [0, 1024) {
+      %zero = arith.constant 0.000000e+00 : f32
+      tir.store %C[i, j], %zero : f32
+      tir.for k in [0, 512) {
+        %c = tir.load %C[i, j] : f32
+        %a = tir.load %T[i, k] : f32
+        %b = tir.load %B[floordiv(j, 128), k, floormod(j, 128)] : f32
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        tir.store %C[i, j], %s : f32
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: tir.prim_func @prologue
+// CHECK:         tir.for k in [0, 512) {
+// CHECK:         tir.for j in [0, 1024) parallel {
+// CHECK:           tir.for k in [0, 512) {

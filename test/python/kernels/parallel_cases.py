@@ -130,8 +130,12 @@ def case_product_rows() -> None:
 
 ONE_ROW = """
 relax.func @main(%x: !relax.tensor<[1, K], f32>, %w: !relax.tensor<[K, N], f32>) -> !relax.tensor<[1, N], f32> {
-  %y = relax.matmul %x, %w : (!relax.tensor<[1, K], f32>, !relax.tensor<[K, N], f32>)
-  relax.return %y : !relax.tensor<[1, N], f32>
+  %out = relax.dataflow -> !relax.tensor<[1, N], f32> {
+    %t = relax.tanh %x : (!relax.tensor<[1, K], f32>)
+    %y = relax.matmul %t, %w : (!relax.tensor<[1, K], f32>, !relax.tensor<[K, N], f32>)
+    relax.output %y : !relax.tensor<[1, N], f32>
+  }
+  relax.return %out : !relax.tensor<[1, N], f32>
 }
 """
 
@@ -139,7 +143,8 @@ relax.func @main(%x: !relax.tensor<[1, K], f32>, %w: !relax.tensor<[K, N], f32>)
 def case_product_columns() -> None:
     # A product of one row by weights bound (packed in panels) split along its columns:
     # each thread the whole tiles that start in its slice, and the lanes past the last
-    # whole tile in the slice that holds them. 200 and 256 columns are two tiles, fewer
+    # whole tile in the slice that holds them, after the tanh of the row (a prologue
+    # every thread runs whole, into a buffer of its own). 200 and 256 columns are two tiles, fewer
     # than the threads: the pool's slices are then not in whole tiles (a tile from
     # where one starts would read vectors across two panels).
     rng = np.random.default_rng(1)  # (the other cases' data stay as they were)
@@ -149,11 +154,12 @@ def case_product_columns() -> None:
         exe = xrelax.compile(module, params={"w": w}, kernels="native")
         (func,) = exe.unprinted.ops
         assert len(func.buffer_types[1].dims) == 3  # in panels
+        assert "tanh" in func.sym_name.data  # (one kernel: the prologue and the product)
         run = xrelax.VirtualMachine(exe, kernels="native")["main"]
         x = rng.uniform(-1, 1, (1, k)).astype(np.float32)
         got: list = []
         assert k * n >= WAKE_WORK and split(lambda x=x, got=got, run=run: got.append(run(x))), n
-        np.testing.assert_allclose(got[0], x.astype(np.float64) @ w, rtol=1e-4, atol=1e-3)
+        np.testing.assert_allclose(got[0], np.tanh(x.astype(np.float64)) @ w, rtol=1e-4, atol=1e-3)
 
 
 def case_convolution() -> None:
