@@ -234,6 +234,8 @@ def plan_tiles(
         trailing.insert(0, loop)
     window_lanes = _extent(trailing)
     vector = _vector_axis(outputs, inner)
+    if row in vector:
+        return None  # (a row loop of extent one that runs as one with the columns)
     lanes = _extent(vector)
     as_is = streamed.pad is None or streamed in padded
     clamped: tuple[int, ...] = ()
@@ -367,8 +369,8 @@ def _in_panels(load: LoadOp, name: str) -> bool:
 def _unit_stride(load: LoadOp, name: str) -> bool:
     """Whether ``load`` moves one element per step of the variable ``name`` within each
     vector: ``name`` may also appear as ``floordiv(name, c)`` with ``c`` a multiple of
-    the vector width (an operand packed in panels, :mod:`.pack_weights`), which is the
-    same over a vector (the tiles' vectors start at multiples of the width)."""
+    the vector width (an operand packed in panels, ``relax-pack-weights``), which is
+    the same over a vector (the tiles' vectors start at multiples of the width)."""
     offset = sympy.expand(symbolic.flat_offset(load.indices.data, load.buffer.type.dims))
     variable = symbolic.sym(name)
     panels = {
