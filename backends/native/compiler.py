@@ -51,16 +51,9 @@ from xrelax.backends.kernels.signature import (
 from xrelax.backends.kernels.source import Source
 from xrelax.backends.native import (
     blas_threads,
-    nest_fusion,
     padding,
-    parallel,
-    parallelize,
-    reduction_order,
     register_tiles,
-    tir_to_llvm,
-    windows,
 )
-from xrelax.backends.native import jit as jit_module
 from xrelax.backends.native.jit import jit
 from xrelax.backends.native.tir_to_llvm import (
     NotLowerable,
@@ -79,23 +72,13 @@ from xrelax.dialects.tir import AllocBufferOp, ForOp, LoadOp, PrimFuncOp, StoreO
 __all__ = ["compile_prim_func", "load_executable_kernels", "load_library"]
 
 _FFI = FFI()
-_LOWERING_MODULES = (
-    tir_to_llvm,
-    nest_fusion,
-    padding,
-    parallel,
-    parallelize,
-    reduction_order,
-    register_tiles,
-    windows,
-    jit_module,
-)
 _LOWERING_VERSION = hashlib.sha256(
-    b"".join(Path(m.__file__).read_bytes() for m in _LOWERING_MODULES)
+    b"".join(path.read_bytes() for path in sorted(Path(__file__).parent.glob("*.py")))
 ).hexdigest()
-"""Part of the cache key of the machine code: the lowering's source (with the padded
-copies it makes, the loops it splits between threads, and the JIT's IR emission), so
-that a changed lowering never loads code an earlier one made."""
+"""Part of the cache key of the machine code: the source of every module of the native
+backend (the lowering, the padded copies it makes, the loops it splits between threads,
+the inline math, the JIT's IR emission), so that a changed lowering never loads code an
+earlier one made (a list of modules missed one added later)."""
 _BLAS_PATHS = ("matmul", "einsum")
 _COMPILED: dict[str, CompiledKernel] = {}
 _KERNELS: dict[tuple[str, str], Kernel] = {}
@@ -508,23 +491,27 @@ def _resting(compiled: CompiledKernel, func: PrimFuncOp) -> CompiledKernel:
     if not blas:
         return compiled
     rest = jit().pool.rest
-    count = _counter(func, _contraction_work(func, blas))
+    work = _contraction_work(func, blas)
+    count = _counter(func, work)
 
     def resting(entry: Callable[..., None]) -> Callable[..., None]:
         alone = blas_threads.alone(entry)
 
-        def resting_entry(name: str, *args: object) -> None:
+        def rested(name: str, *args: object) -> None:
+            rest()
+            entry(name, *args)
+
+        if work.is_Integer:  # (decided once)
+            return alone if int(work) <= blas_threads.SOLO_WORK else rested
+
+        def by_work(name: str, *args: object) -> None:
             try:
                 small = count is not None and count(args) <= blas_threads.SOLO_WORK
             except (AttributeError, IndexError, TypeError):  # not buffers: the checks say why
                 small = True
-            if small:
-                alone(name, *args)
-            else:
-                rest()
-                entry(name, *args)
+            (alone if small else rested)(name, *args)
 
-        return resting_entry
+        return by_work
 
     return dataclasses.replace(
         compiled, function=resting(compiled.function), unchecked=resting(compiled.unchecked)

@@ -42,18 +42,20 @@ class _Ops:
         self.ops.append(op)
         return op.results[0]
 
-    def constant(self, value: float | int, type_: Attribute, element: Attribute) -> SSAValue:
+    def constant(self, value: float | int, element: Attribute) -> SSAValue:
+        """``value`` as ``element`` (F32 or I32), splat over the lanes if any."""
         if self.lanes is None:
             attr = FloatAttr(value, F32) if element == F32 else IntegerAttr(value, I32)
-        else:
-            attr = DenseIntOrFPElementsAttr.from_list(type_, [value] * self.lanes)
+            return self.add(llvm.ConstantOp(attr, element))
+        type_ = VectorType(element, [self.lanes])
+        attr = DenseIntOrFPElementsAttr.from_list(type_, [value] * self.lanes)
         return self.add(llvm.ConstantOp(attr, type_))
 
     def f32(self, value: float) -> SSAValue:
-        return self.constant(value, self.float, F32)
+        return self.constant(value, F32)
 
     def i32(self, value: int) -> SSAValue:
-        return self.constant(value, self.int, I32)
+        return self.constant(value, I32)
 
     def call(self, name: str, *args: SSAValue) -> SSAValue:
         return self.add(llvm.CallIntrinsicOp(f"{name}.{self.suffix}", list(args), [self.float]))
