@@ -127,12 +127,13 @@ relax.func @main(%x: !relax.tensor<[2, 4, 4, 16], f32>) -> !relax.tensor<[2, 4, 
 
 // -----
 
-// A column count no wider than a panel (the rows of B are then as contiguous as the
-// panels would be) and a product whose B runs along the rows (streamed: A) stay.
+// Columns no wider than a panel (the rows of B are then as contiguous as the panels
+// would be) stay, and so does the constant the tiles broadcast (A).
 // CHECK-LABEL: tir.prim_func @narrow(%A: !tir.buffer<[64, 8], f32>, %B: !tir.buffer<[8, 8], f32>, %C: !tir.buffer<[64, 8], f32>)
 // CHECK-LABEL: relax.func @main
+// CHECK-NEXT:    %a = relax.const
 // CHECK-NEXT:    %w = relax.const
-// CHECK-NEXT:    %y = relax.call_tir @narrow(%w, %w)
+// CHECK-NEXT:    %y = relax.call_tir @narrow(%a, %w) : (!relax.tensor<[64, 8], f32>, !relax.tensor<[8, 8], f32>)
 tir.prim_func @narrow(%A: !tir.buffer<[64, 8], f32>, %B: !tir.buffer<[8, 8], f32>, %C: !tir.buffer<[64, 8], f32>) {
   tir.for i in [0, 64) {
     tir.for j in [0, 8) {
@@ -151,7 +152,8 @@ tir.prim_func @narrow(%A: !tir.buffer<[64, 8], f32>, %B: !tir.buffer<[8, 8], f32
 }
 
 relax.func @main() -> !relax.tensor<[64, 8], f32> {
+  %a = relax.const dense<1.0> : !relax.tensor<[64, 8], f32>
   %w = relax.const dense<1.0> : !relax.tensor<[8, 8], f32>
-  %y = relax.call_tir @narrow(%w, %w) : (!relax.tensor<[8, 8], f32>, !relax.tensor<[8, 8], f32>) -> !relax.tensor<[64, 8], f32>
+  %y = relax.call_tir @narrow(%a, %w) : (!relax.tensor<[64, 8], f32>, !relax.tensor<[8, 8], f32>) -> !relax.tensor<[64, 8], f32>
   relax.return %y : !relax.tensor<[64, 8], f32>
 }
